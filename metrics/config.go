@@ -1,0 +1,149 @@
+// Package metrics is fpstop's pipeline: it classifies every frame (dropped vsyncs, drop level,
+// jank), aggregates per time slice, per Android window and for the whole run, keeps Android's
+// own histogram buckets, PerfDog-style jank and the slowest main-thread messages, and publishes
+// immutable Snapshots for the screen and Reports for headless runs and recordings.
+//
+// Every number fpstop shows is computed here and only here (DESIGN §4). One goroutine owns a
+// Pipeline; others read Snapshots. Memory is bounded: rings and capped tables only.
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Level is a frame's drop level, after Tencent Matrix.
+type Level int
+
+// Drop levels, from best to worst.
+const (
+	LevelBest Level = iota
+	LevelNormal
+	LevelMiddle
+	LevelHigh
+	LevelFrozen
+)
+
+// Levels lists every level in order.
+var Levels = [...]Level{LevelBest, LevelNormal, LevelMiddle, LevelHigh, LevelFrozen}
+
+// String names the level as Matrix does.
+func (l Level) String() string {
+	switch l {
+	case LevelNormal:
+		return "normal"
+	case LevelMiddle:
+		return "middle"
+	case LevelHigh:
+		return "high"
+	case LevelFrozen:
+		return "frozen"
+	}
+	return "best"
+}
+
+// DefaultDropLevels are Matrix's thresholds, in dropped frames at 60 Hz.
+var DefaultDropLevels = [4]int{3, 9, 24, 42}
+
+// ParseDropLevels reads "3,9,24,42": four increasing positive counts of 60 Hz frames.
+func ParseDropLevels(s string) ([4]int, error) {
+	var out [4]int
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return out, fmt.Errorf("drop levels %q: want four comma-separated counts, e.g. 3,9,24,42", s)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > 100000 {
+			return out, fmt.Errorf("drop levels %q: %q is not a count from 1 to 100000", s, p)
+		}
+		if i > 0 && n <= out[i-1] {
+			return out, fmt.Errorf("drop levels %q: counts must increase", s)
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// Config sets the pipeline's definitions. The zero value is usable: Matrix's levels, 1 s
+// slices, target 55 fps, slow messages from one frame interval.
+type Config struct {
+	// DropLevels are NORMAL, MIDDLE, HIGH, FROZEN thresholds in 60 Hz frames.
+	DropLevels [4]int
+	// SliceNs is the aggregation slice length (default 1 s).
+	SliceNs int64
+	// TargetFPS colours the current FPS (default 55).
+	TargetFPS float64
+	// SlowMs lists a message signature when its max reaches it (0 = one frame interval).
+	SlowMs float64
+	// SeriesLen is how many slices the FPS series keeps (default 600).
+	SeriesLen int
+	// RecentLen is how many recent frames the snapshot carries (default 512).
+	RecentLen int
+	// DefaultHz is the refresh rate assumed when nothing says (default 60, with a warning).
+	DefaultHz float64
+}
+
+func (c Config) withDefaults() Config {
+	if c.DropLevels == ([4]int{}) {
+		c.DropLevels = DefaultDropLevels
+	}
+	if c.SliceNs <= 0 {
+		c.SliceNs = 1e9
+	}
+	if c.TargetFPS <= 0 {
+		c.TargetFPS = 55
+	}
+	if c.SeriesLen <= 0 {
+		c.SeriesLen = 600
+	}
+	if c.RecentLen <= 0 {
+		c.RecentLen = 512
+	}
+	if c.DefaultHz <= 0 {
+		c.DefaultHz = 60
+	}
+	return c
+}
+
+// Thresholds scales the 60 Hz drop levels to refresh rate hz: ceil(n × R / 60) vsyncs, with R
+// the rate rounded to a whole Hz (60 Hz: 3/9/24/42; 90 Hz: 5/14/36/63; 120 Hz: 6/18/48/84).
+func Thresholds(levels [4]int, hz int64) [4]int64 {
+	var t [4]int64
+	for i, n := range levels {
+		t[i] = (int64(n)*hz + 59) / 60
+	}
+	return t
+}
+
+// RateHz is R: 1e9 / T rounded to the nearest whole Hz (16.60 ms → 60, 8.31 ms → 120).
+func RateHz(intervalNs int64) int64 {
+	if intervalNs <= 0 {
+		return 0
+	}
+	return int64(math.Round(1e9 / float64(intervalNs)))
+}
+
+// Dropped is the number of vsyncs a frame missed: max(0, ceil(cost / T) − 1).
+func Dropped(costNs, intervalNs int64) int64 {
+	if costNs <= 0 || intervalNs <= 0 {
+		return 0
+	}
+	d := (costNs+intervalNs-1)/intervalNs - 1
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// Classify returns the drop level of a frame that dropped d vsyncs under thresholds t.
+func Classify(d int64, t [4]int64) Level {
+	for i := 3; i >= 0; i-- {
+		if d >= t[i] {
+			return Level(i + 1)
+		}
+	}
+	return LevelBest
+}

@@ -1,0 +1,91 @@
+package metrics
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// Runner owns a Pipeline on one goroutine: it applies event batches as they arrive, hands every
+// batch to an optional tap first (the recorder), and publishes a Snapshot at most once per
+// refresh period, only when data changed. Other goroutines read Latest and call Do.
+type Runner struct {
+	p       *Pipeline
+	refresh time.Duration
+	snap    atomic.Pointer[Snapshot]
+	ctl     chan func(*Pipeline)
+	tap     func([]source.Event)
+}
+
+// NewRunner wraps p; refresh is how often a changed state is published (default 250 ms).
+func NewRunner(p *Pipeline, refresh time.Duration) *Runner {
+	if refresh <= 0 {
+		refresh = 250 * time.Millisecond
+	}
+	r := &Runner{p: p, refresh: refresh, ctl: make(chan func(*Pipeline))}
+	r.snap.Store(p.Snapshot())
+	return r
+}
+
+// Latest returns the newest published Snapshot (never nil).
+func (r *Runner) Latest() *Snapshot { return r.snap.Load() }
+
+// SetTap sets a function that sees every batch before the pipeline does. Call it before Run, or
+// through Do while running.
+func (r *Runner) SetTap(fn func([]source.Event)) { r.tap = fn }
+
+// Do runs fn on the pipeline's goroutine and waits for it (clear, report, tap changes). It
+// returns false when the runner has stopped or ctx ended first.
+func (r *Runner) Do(ctx context.Context, fn func(*Pipeline)) bool {
+	done := make(chan struct{})
+	select {
+	case r.ctl <- func(p *Pipeline) { fn(p); close(done) }:
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Run applies batches from in until in is closed or ctx ends, then publishes a final Snapshot.
+func (r *Runner) Run(ctx context.Context, in <-chan []source.Event) error {
+	t := time.NewTicker(r.refresh)
+	defer t.Stop()
+	dirty := false
+	publish := func() {
+		if dirty {
+			r.snap.Store(r.p.Snapshot())
+			dirty = false
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			publish()
+			return ctx.Err()
+		case batch, ok := <-in:
+			if !ok {
+				dirty = true
+				publish()
+				return nil
+			}
+			if r.tap != nil {
+				r.tap(batch)
+			}
+			r.p.AddBatch(batch)
+			dirty = true
+		case fn := <-r.ctl:
+			fn(r.p)
+			dirty = true
+			publish()
+		case <-t.C:
+			publish()
+		}
+	}
+}

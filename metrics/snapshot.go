@@ -1,0 +1,104 @@
+package metrics
+
+import (
+	"github.com/fpstop/fpstop/source"
+)
+
+// SlicePoint is one time slice (1 s by default) of the FPS series.
+type SlicePoint struct {
+	StartNs int64 // device time of the slice start
+	Frames  int   // frames whose intended vsync falls in the slice
+	Janky   int
+	// FPS is frames / Σ(dropped+1)·T over the slice (Matrix's formula); NaN when Idle.
+	FPS float64
+	// Idle is true when the slice had no frames: shown as idle, never as 0 or R fps.
+	Idle bool
+	// Partial is true for the slice still being filled.
+	Partial bool
+}
+
+// FramePoint is one recent frame as the screen draws it.
+type FramePoint struct {
+	Window     string
+	VsyncNs    int64
+	CostMs     float64 // the frame's cost (DESIGN §4)
+	IntervalMs float64 // the frame interval T that applied
+	Dropped    int64
+	Level      Level
+	// Phases in ms (input, animation, measure/layout, draw, sync, GPU/swap), when known.
+	Phases *PhaseMs
+}
+
+// PhaseMs splits a frame's time into Profile-HWUI-style stages, in ms.
+type PhaseMs struct {
+	Delay, Input, Animation, Layout, Draw, Sync, GPU float64
+}
+
+// Totals are aggregates over a set of frames (the run, or one window).
+type Totals struct {
+	Frames      int64
+	Janky       int64
+	Flagged     int64
+	FPS         float64 // NaN with no frames
+	FPSWall     float64 // NaN with no frames
+	JankPct     float64 // NaN with no frames
+	Low1Pct     float64 // NaN with no frames
+	DropLevels  DropLevels
+	Percentiles *Percentiles // nil with no frames
+	// MinFPS/AvgFPS/MaxFPS are over the non-idle complete slices in the series (NaN when none).
+	MinFPS, AvgFPS, MaxFPS float64
+}
+
+// WindowSnapshot is one window's state.
+type WindowSnapshot struct {
+	Name    string
+	Process string
+	Visible bool
+	Totals  Totals
+	Series  []SlicePoint // oldest first, at most SeriesLen
+	LastNs  int64        // vsync of its newest frame
+}
+
+// MessageSnapshot is one slow message signature.
+type MessageSnapshot struct {
+	Handler, Callback string
+	What              int
+	WhatName          string
+	Count             int64
+	MaxMs, TotalMs    float64
+	P95Ms             float64
+	LastNs            int64
+	Worst             []Occurrence
+}
+
+// Snapshot is an immutable copy of the pipeline state for the screen. The UI never mutates it.
+type Snapshot struct {
+	// Seq increases whenever data changed; the UI redraws charts only when it moved.
+	Seq       uint64
+	Session   source.Session
+	State     source.State
+	StateText string
+	// OriginNs is the session origin (first event); NowNs the newest device time seen.
+	OriginNs, NowNs int64
+	RefreshHz       float64
+	// Target FPS the current value is coloured against.
+	TargetFPS float64
+	SlowMs    float64
+
+	Totals     Totals
+	Series     []SlicePoint // whole-run FPS series, oldest first
+	Recent     []FramePoint // newest last, at most RecentLen
+	Histogram  []HistogramBucket
+	Windows    []WindowSnapshot // by frames, descending
+	Messages   []MessageSnapshot
+	Worst      []WorstFrame
+	Paired     int64
+	Unpaired   int64
+	Skipped    SkippedReport
+	SlowLooper []SlowLooperReport // newest last
+	FramesLost int64
+	LostKnown  bool
+	Warnings   []string
+	// LooperHint is set when no Looper printer lines arrived though the source reads logcat.
+	LooperHint bool
+}

@@ -1,0 +1,342 @@
+// Package source defines what every fpstop source emits: frames, main-thread Looper messages,
+// Choreographer and Looper warnings, Android's own printed summaries, poll counters and notices.
+//
+// A source turns outside text (dumpsys output, logcat lines, a recording, the simulator's model)
+// into these events and nothing else: it never computes FPS, drops or percentiles — that is the
+// job of package metrics. Sources never import metrics, ui or record.
+//
+// All timestamps are device CLOCK_MONOTONIC nanoseconds (or the simulator's virtual clock, which
+// starts at an arbitrary positive value). Zero means "unknown" for every optional timestamp.
+package source
+
+import (
+	"context"
+	"fmt"
+)
+
+// Event is one thing a source saw. The concrete types are the structs in this file; metrics,
+// record and ui switch on them.
+type Event interface {
+	// At is the device time the event refers to, in ns (0 when it has none, e.g. Session).
+	At() int64
+}
+
+// Kind names a source in reports and recordings ("sim", "gfxinfo", "logcat", "gfxinfo+logcat",
+// "replay").
+type Kind string
+
+// Source kinds.
+const (
+	KindSim           Kind = "sim"
+	KindGfxinfo       Kind = "gfxinfo"
+	KindLogcat        Kind = "logcat"
+	KindGfxinfoLogcat Kind = "gfxinfo+logcat"
+	KindReplay        Kind = "replay"
+)
+
+// Source produces events until ctx is cancelled or its input ends. Run sends batches of events on
+// out (a batch keeps channel traffic low at 120 Hz and in virtual time) and returns nil at the
+// natural end of its input, ctx.Err() when cancelled, or an error it could not recover from. Run
+// never closes out; the caller does after Run returns.
+type Source interface {
+	Run(ctx context.Context, out chan<- []Event) error
+}
+
+// Clock is how a source paces itself: Speed 1 is real time, 2 twice as fast, 0 as fast as
+// possible (virtual time: tests and benchmarks never sleep).
+type Clock struct {
+	Speed float64
+}
+
+// Realtime reports whether the source should sleep between events.
+func (c Clock) Realtime() bool { return c.Speed > 0 }
+
+// Phases are the per-frame timestamps of hwui's FrameInfo (dumpsys gfxinfo framestats), all
+// CLOCK_MONOTONIC ns, 0 when the source does not have them. Durations Android prints as
+// durations (DequeueBufferDuration, QueueBufferDuration) are in ns too.
+type Phases struct {
+	Vsync                      int64 `json:"vsync_actual_ns,omitempty"`
+	HandleInputStart           int64 `json:"handle_input_start_ns,omitempty"`
+	AnimationStart             int64 `json:"animation_start_ns,omitempty"`
+	PerformTraversalsStart     int64 `json:"perform_traversals_start_ns,omitempty"`
+	DrawStart                  int64 `json:"draw_start_ns,omitempty"`
+	SyncQueued                 int64 `json:"sync_queued_ns,omitempty"`
+	SyncStart                  int64 `json:"sync_start_ns,omitempty"`
+	IssueDrawCommandsStart     int64 `json:"issue_draw_commands_start_ns,omitempty"`
+	SwapBuffers                int64 `json:"swap_buffers_ns,omitempty"`
+	FrameCompleted             int64 `json:"frame_completed_ns,omitempty"`
+	DequeueBufferDuration      int64 `json:"dequeue_buffer_duration_ns,omitempty"`
+	QueueBufferDuration        int64 `json:"queue_buffer_duration_ns,omitempty"`
+	GpuCompleted               int64 `json:"gpu_completed_ns,omitempty"`
+	SwapBuffersCompleted       int64 `json:"swap_buffers_completed_ns,omitempty"`
+	DisplayPresentTime         int64 `json:"display_present_ns,omitempty"`
+	CommandSubmissionCompleted int64 `json:"command_submission_completed_ns,omitempty"`
+	FrameStartTime             int64 `json:"frame_start_ns,omitempty"`
+	WorkloadTarget             int64 `json:"workload_target_ns,omitempty"`
+}
+
+// Frame flags, as hwui's FrameInfoFlags.
+const (
+	FlagWindowLayoutChanged int64 = 1 // first frame after a layout/visibility change
+	FlagRTAnimation         int64 = 2 // RenderThread animation
+	FlagSurfaceCanvas       int64 = 4 // lockHardwareCanvas: JankTracker does not count it
+	FlagSkippedFrame        int64 = 8 // skipped: timestamps are garbage, not a frame
+)
+
+// Frame is one rendered frame of one window.
+type Frame struct {
+	Window  string `json:"window"`
+	Process string `json:"process,omitempty"`
+	// VsyncNs is the frame's intended vsync (gfxinfo IntendedVsync; for Looper-derived frames the
+	// vsync tick the frame was meant for).
+	VsyncNs int64 `json:"vsync_ns"`
+	// DoneNs is when the frame was complete (gfxinfo FrameCompleted). 0 when only the main-thread
+	// part is known (Looper-derived frames).
+	DoneNs int64 `json:"done_ns,omitempty"`
+	// UIDoneNs is the end of the frame's main-thread part (the vsync message's Finished; gfxinfo
+	// SyncStart is its closest equivalent). 0 when unknown.
+	UIDoneNs int64 `json:"ui_done_ns,omitempty"`
+	// IntervalNs is the frame interval that applied to this frame when the source knows it
+	// (Android 12+ rows carry it; the simulator knows it). 0 = unknown: metrics falls back to
+	// the refresh rate.
+	IntervalNs int64 `json:"interval_ns,omitempty"`
+	Flags      int64 `json:"flags,omitempty"`
+	// DeadlineNs is Android 12+'s FrameDeadline (0 unknown).
+	DeadlineNs int64 `json:"deadline_ns,omitempty"`
+	// VsyncID is Android 12+'s FrameTimelineVsyncId (0 unknown; -1 invalid as Android prints it).
+	VsyncID int64   `json:"vsync_id,omitempty"`
+	Phases  *Phases `json:"phases,omitempty"`
+}
+
+// At implements Event.
+func (f *Frame) At() int64 { return f.VsyncNs }
+
+// Message is one main-thread (or other Looper thread) message: a Dispatching/Finished pair.
+type Message struct {
+	Pid    int    `json:"pid,omitempty"`
+	Tid    int    `json:"tid,omitempty"`
+	Thread string `json:"thread,omitempty"`
+	// Handler is the handler's class (from "Handler (<class>) {<hash>}"), or the whole target
+	// text when the handler overrides toString.
+	Handler string `json:"handler"`
+	// Callback is the Runnable's toString as printed ("null" when none), not normalised.
+	Callback string `json:"callback"`
+	What     int    `json:"what"`
+	StartNs  int64  `json:"start_ns"`
+	// EndNs is the Finished time; 0 when the duration is unknown (text without timestamps).
+	EndNs int64 `json:"end_ns"`
+}
+
+// At implements Event.
+func (m *Message) At() int64 { return m.StartNs }
+
+// IsVsync reports whether the message is Choreographer's vsync frame message.
+func (m *Message) IsVsync() bool {
+	return m.What == 0 && (m.Handler == "android.view.Choreographer$FrameHandler" ||
+		hasPrefix(m.Callback, "android.view.Choreographer$FrameDisplayEventReceiver"))
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// UnpairedLine is a Dispatching or Finished line that could not be paired (another Looper's
+// line in between, a missing Finished, a Finished with no Dispatching). Counted, never guessed.
+type UnpairedLine struct {
+	AtNs   int64  `json:"at_ns"`
+	Tid    int    `json:"tid,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// At implements Event.
+func (u *UnpairedLine) At() int64 { return u.AtNs }
+
+// Skipped is a Choreographer "Skipped N frames!" line.
+type Skipped struct {
+	AtNs   int64 `json:"at_ns"`
+	Pid    int   `json:"pid,omitempty"`
+	Frames int   `json:"frames"`
+}
+
+// At implements Event.
+func (s *Skipped) At() int64 { return s.AtNs }
+
+// SlowLooper is a Looper "Slow dispatch/delivery took" line or a vendor "Slow Looper main:" line.
+type SlowLooper struct {
+	AtNs int64 `json:"at_ns"`
+	// Kind is "dispatch", "delivery", "drained", "doframe_late", "long_msg", "activity_late",
+	// "motion_event_late" or "other".
+	Kind     string `json:"kind"`
+	Ms       int64  `json:"ms"`
+	Thread   string `json:"thread,omitempty"`
+	Handler  string `json:"handler,omitempty"`
+	Callback string `json:"callback,omitempty"`
+	What     *int   `json:"what,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
+// At implements Event.
+func (s *SlowLooper) At() int64 { return s.AtNs }
+
+// AndroidSummary is what dumpsys gfxinfo printed for a window or a process, as printed. Fields
+// Android did not print are nil.
+type AndroidSummary struct {
+	AtNs    int64  `json:"at_ns"`
+	Window  string `json:"window,omitempty"` // empty for the process-wide summary
+	Process string `json:"process,omitempty"`
+	Pid     int    `json:"pid,omitempty"`
+
+	TotalFrames  *int64   `json:"total_frames"`
+	JankyFrames  *int64   `json:"janky_frames"`
+	JankyLegacy  *int64   `json:"janky_legacy"`
+	P50Ms        *float64 `json:"p50_ms"`
+	P90Ms        *float64 `json:"p90_ms"`
+	P95Ms        *float64 `json:"p95_ms"`
+	P99Ms        *float64 `json:"p99_ms"`
+	MissedVsync  *int64   `json:"missed_vsync,omitempty"`
+	HighInput    *int64   `json:"high_input_latency,omitempty"`
+	SlowUIThread *int64   `json:"slow_ui_thread,omitempty"`
+	SlowBitmap   *int64   `json:"slow_bitmap_uploads,omitempty"`
+	SlowIssue    *int64   `json:"slow_issue_draw_commands,omitempty"`
+	DeadlineMiss *int64   `json:"frame_deadline_missed,omitempty"`
+	// Histogram is the HISTOGRAM line: bucket lower bound in ms → count, in printed order.
+	Histogram []Bucket `json:"histogram,omitempty"`
+}
+
+// Bucket is one histogram bucket: frames of at most Ms (Android's bucket label) and their count.
+type Bucket struct {
+	Ms    int   `json:"ms"`
+	Count int64 `json:"count"`
+}
+
+// At implements Event.
+func (a *AndroidSummary) At() int64 { return a.AtNs }
+
+// Poll is what one gfxinfo poll saw of one window: Android's "Total frames rendered" counter and
+// how many rows were new (not seen in an earlier poll). metrics turns the deltas into frames_lost.
+type Poll struct {
+	AtNs   int64  `json:"at_ns"`
+	Window string `json:"window"`
+	Pid    int    `json:"pid,omitempty"`
+	// TotalFrames is the window's "Total frames rendered" counter, -1 when not printed.
+	TotalFrames int64 `json:"total_frames"`
+	Rows        int   `json:"rows"`
+	NewRows     int   `json:"new_rows"`
+	// FirstRowVsyncNs is the oldest row's IntendedVsync; when it is newer than the newest row seen
+	// by the previous poll, the ring overflowed in between.
+	FirstRowVsyncNs int64 `json:"first_row_vsync_ns,omitempty"`
+}
+
+// At implements Event.
+func (p *Poll) At() int64 { return p.AtNs }
+
+// Refresh is the display's refresh rate, at start and whenever it changes.
+type Refresh struct {
+	AtNs int64   `json:"at_ns"`
+	Hz   float64 `json:"hz"`
+}
+
+// At implements Event.
+func (r *Refresh) At() int64 { return r.AtNs }
+
+// Tick says the source's clock reached NowNs: nothing else happened up to then. It lets metrics
+// close idle time slices while the app draws nothing.
+type Tick struct {
+	NowNs int64 `json:"now_ns"`
+}
+
+// At implements Event.
+func (t *Tick) At() int64 { return t.NowNs }
+
+// Gap is time the source could not see (device disconnected, stream cut).
+type Gap struct {
+	FromNs int64  `json:"from_ns"`
+	ToNs   int64  `json:"to_ns"`
+	Reason string `json:"reason"`
+}
+
+// At implements Event.
+func (g *Gap) At() int64 { return g.FromNs }
+
+// State is the source's connection state, shown in the header.
+type State string
+
+// Source states.
+const (
+	StateLive         State = "live"
+	StateIdle         State = "idle"
+	StateWaiting      State = "waiting"      // waiting for the app to start / for a device
+	StateDisconnected State = "disconnected" // device or adb gone, retrying
+	StateEnded        State = "ended"        // input finished
+)
+
+// Level is a notice's severity.
+type Level string
+
+// Notice levels.
+const (
+	LevelInfo Level = "info"
+	LevelWarn Level = "warn"
+	LevelErr  Level = "error"
+)
+
+// Notice is a state change or a warning worth showing and reporting.
+type Notice struct {
+	AtNs  int64  `json:"at_ns"`
+	Level Level  `json:"level"`
+	State State  `json:"state,omitempty"` // set when the notice changes the source state
+	Text  string `json:"text"`
+}
+
+// At implements Event.
+func (n *Notice) At() int64 { return n.AtNs }
+
+// Notef makes a Notice with a formatted text.
+func Notef(at int64, level Level, format string, args ...any) *Notice {
+	return &Notice{AtNs: at, Level: level, Text: fmt.Sprintf(format, args...)}
+}
+
+// Device describes the phone (empty for the simulator and for file inputs that do not say).
+type Device struct {
+	Serial  string `json:"serial"`
+	Model   string `json:"model"`
+	Android string `json:"android"`
+	SDK     int    `json:"sdk,omitempty"`
+}
+
+// Session is what a source knows about the run; sent first, and again when it changes (a new
+// device or package, a process restart).
+type Session struct {
+	Source    Kind    `json:"source"`
+	Device    Device  `json:"device"`
+	Package   string  `json:"package"`
+	Pid       int     `json:"pid,omitempty"`
+	RefreshHz float64 `json:"refresh_hz,omitempty"`
+	// CostBasis is "frame" (frame completion known) or "main_thread" (Looper-derived frames).
+	CostBasis string `json:"cost_basis"`
+	// StartMonoNs is the device monotonic time the session started at (0 unknown).
+	StartMonoNs int64  `json:"start_mono_ns,omitempty"`
+	Scenario    string `json:"scenario,omitempty"`
+	Seed        int64  `json:"seed,omitempty"`
+	// Input is the file the events came from, when not a live device.
+	Input string `json:"input,omitempty"`
+}
+
+// At implements Event.
+func (s *Session) At() int64 { return s.StartMonoNs }
+
+// Cost bases.
+const (
+	CostFrame      = "frame"
+	CostMainThread = "main_thread"
+)
+
+// Raw is a piece of the source's raw text (one framestats dump, a run of logcat lines), emitted
+// only when the source was asked to keep raw text (--record-raw). metrics ignores it; the
+// recorder writes it beside the recording so a later fpstop can re-analyse it.
+type Raw struct {
+	AtNs   int64  `json:"at_ns"`
+	Stream string `json:"stream"` // "gfxinfo" or "logcat"
+	Text   []byte `json:"-"`
+}
+
+// At implements Event.
+func (r *Raw) At() int64 { return r.AtNs }

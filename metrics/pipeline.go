@@ -1,20 +1,164 @@
 package metrics
 
-import "github.com/fpstop/fpstop/source"
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+const (
+	maxWindows   = 256
+	otherWindows = "(other windows)"
+	maxWarnings  = 100
+	worstKeep    = 20
+	// frame intervals outside 1–100 ms are not believed (garbage or a timestamp in the wrong column)
+	minIntervalNs = 1_000_000
+	maxIntervalNs = 100_000_000
+)
+
+// windowState is one Android window.
+type windowState struct {
+	name, process string
+	visible       bool
+	agg           *agg
+	android       *source.AndroidSummary
+	lastVsync     int64
+	lastTotal     int64 // last "Total frames rendered" seen in a poll; -1 none
+}
+
+// recentFrame is a frame kept for the screen's frame-time graph.
+type recentFrame struct {
+	window         string
+	vsync          int64
+	cost, interval int64
+	dropped        int64
+	level          Level
+	phases         *source.Phases
+	uiDone, doneNs int64
+}
+
+// worstItem is one of the costliest frames.
+type worstItem struct {
+	window               string
+	vsync, mainEnd, cost int64
+	dropped              int64
+	msgs                 []FrameMessage
+	attributed           bool
+}
+
+// warnTable keeps distinct warnings in order of first appearance, with repeat counts.
+type warnTable struct {
+	order  []string
+	counts map[string]int64
+	extra  int64
+}
+
+func (w *warnTable) add(s string) {
+	if w.counts == nil {
+		w.counts = make(map[string]int64)
+	}
+	if _, ok := w.counts[s]; ok {
+		w.counts[s]++
+		return
+	}
+	if len(w.order) >= maxWarnings-1 {
+		w.extra++
+		return
+	}
+	w.order = append(w.order, s)
+	w.counts[s] = 1
+}
+
+func (w *warnTable) list() []string {
+	out := make([]string, 0, len(w.order)+1)
+	for _, s := range w.order {
+		if n := w.counts[s]; n > 1 {
+			out = append(out, fmt.Sprintf("%s (×%d)", s, n))
+		} else {
+			out = append(out, s)
+		}
+	}
+	if w.extra > 0 {
+		out = append(out, fmt.Sprintf("%d more warnings not listed", w.extra))
+	}
+	return out
+}
 
 // Pipeline holds all metric state. It is not safe for concurrent use: one goroutine (a Runner)
 // owns it; other goroutines read Snapshots.
 type Pipeline struct {
 	cfg Config
+
+	session    source.Session
+	hasSession bool
+	refreshHz  float64
+
+	originNs  int64
+	hasOrigin bool
+	endNs     int64
+
+	state     source.State
+	stateText string
+
+	total   *agg
+	windows map[string]*windowState
+	lastWin *windowState
+
+	msgs *messageTable
+
+	recent []recentFrame
+	rhead  int
+	rlen   int
+
+	worst []worstItem
+
+	warn       warnTable
+	framesLost int64
+	lostKnown  bool
+
+	// frame-interval learning when neither rows nor the device say (modal spacing of vsyncs,
+	// 0.1 ms buckets from 4 to 44 ms)
+	spacing      [400]int32
+	spacingSum   [400]int64
+	spacingN     int
+	learnedT     int64
+	assumedWarn  bool
+	thresholdsHz int64
+	thresholds   [4]int64
+
+	seq uint64
 }
 
 // NewPipeline returns an empty pipeline.
 func NewPipeline(cfg Config) *Pipeline {
-	return &Pipeline{cfg: cfg.withDefaults()}
+	p := &Pipeline{cfg: cfg.withDefaults()}
+	p.Reset()
+	return p
 }
 
-// Add applies one event.
-func (p *Pipeline) Add(ev source.Event) {}
+// Config returns the pipeline's configuration (with defaults applied).
+func (p *Pipeline) Config() Config { return p.cfg }
+
+// Reset clears all statistics (the screen's `c`), keeping the session and refresh rate.
+func (p *Pipeline) Reset() {
+	p.hasOrigin = false
+	p.originNs, p.endNs = 0, 0
+	p.total = newAgg(p.cfg.SeriesLen)
+	p.windows = make(map[string]*windowState)
+	p.lastWin = nil
+	p.msgs = newMessageTable()
+	p.recent = make([]recentFrame, p.cfg.RecentLen)
+	p.rhead, p.rlen = 0, 0
+	p.worst = nil
+	p.warn = warnTable{}
+	p.framesLost, p.lostKnown = 0, false
+	p.spacing = [400]int32{}
+	p.spacingSum = [400]int64{}
+	p.spacingN, p.learnedT = 0, 0
+	p.seq++
+}
 
 // AddBatch applies a batch of events in order.
 func (p *Pipeline) AddBatch(evs []source.Event) {
@@ -23,11 +167,330 @@ func (p *Pipeline) AddBatch(evs []source.Event) {
 	}
 }
 
-// Reset clears all statistics (the screen's `c`), keeping the session and refresh rate.
-func (p *Pipeline) Reset() {}
+// Add applies one event.
+func (p *Pipeline) Add(ev source.Event) {
+	switch e := ev.(type) {
+	case *source.Frame:
+		p.addFrame(e)
+	case *source.Message:
+		p.addMessage(e)
+	case *source.UnpairedLine:
+		p.msgs.unpaired++
+		p.touch(e.AtNs)
+	case *source.Skipped:
+		p.msgs.skipped.Events++
+		p.msgs.skipped.Frames += int64(e.Frames)
+		p.touch(e.AtNs)
+	case *source.SlowLooper:
+		p.msgs.addSlow(e)
+		p.touch(e.AtNs)
+	case *source.AndroidSummary:
+		if e.Window != "" {
+			w := p.window(e.Window, e.Process)
+			cp := *e
+			w.android = &cp
+		}
+	case *source.Poll:
+		p.addPoll(e)
+	case *source.Refresh:
+		if e.Hz > 0 {
+			if p.refreshHz > 0 && math.Abs(p.refreshHz-e.Hz) >= 0.5 {
+				p.warn.add(fmt.Sprintf("refresh rate changed: %.0f Hz → %.0f Hz", p.refreshHz, e.Hz))
+			}
+			p.refreshHz = e.Hz
+		}
+		p.touch(e.AtNs)
+	case *source.Tick:
+		p.touch(e.NowNs)
+	case *source.Gap:
+		p.warn.add(fmt.Sprintf("gap: %s (%.1f s not seen)", e.Reason, float64(e.ToNs-e.FromNs)/1e9))
+		p.touch(e.FromNs)
+		p.touch(e.ToNs)
+	case *source.Notice:
+		if e.State != "" {
+			p.state = e.State
+			p.stateText = e.Text
+		}
+		if e.Level == source.LevelWarn || e.Level == source.LevelErr {
+			p.warn.add(e.Text)
+		}
+		p.touch(e.AtNs)
+	case *source.Session:
+		p.session = *e
+		p.hasSession = true
+		if e.RefreshHz > 0 && p.refreshHz == 0 {
+			p.refreshHz = e.RefreshHz
+		}
+		if p.state == "" {
+			p.state = source.StateLive
+		}
+	case *source.Raw:
+		// raw text is for the recorder only
+	default:
+		return
+	}
+	p.seq++
+}
 
-// Snapshot returns an immutable copy of the state for the screen.
-func (p *Pipeline) Snapshot() *Snapshot { return &Snapshot{} }
+// touch moves the session clock: the first timed event sets the origin, every event the end.
+func (p *Pipeline) touch(at int64) {
+	if at <= 0 {
+		return
+	}
+	if !p.hasOrigin {
+		p.originNs, p.endNs, p.hasOrigin = at, at, true
+		return
+	}
+	if at > p.endNs {
+		p.endNs = at
+	}
+}
 
-// Report returns the headless report.
-func (p *Pipeline) Report(meta ReportMeta) *Report { return &Report{} }
+func (p *Pipeline) window(name, process string) *windowState {
+	if w := p.lastWin; w != nil && w.name == name {
+		return w
+	}
+	w := p.windows[name]
+	if w == nil {
+		if len(p.windows) >= maxWindows {
+			name = otherWindows
+			if w = p.windows[name]; w != nil {
+				p.lastWin = w
+				return w
+			}
+			p.warn.add(fmt.Sprintf("more than %d windows: the rest are counted as %q", maxWindows, otherWindows))
+		}
+		w = &windowState{name: name, process: process, visible: true, agg: newAgg(p.cfg.SeriesLen), lastTotal: -1}
+		p.windows[name] = w
+	}
+	if w.process == "" {
+		w.process = process
+	}
+	p.lastWin = w
+	return w
+}
+
+// intervalFor is T for a frame: the row's own period, else the device's refresh rate, else the
+// modal spacing of consecutive intended vsyncs, else 60 Hz with a warning.
+func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
+	if w.lastVsync > 0 && f.VsyncNs > w.lastVsync {
+		if d := f.VsyncNs - w.lastVsync; d >= 4_000_000 && d < 44_000_000 {
+			b := (d - 4_000_000) / 100_000
+			p.spacing[b]++
+			p.spacingSum[b] += d
+			p.spacingN++
+			if p.spacingN%16 == 0 || p.learnedT == 0 && p.spacingN >= 8 {
+				p.learnT()
+			}
+		}
+	}
+	if f.IntervalNs >= minIntervalNs && f.IntervalNs <= maxIntervalNs {
+		return f.IntervalNs
+	}
+	if p.refreshHz > 0 {
+		return int64(math.Round(1e9 / p.refreshHz))
+	}
+	if p.learnedT > 0 {
+		return p.learnedT
+	}
+	if !p.assumedWarn {
+		p.assumedWarn = true
+		p.warn.add("refresh rate unknown: assuming 60 Hz until the frame spacing shows it")
+	}
+	return int64(math.Round(1e9 / p.cfg.DefaultHz))
+}
+
+func (p *Pipeline) learnT() {
+	best := -1
+	for i, c := range p.spacing {
+		if c > 0 && (best < 0 || c > p.spacing[best]) {
+			best = i
+		}
+	}
+	if best >= 0 && p.spacing[best] >= 4 {
+		p.learnedT = p.spacingSum[best] / int64(p.spacing[best])
+	}
+}
+
+func (p *Pipeline) thresholdsFor(hz int64) [4]int64 {
+	if hz != p.thresholdsHz {
+		p.thresholdsHz = hz
+		p.thresholds = Thresholds(p.cfg.DropLevels, hz)
+	}
+	return p.thresholds
+}
+
+// hwuiDurationNs is the duration Android puts in its histogram: the frame's cost less the time
+// the UI thread stalled waiting for the previous frame (SyncStart − SyncQueued), as hwui's
+// FrameInfo::duration does for spans that cross SyncQueued.
+func hwuiDurationNs(f *source.Frame, cost int64) int64 {
+	if ph := f.Phases; ph != nil && ph.SyncQueued > 0 && ph.SyncStart > ph.SyncQueued && f.DoneNs > 0 {
+		if d := cost - (ph.SyncStart - ph.SyncQueued); d > 0 {
+			return d
+		}
+		return 0
+	}
+	return cost
+}
+
+func (p *Pipeline) addFrame(f *source.Frame) {
+	if f.Flags&source.FlagSkippedFrame != 0 {
+		return // hwui's skipped frames are not frames; their timestamps are garbage
+	}
+	end := f.DoneNs
+	if end == 0 {
+		end = f.UIDoneNs
+	}
+	if f.VsyncNs <= 0 || end <= 0 || end < f.VsyncNs {
+		p.warn.add("frames with impossible timestamps ignored")
+		return
+	}
+	w := p.window(f.Window, f.Process)
+	t := p.intervalFor(f, w)
+	w.lastVsync = f.VsyncNs
+	cost := end - f.VsyncNs
+	ff := frameFacts{cost: cost, interval: t, dropped: Dropped(cost, t), histNs: hwuiDurationNs(f, cost), flagged: f.Flags != 0}
+	ff.displayNs = (ff.dropped + 1) * t
+	ff.level = Classify(ff.dropped, p.thresholdsFor(RateHz(t)))
+	if f.DeadlineNs > 0 && f.Phases != nil && f.Phases.GpuCompleted > 0 {
+		ff.hasDeadline = true
+		ff.deadlineJanky = f.Phases.GpuCompleted >= f.DeadlineNs
+	}
+	p.touch(f.VsyncNs)
+	p.touch(end)
+	idx := int64(0)
+	if f.VsyncNs > p.originNs {
+		idx = (f.VsyncNs - p.originNs) / p.cfg.SliceNs
+	}
+	p.total.add(&ff, idx, f.VsyncNs)
+	w.agg.add(&ff, idx, f.VsyncNs)
+
+	rf := &p.recent[p.rhead]
+	*rf = recentFrame{window: w.name, vsync: f.VsyncNs, cost: cost, interval: t, dropped: ff.dropped,
+		level: ff.level, phases: f.Phases, uiDone: f.UIDoneNs, doneNs: f.DoneNs}
+	p.rhead = (p.rhead + 1) % len(p.recent)
+	if p.rlen < len(p.recent) {
+		p.rlen++
+	}
+	p.considerWorst(w.name, f, cost, ff.dropped)
+}
+
+// mainEnd is the end of a frame's main-thread part: SyncStart when known, else the vsync
+// message's Finished, else the frame's completion.
+func mainEnd(f *source.Frame) int64 {
+	if f.Phases != nil && f.Phases.SyncStart > 0 {
+		return f.Phases.SyncStart
+	}
+	if f.UIDoneNs > 0 {
+		return f.UIDoneNs
+	}
+	return f.DoneNs
+}
+
+func (p *Pipeline) considerWorst(window string, f *source.Frame, cost, dropped int64) {
+	if len(p.worst) == worstKeep && cost <= p.worst[len(p.worst)-1].cost {
+		return
+	}
+	it := worstItem{window: window, vsync: f.VsyncNs, mainEnd: mainEnd(f), cost: cost, dropped: dropped}
+	p.attribute(&it)
+	i := sort.Search(len(p.worst), func(i int) bool { return p.worst[i].cost < cost })
+	p.worst = append(p.worst, worstItem{})
+	copy(p.worst[i+1:], p.worst[i:])
+	p.worst[i] = it
+	if len(p.worst) > worstKeep {
+		p.worst = p.worst[:worstKeep]
+	}
+}
+
+// attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd].
+func (p *Pipeline) attribute(it *worstItem) {
+	if p.msgs.rlen == 0 {
+		return
+	}
+	msgs := p.msgs.overlapping(it.vsync, it.mainEnd, 0)
+	if len(msgs) > 0 {
+		it.msgs = msgs
+		it.attributed = true
+	}
+}
+
+func (p *Pipeline) addMessage(m *source.Message) {
+	p.touch(m.StartNs)
+	p.touch(m.EndNs)
+	p.msgs.add(m, p.originNs)
+	// Worst frames that arrived before their messages are attributed late.
+	for i := range p.worst {
+		it := &p.worst[i]
+		if !it.attributed && m.EndNs > it.vsync && m.StartNs < it.mainEnd {
+			p.attribute(it)
+		}
+	}
+}
+
+func (p *Pipeline) addPoll(e *source.Poll) {
+	p.touch(e.AtNs)
+	if e.TotalFrames < 0 {
+		return
+	}
+	w := p.window(e.Window, "")
+	p.lostKnown = true
+	if w.lastTotal >= 0 && e.TotalFrames >= w.lastTotal {
+		if lost := (e.TotalFrames - w.lastTotal) - int64(e.NewRows); lost > 0 {
+			p.framesLost += lost
+		}
+	}
+	w.lastTotal = e.TotalFrames
+}
+
+// lastSlice returns the index of the slice the session end falls in and how long that slice
+// is so far (a slice that ends exactly at the end counts as whole).
+func (p *Pipeline) lastSlice() (idx, length int64) {
+	if !p.hasOrigin {
+		return -1, 0
+	}
+	span := p.endNs - p.originNs
+	idx = span / p.cfg.SliceNs
+	length = span - idx*p.cfg.SliceNs
+	if length == 0 && idx > 0 {
+		idx--
+		length = p.cfg.SliceNs
+	}
+	return idx, length
+}
+
+func (p *Pipeline) sortedWindows() []*windowState {
+	ws := make([]*windowState, 0, len(p.windows))
+	for _, w := range p.windows {
+		ws = append(ws, w)
+	}
+	sort.Slice(ws, func(i, j int) bool {
+		if ws[i].agg.frames != ws[j].agg.frames {
+			return ws[i].agg.frames > ws[j].agg.frames
+		}
+		return ws[i].name < ws[j].name
+	})
+	return ws
+}
+
+// currentInterval is T now: the refresh rate, else the learned spacing, else the default.
+func (p *Pipeline) currentInterval() int64 {
+	if p.refreshHz > 0 {
+		return int64(math.Round(1e9 / p.refreshHz))
+	}
+	if p.learnedT > 0 {
+		return p.learnedT
+	}
+	return int64(math.Round(1e9 / p.cfg.DefaultHz))
+}
+
+// SlowMs is the threshold a message signature's max must reach to be listed.
+func (p *Pipeline) SlowMs() float64 {
+	if p.cfg.SlowMs > 0 {
+		return p.cfg.SlowMs
+	}
+	return float64(p.currentInterval()) / 1e6
+}
+
+func (p *Pipeline) hasLogcat() bool {
+	return p.session.Source == source.KindLogcat || p.session.Source == source.KindGfxinfoLogcat
+}

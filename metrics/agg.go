@@ -1,0 +1,300 @@
+package metrics
+
+import (
+	"math"
+	"sort"
+
+	"github.com/fpstop/fpstop/internal/hwui"
+)
+
+// PerfDog's thresholds: two and three film frames at 24 fps.
+const (
+	perfdogJankNs    int64 = 83_333_333  // two film frames at 24 fps: 83.33 ms
+	perfdogBigJankNs int64 = 125_000_000 // three film frames: 125 ms
+	maxDisplayKeys         = 4096
+)
+
+// slice is one time slice's accumulators.
+type slice struct {
+	idx       int64 // absolute slice index since the origin; -1 = empty ring cell
+	frames    int32
+	janky     int32
+	displayNs int64 // Σ (dropped+1)·T
+}
+
+// sliceRing keeps the last n slices, addressed by absolute index.
+type sliceRing struct {
+	cells []slice
+}
+
+func newSliceRing(n int) sliceRing {
+	r := sliceRing{cells: make([]slice, n)}
+	for i := range r.cells {
+		r.cells[i].idx = -1
+	}
+	return r
+}
+
+// at returns the cell for idx, recycling an older one; nil when idx is older than the ring.
+func (r *sliceRing) at(idx int64) *slice {
+	c := &r.cells[idx%int64(len(r.cells))]
+	if c.idx == idx {
+		return c
+	}
+	if c.idx > idx {
+		return nil // that cell already holds a newer slice: idx fell out of the ring
+	}
+	*c = slice{idx: idx}
+	return c
+}
+
+// get returns the cell for idx if the ring still holds it.
+func (r *sliceRing) get(idx int64) *slice {
+	if idx < 0 {
+		return nil
+	}
+	c := &r.cells[idx%int64(len(r.cells))]
+	if c.idx == idx {
+		return c
+	}
+	return nil
+}
+
+// agg aggregates frames: the whole run, or one window.
+type agg struct {
+	frames, janky, flagged int64
+	jankyDeadline          int64
+	hasDeadline            bool
+	levels                 DropLevels
+	displayNs              int64 // Σ (dropped+1)·T
+	hist                   hwui.Histogram
+	// display time → count, for the exact 1 % low (values are few: multiples of T).
+	display map[int64]int64
+
+	// PerfDog: the previous three frame times.
+	prev     [3]int64
+	nprev    int
+	jank     int64
+	bigJank  int64
+	stutterN int64 // Σ frame time of jank frames
+
+	// slices
+	ring        sliceRing
+	nonIdle     int64 // slices that had at least one frame
+	lastFrameNs int64
+}
+
+func newAgg(seriesLen int) *agg {
+	return &agg{display: make(map[int64]int64, 8), ring: newSliceRing(seriesLen)}
+}
+
+// frameFacts is what the pipeline computed for one frame.
+type frameFacts struct {
+	cost, interval, dropped, displayNs, histNs int64
+	level                                      Level
+	flagged                                    bool
+	hasDeadline, deadlineJanky                 bool
+}
+
+func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
+	a.frames++
+	janky := ff.dropped >= 1
+	if janky {
+		a.janky++
+	}
+	if ff.flagged {
+		a.flagged++
+	}
+	if ff.hasDeadline {
+		a.hasDeadline = true
+		if ff.deadlineJanky {
+			a.jankyDeadline++
+		}
+	}
+	a.levels.add(ff.level)
+	a.displayNs += ff.displayNs
+	a.hist.Add(ff.histNs)
+	if _, ok := a.display[ff.displayNs]; ok || len(a.display) < maxDisplayKeys {
+		a.display[ff.displayNs]++
+	} else {
+		// Pathological spread of frame intervals: fold into the nearest larger key so the
+		// map stays bounded (the 1 % low stays conservative).
+		a.display[foldKey(a.display, ff.displayNs)]++
+	}
+
+	// PerfDog: frame time > 2× mean of previous three and > 83.33 / 125 ms.
+	ft := ff.displayNs
+	if a.nprev == 3 {
+		mean3x2 := 2 * (a.prev[0] + a.prev[1] + a.prev[2]) / 3
+		if ft > mean3x2 && ft > perfdogJankNs {
+			a.jank++
+			a.stutterN += ft
+			if ft > perfdogBigJankNs {
+				a.bigJank++
+			}
+		}
+	}
+	a.prev[0], a.prev[1], a.prev[2] = a.prev[1], a.prev[2], ft
+	if a.nprev < 3 {
+		a.nprev++
+	}
+
+	if c := a.ring.at(sliceIdx); c != nil {
+		if c.frames == 0 {
+			a.nonIdle++
+		}
+		c.frames++
+		if janky {
+			c.janky++
+		}
+		c.displayNs += ff.displayNs
+	}
+	if vsync > a.lastFrameNs {
+		a.lastFrameNs = vsync
+	}
+}
+
+func foldKey(m map[int64]int64, v int64) int64 {
+	best := int64(math.MaxInt64)
+	for k := range m {
+		if k >= v && k < best {
+			best = k
+		}
+	}
+	if best == math.MaxInt64 {
+		for k := range m {
+			if k > best || best == math.MaxInt64 {
+				best = k
+			}
+		}
+	}
+	return best
+}
+
+// fps is frames / Σ(dropped+1)·T, NaN without frames.
+func (a *agg) fps() float64 {
+	if a.frames == 0 || a.displayNs == 0 {
+		return math.NaN()
+	}
+	return float64(a.frames) * 1e9 / float64(a.displayNs)
+}
+
+// low1pct is 1000 / (99th percentile of (dropped+1)·T in ms), nearest rank.
+func (a *agg) low1pct() float64 {
+	if a.frames == 0 {
+		return math.NaN()
+	}
+	keys := make([]int64, 0, len(a.display))
+	for k := range a.display {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	rank := int64(math.Ceil(0.99 * float64(a.frames))) // 1-based nearest rank
+	var cum int64
+	for _, k := range keys {
+		cum += a.display[k]
+		if cum >= rank {
+			return 1e12 / float64(k) / 1e3 // 1000 / (k ns / 1e6 ms)
+		}
+	}
+	return math.NaN()
+}
+
+func (a *agg) percentiles() *Percentiles {
+	if a.frames == 0 {
+		return nil
+	}
+	return &Percentiles{
+		P50: R2(a.hist.Percentile(50)), P90: R2(a.hist.Percentile(90)),
+		P95: R2(a.hist.Percentile(95)), P99: R2(a.hist.Percentile(99)),
+	}
+}
+
+func (a *agg) histogram() []HistogramBucket {
+	var out []HistogramBucket
+	for i, c := range a.hist.Counts {
+		if c > 0 {
+			out = append(out, HistogramBucket{Ms: hwui.BucketMs(i), Count: c})
+		}
+	}
+	return out
+}
+
+// nonIdleNs is the total length of slices with frames: whole slices, except the last one,
+// which is as long as the run has reached into it.
+func (a *agg) nonIdleNs(lastIdx, lastLen, sliceNs int64) int64 {
+	n := a.nonIdle * sliceNs
+	if c := a.ring.get(lastIdx); c != nil && c.frames > 0 {
+		n -= sliceNs - lastLen
+	}
+	return n
+}
+
+func (a *agg) fpsWall(lastIdx, lastLen, sliceNs int64) float64 {
+	d := a.nonIdleNs(lastIdx, lastLen, sliceNs)
+	if a.frames == 0 || d <= 0 {
+		return math.NaN()
+	}
+	return float64(a.frames) * 1e9 / float64(d)
+}
+
+func (a *agg) jankPct() float64 {
+	if a.frames == 0 {
+		return math.NaN()
+	}
+	return float64(a.janky) * 100 / float64(a.frames)
+}
+
+// series returns the slices from first to last (inclusive) that the ring still holds.
+func (a *agg) series(first, last int64, sliceNs, originNs int64, n int) []SlicePoint {
+	if last < 0 {
+		return nil
+	}
+	if last-first+1 > int64(n) {
+		first = last - int64(n) + 1
+	}
+	if first < 0 {
+		first = 0
+	}
+	out := make([]SlicePoint, 0, last-first+1)
+	for i := first; i <= last; i++ {
+		sp := SlicePoint{StartNs: originNs + i*sliceNs, FPS: math.NaN(), Partial: i == last}
+		if c := a.ring.get(i); c != nil && c.frames > 0 {
+			sp.Frames = int(c.frames)
+			sp.Janky = int(c.janky)
+			sp.FPS = float64(c.frames) * 1e9 / float64(c.displayNs)
+		} else {
+			sp.Idle = true
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Totals {
+	t := Totals{
+		Frames: a.frames, Janky: a.janky, Flagged: a.flagged,
+		FPS: a.fps(), FPSWall: a.fpsWall(lastIdx, lastLen, sliceNs), JankPct: a.jankPct(),
+		Low1Pct: a.low1pct(), DropLevels: a.levels, Percentiles: a.percentiles(),
+		MinFPS: math.NaN(), AvgFPS: math.NaN(), MaxFPS: math.NaN(),
+	}
+	var sum float64
+	var n int
+	for _, s := range series {
+		if s.Idle || s.Partial {
+			continue
+		}
+		if n == 0 || s.FPS < t.MinFPS {
+			t.MinFPS = s.FPS
+		}
+		if n == 0 || s.FPS > t.MaxFPS {
+			t.MaxFPS = s.FPS
+		}
+		sum += s.FPS
+		n++
+	}
+	if n > 0 {
+		t.AvgFPS = sum / float64(n)
+	}
+	return t
+}

@@ -1,0 +1,221 @@
+package metrics
+
+import (
+	"math"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// Snapshot returns an immutable copy of the state for the screen.
+func (p *Pipeline) Snapshot() *Snapshot {
+	lastIdx, lastLen := p.lastSlice()
+	s := &Snapshot{
+		Seq: p.seq, Session: p.session, State: p.state, StateText: p.stateText,
+		OriginNs: p.originNs, NowNs: p.endNs, RefreshHz: p.refreshHz,
+		TargetFPS: p.cfg.TargetFPS, SlowMs: p.SlowMs(),
+		Paired: p.msgs.paired, Unpaired: p.msgs.unpaired, Skipped: p.msgs.skipped,
+		SlowLooper: p.msgs.slowList(), FramesLost: p.framesLost, LostKnown: p.lostKnown,
+		Warnings: p.warn.list(),
+	}
+	if s.State == "" && p.hasOrigin {
+		s.State = source.StateLive
+	}
+	if s.State == source.StateLive && p.total.frames > 0 && p.endNs-p.total.lastFrameNs > p.cfg.SliceNs {
+		s.State = source.StateIdle
+	}
+	if s.RefreshHz == 0 && p.learnedT > 0 {
+		s.RefreshHz = float64(RateHz(p.learnedT))
+	}
+	s.Series = p.total.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen)
+	s.Totals = p.total.totals(lastIdx, lastLen, p.cfg.SliceNs, s.Series)
+	s.Histogram = p.total.histogram()
+
+	for _, w := range p.sortedWindows() {
+		ser := w.agg.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen)
+		s.Windows = append(s.Windows, WindowSnapshot{
+			Name: w.name, Process: w.process, Visible: w.visible,
+			Totals: w.agg.totals(lastIdx, lastLen, p.cfg.SliceNs, ser), Series: ser, LastNs: w.agg.lastFrameNs,
+		})
+	}
+
+	s.Recent = make([]FramePoint, 0, p.rlen)
+	for i := 0; i < p.rlen; i++ {
+		r := &p.recent[(p.rhead-p.rlen+i+len(p.recent))%len(p.recent)]
+		s.Recent = append(s.Recent, FramePoint{
+			Window: r.window, VsyncNs: r.vsync, CostMs: float64(r.cost) / 1e6,
+			IntervalMs: float64(r.interval) / 1e6, Dropped: r.dropped, Level: r.level,
+			Phases: phaseMs(r),
+		})
+	}
+
+	for _, sg := range p.msgs.listed(s.SlowMs, 200) {
+		s.Messages = append(s.Messages, MessageSnapshot{
+			Handler: sg.key.handler, Callback: sg.key.callback, What: sg.key.what,
+			WhatName: WhatName(sg.key.handler, sg.key.what), Count: sg.count,
+			MaxMs: sg.maxMs, TotalMs: sg.totalMs, P95Ms: sg.p95(), LastNs: sg.lastNs,
+			Worst: append([]Occurrence(nil), sg.worst...),
+		})
+	}
+	s.Worst = p.worstFrames()
+	s.LooperHint = p.hasLogcat() && p.msgs.paired+p.msgs.unpaired == 0 && p.endNs-p.originNs > 5e9
+	return s
+}
+
+// phaseMs splits a frame into Profile-HWUI stages when its phases are known.
+func phaseMs(r *recentFrame) *PhaseMs {
+	ph := r.phases
+	if ph == nil || ph.HandleInputStart == 0 || ph.SyncStart == 0 || r.doneNs == 0 {
+		return nil
+	}
+	ms := func(a, b int64) float64 {
+		if a == 0 || b < a {
+			return 0
+		}
+		return float64(b-a) / 1e6
+	}
+	out := &PhaseMs{
+		Delay:     ms(r.vsync, ph.HandleInputStart),
+		Input:     ms(ph.HandleInputStart, ph.AnimationStart),
+		Animation: ms(ph.AnimationStart, ph.PerformTraversalsStart),
+		Layout:    ms(ph.PerformTraversalsStart, ph.DrawStart),
+		Draw:      ms(ph.DrawStart, ph.SyncQueued),
+		Sync:      ms(ph.SyncStart, ph.IssueDrawCommandsStart),
+		GPU:       ms(ph.IssueDrawCommandsStart, r.doneNs),
+	}
+	return out
+}
+
+func (p *Pipeline) worstFrames() []WorstFrame {
+	out := make([]WorstFrame, 0, len(p.worst))
+	for _, it := range p.worst {
+		msgs := it.msgs
+		if msgs == nil {
+			msgs = []FrameMessage{}
+		}
+		out = append(out, WorstFrame{
+			Window: it.window, StartMs: R2(float64(it.vsync-p.originNs) / 1e6),
+			CostMs: R2(float64(it.cost) / 1e6), Dropped: it.dropped, Messages: msgs,
+		})
+	}
+	return out
+}
+
+// Report returns the headless report (DESIGN §7).
+func (p *Pipeline) Report(meta ReportMeta) *Report {
+	lastIdx, lastLen := p.lastSlice()
+	a := p.total
+	elapsed := p.endNs - p.originNs
+	if !p.hasOrigin {
+		elapsed = 0
+	}
+	r := &Report{
+		FpstopVersion: meta.Version,
+		Source:        string(p.session.Source),
+		CostBasis:     p.session.CostBasis,
+		Frames:        a.frames,
+		JankyFrames:   a.janky,
+		JankPct:       P2(a.jankPct()),
+		FPS:           P2(a.fps()),
+		FPSWall:       P2(a.fpsWall(lastIdx, lastLen, p.cfg.SliceNs)),
+		FPSLow1Pct:    P2(a.low1pct()),
+		DropLevels:    a.levels,
+		PercentilesMs: a.percentiles(),
+		HistogramMs:   a.histogram(),
+		FlaggedFrames: a.flagged,
+		Messages: MessagesReport{
+			Paired: p.msgs.paired, Unpaired: p.msgs.unpaired,
+			DurationsKnown: p.msgs.timed > 0,
+		},
+		SkippedFrames:   p.msgs.skipped,
+		SlowLooper:      p.msgs.slowList(),
+		SlowLooperTotal: p.msgs.slowTotal,
+		WorstFrames:     p.worstFrames(),
+		Warnings:        p.warn.list(),
+		Windows:         []WindowReport{},
+		SlowMessages:    []SlowMessageReport{},
+	}
+	if meta.SourceArg != "" {
+		r.Source = meta.SourceArg
+	}
+	if r.Source == "" {
+		r.Source = "unknown"
+	}
+	if r.CostBasis == "" {
+		r.CostBasis = source.CostFrame
+	}
+	if d := p.session.Device; d.Serial != "" || d.Model != "" || d.Android != "" {
+		r.Device = &DeviceReport{Serial: d.Serial, Model: d.Model, Android: d.Android}
+	}
+	if p.session.Package != "" {
+		pkg := p.session.Package
+		r.Package = &pkg
+	}
+	if p.refreshHz > 0 {
+		r.RefreshHz = P2(p.refreshHz)
+	} else if p.learnedT > 0 {
+		r.RefreshHz = P2(float64(RateHz(p.learnedT)))
+	}
+	if meta.WallNs > 0 {
+		r.DurationS = R2(float64(meta.WallNs) / 1e9)
+	} else {
+		r.DurationS = R2(float64(elapsed) / 1e9)
+	}
+	if a.hasDeadline {
+		n := a.jankyDeadline
+		r.JankyDeadline = &n
+	}
+	nonIdle := a.nonIdleNs(lastIdx, lastLen, p.cfg.SliceNs)
+	if elapsed > 0 {
+		r.IdleS = R2(float64(elapsed-nonIdle) / 1e9)
+		// With several windows drawing at once their frame time adds up: capped at 100 %.
+		r.ActivePct = P2(math.Min(100, float64(a.displayNs)*100/float64(elapsed)))
+	}
+	r.PerfDog = PerfDog{Jank: a.jank, BigJank: a.bigJank}
+	if elapsed > 0 {
+		r.PerfDog.StutterPct = P2(float64(a.stutterN) * 100 / float64(elapsed))
+	}
+	if p.lostKnown {
+		n := p.framesLost
+		r.FramesLost = &n
+	}
+	for _, w := range p.sortedWindows() {
+		wa := w.agg
+		wr := WindowReport{
+			Name: w.name, Process: w.process, Visible: w.visible, Frames: wa.frames,
+			FPS: P2(wa.fps()), FPSWall: P2(wa.fpsWall(lastIdx, lastLen, p.cfg.SliceNs)),
+			JankPct: P2(wa.jankPct()), DropLevels: wa.levels, PercentilesMs: wa.percentiles(),
+		}
+		if s := w.android; s != nil {
+			wr.Android = &AndroidPrinted{
+				TotalFrames: s.TotalFrames, JankyFrames: s.JankyFrames, JankyLegacy: s.JankyLegacy,
+				P50Ms: f2(s.P50Ms), P90Ms: f2(s.P90Ms), P95Ms: f2(s.P95Ms), P99Ms: f2(s.P99Ms),
+			}
+		}
+		r.Windows = append(r.Windows, wr)
+	}
+	for _, sg := range p.msgs.listed(p.SlowMs(), 50) {
+		r.SlowMessages = append(r.SlowMessages, SlowMessageReport{
+			Handler: sg.key.handler, Callback: sg.key.callback, What: sg.key.what,
+			WhatName: WhatName(sg.key.handler, sg.key.what), Count: sg.count,
+			MaxMs: R2(sg.maxMs), TotalMs: R2(sg.totalMs), P95Ms: R2(sg.p95()),
+			Worst: append([]Occurrence{}, sg.worst...),
+		})
+	}
+	if r.HistogramMs == nil {
+		r.HistogramMs = []HistogramBucket{}
+	}
+	if r.SlowLooper == nil {
+		r.SlowLooper = []SlowLooperReport{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	return r
+}
+
+func f2(v *float64) *R2 {
+	if v == nil {
+		return nil
+	}
+	return P2(*v)
+}

@@ -1,0 +1,292 @@
+package metrics
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+const (
+	maxSignatures  = 1000
+	worstPerSig    = 5
+	msgRingLen     = 8192
+	slowLooperKeep = 200
+	// p95 histogram: log-spaced buckets 2.5 % wide from 0.01 ms (≈ 560 buckets to 1000 s).
+	durBase    = 0.01
+	durGrowth  = 1.025
+	durBuckets = 750
+)
+
+var logGrowth = math.Log(durGrowth)
+
+// sigKey identifies a message signature: handler class, normalised callback, what.
+type sigKey struct {
+	handler, callback string
+	what              int
+}
+
+// sigStats aggregates one signature.
+type sigStats struct {
+	key     sigKey
+	count   int64
+	totalMs float64
+	maxMs   float64
+	lastNs  int64
+	worst   []Occurrence // by ms, descending, at most worstPerSig
+	hist    *[durBuckets]uint32
+}
+
+func durBucket(ms float64) int {
+	if ms <= durBase {
+		return 0
+	}
+	b := int(math.Log(ms/durBase)/logGrowth) + 1
+	if b >= durBuckets {
+		return durBuckets - 1
+	}
+	return b
+}
+
+// bucketUpper is the upper bound of bucket b in ms.
+func bucketUpper(b int) float64 {
+	if b == 0 {
+		return durBase
+	}
+	return durBase * math.Pow(durGrowth, float64(b))
+}
+
+func (s *sigStats) add(ms float64, startMs float64, startNs int64) {
+	s.count++
+	s.totalMs += ms
+	if ms > s.maxMs {
+		s.maxMs = ms
+	}
+	if startNs > s.lastNs {
+		s.lastNs = startNs
+	}
+	if s.hist == nil {
+		s.hist = new([durBuckets]uint32)
+	}
+	s.hist[durBucket(ms)]++
+	if len(s.worst) < worstPerSig || ms > float64(s.worst[len(s.worst)-1].Ms) {
+		o := Occurrence{StartMs: R2(startMs), Ms: R2(ms)}
+		i := sort.Search(len(s.worst), func(i int) bool { return float64(s.worst[i].Ms) < ms })
+		s.worst = append(s.worst, Occurrence{})
+		copy(s.worst[i+1:], s.worst[i:])
+		s.worst[i] = o
+		if len(s.worst) > worstPerSig {
+			s.worst = s.worst[:worstPerSig]
+		}
+	}
+}
+
+// p95 is the 95th percentile, nearest rank on the log histogram (within 2.5 %), never above
+// the exact max.
+func (s *sigStats) p95() float64 {
+	if s.count == 0 || s.hist == nil {
+		return 0
+	}
+	rank := uint64(math.Ceil(0.95 * float64(s.count)))
+	var cum uint64
+	for b, c := range s.hist {
+		cum += uint64(c)
+		if cum >= rank {
+			return math.Min(bucketUpper(b), s.maxMs)
+		}
+	}
+	return s.maxMs
+}
+
+// msgRecord is a message kept for attribution to frames.
+type msgRecord struct {
+	startNs, endNs    int64
+	handler, callback string
+	what              int
+}
+
+// messageTable tracks signatures (bounded), a ring of recent messages, and counters.
+type messageTable struct {
+	sigs     map[sigKey]*sigStats
+	evicted  int64
+	paired   int64
+	unpaired int64
+	timed    int64 // messages with a known duration
+
+	ring  []msgRecord
+	rhead int
+	rlen  int
+
+	skipped      SkippedReport
+	slow         []SlowLooperReport // ring of the newest slowLooperKeep
+	slowHead     int
+	slowTotal    int64
+	lastPrinterN int64
+}
+
+func newMessageTable() *messageTable {
+	return &messageTable{sigs: make(map[sigKey]*sigStats), ring: make([]msgRecord, msgRingLen)}
+}
+
+// NormalizeCallback removes what changes between instances of the same code: the identity hash
+// after '@', and the index of D8/R8 synthetic lambdas, so the same call site groups together.
+func NormalizeCallback(cb string) string {
+	if i := strings.LastIndexByte(cb, '@'); i > 0 && isHex(cb[i+1:]) {
+		cb = cb[:i]
+	}
+	for _, marker := range []string{"$$ExternalSyntheticLambda", "$$Lambda$", "$Lambda$"} {
+		if i := strings.Index(cb, marker); i >= 0 {
+			j := i + len(marker)
+			k := j
+			for k < len(cb) && cb[k] >= '0' && cb[k] <= '9' {
+				k++
+			}
+			rest := cb[k:]
+			if strings.HasPrefix(rest, "/0x") || strings.HasPrefix(rest, "/") {
+				rest = "" // "$$Lambda$12/0x0000000801234" → the class address changes per run
+			}
+			if k > j || rest == "" {
+				cb = cb[:j] + rest
+			}
+			break
+		}
+	}
+	return cb
+}
+
+func isHex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *messageTable) add(m *source.Message, originNs int64) {
+	t.paired++
+	if m.EndNs <= 0 || m.EndNs < m.StartNs {
+		return
+	}
+	t.timed++
+	ms := float64(m.EndNs-m.StartNs) / 1e6
+	key := sigKey{handler: m.Handler, callback: NormalizeCallback(m.Callback), what: m.What}
+	if s := t.signature(key, ms); s != nil {
+		s.add(ms, float64(m.StartNs-originNs)/1e6, m.StartNs)
+	}
+	r := &t.ring[t.rhead]
+	*r = msgRecord{startNs: m.StartNs, endNs: m.EndNs, handler: m.Handler, callback: m.Callback, what: m.What}
+	t.rhead = (t.rhead + 1) % len(t.ring)
+	if t.rlen < len(t.ring) {
+		t.rlen++
+	}
+}
+
+// signature returns the stats for key, creating them (evicting the least severe signature when
+// the table is full and ms is worse); nil when the message is not worth a place.
+func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
+	if s := t.sigs[key]; s != nil {
+		return s
+	}
+	if len(t.sigs) >= maxSignatures {
+		t.evictFor(ms)
+		if len(t.sigs) >= maxSignatures {
+			t.evicted++
+			return nil
+		}
+	}
+	s := &sigStats{key: key}
+	t.sigs[key] = s
+	return s
+}
+
+// evictFor drops the least severe signature (smallest max) when a new one of ms would be worse.
+func (t *messageTable) evictFor(ms float64) {
+	var victim *sigStats
+	for _, s := range t.sigs {
+		if victim == nil || s.maxMs < victim.maxMs || (s.maxMs == victim.maxMs && s.count < victim.count) {
+			victim = s
+		}
+	}
+	if victim != nil && victim.maxMs < ms {
+		delete(t.sigs, victim.key)
+		t.evicted++
+	}
+}
+
+// overlapping returns the messages overlapping [from, to], each with its overlap in ms, in time
+// order. offsetNs is added to message times first (logcat → frame clock).
+func (t *messageTable) overlapping(from, to, offsetNs int64) []FrameMessage {
+	if to <= from || t.rlen == 0 {
+		return nil
+	}
+	var out []FrameMessage
+	for i := 0; i < t.rlen; i++ {
+		r := &t.ring[(t.rhead-t.rlen+i+len(t.ring))%len(t.ring)]
+		s, e := r.startNs+offsetNs, r.endNs+offsetNs
+		if e <= from || s >= to {
+			continue
+		}
+		ov := min(e, to) - max(s, from)
+		if ov <= 0 {
+			continue
+		}
+		out = append(out, FrameMessage{Handler: r.handler, Callback: r.callback, What: r.what, Ms: R2(float64(ov) / 1e6)})
+	}
+	return out
+}
+
+func (t *messageTable) addSlow(s *source.SlowLooper) {
+	t.slowTotal++
+	r := SlowLooperReport{Kind: s.Kind, Ms: s.Ms, Thread: s.Thread, Handler: s.Handler, Callback: s.Callback, What: s.What}
+	if len(t.slow) < slowLooperKeep {
+		t.slow = append(t.slow, r)
+		return
+	}
+	t.slow[t.slowHead] = r
+	t.slowHead = (t.slowHead + 1) % slowLooperKeep
+}
+
+// slowList returns the kept slow lines, oldest first.
+func (t *messageTable) slowList() []SlowLooperReport {
+	out := make([]SlowLooperReport, 0, len(t.slow))
+	out = append(out, t.slow[t.slowHead:]...)
+	out = append(out, t.slow[:t.slowHead]...)
+	return out
+}
+
+// listed returns the signatures whose max reaches slowMs, by max descending (then total, then
+// name), at most n.
+func (t *messageTable) listed(slowMs float64, n int) []*sigStats {
+	var out []*sigStats
+	for _, s := range t.sigs {
+		if s.maxMs >= slowMs {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.maxMs != b.maxMs {
+			return a.maxMs > b.maxMs
+		}
+		if a.totalMs != b.totalMs {
+			return a.totalMs > b.totalMs
+		}
+		if a.key.handler != b.key.handler {
+			return a.key.handler < b.key.handler
+		}
+		if a.key.callback != b.key.callback {
+			return a.key.callback < b.key.callback
+		}
+		return a.key.what < b.key.what
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}

@@ -92,7 +92,7 @@ func newAgg(seriesLen int) *agg {
 type frameFacts struct {
 	cost, interval, dropped, displayNs, histNs int64
 	level                                      Level
-	flagged                                    bool
+	flagged, inHist                            bool
 	hasDeadline, deadlineJanky                 bool
 }
 
@@ -113,7 +113,9 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	}
 	a.levels.add(ff.level)
 	a.displayNs += ff.displayNs
-	a.hist.Add(ff.histNs)
+	if ff.inHist {
+		a.hist.Add(ff.histNs)
+	}
 	if _, ok := a.display[ff.displayNs]; ok || len(a.display) < maxDisplayKeys {
 		a.display[ff.displayNs]++
 	} else {

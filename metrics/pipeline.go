@@ -26,6 +26,7 @@ type windowState struct {
 	android       *source.AndroidSummary
 	lastVsync     int64
 	lastTotal     int64 // last "Total frames rendered" seen in a poll; -1 none
+	jank          JankTracker
 }
 
 // recentFrame is a frame kept for the screen's frame-time graph.
@@ -320,19 +321,6 @@ func (p *Pipeline) thresholdsFor(hz int64) [4]int64 {
 	return p.thresholds
 }
 
-// hwuiDurationNs is the duration Android puts in its histogram: the frame's cost less the time
-// the UI thread stalled waiting for the previous frame (SyncStart − SyncQueued), as hwui's
-// FrameInfo::duration does for spans that cross SyncQueued.
-func hwuiDurationNs(f *source.Frame, cost int64) int64 {
-	if ph := f.Phases; ph != nil && ph.SyncQueued > 0 && ph.SyncStart > ph.SyncQueued && f.DoneNs > 0 {
-		if d := cost - (ph.SyncStart - ph.SyncQueued); d > 0 {
-			return d
-		}
-		return 0
-	}
-	return cost
-}
-
 func (p *Pipeline) addFrame(f *source.Frame) {
 	if f.Flags&source.FlagSkippedFrame != 0 {
 		return // hwui's skipped frames are not frames; their timestamps are garbage
@@ -349,13 +337,14 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 	t := p.intervalFor(f, w)
 	w.lastVsync = f.VsyncNs
 	cost := end - f.VsyncNs
-	ff := frameFacts{cost: cost, interval: t, dropped: Dropped(cost, t), histNs: hwuiDurationNs(f, cost), flagged: f.Flags != 0}
+	// Android's own view of the frame (histogram duration, deadline jank) from JankTracker's
+	// rules; the simulator's deadlines are Choreographer's originals, not hwui's extended ones.
+	w.jank.RawDeadlines = p.session.Source == source.KindSim
+	af := w.jank.Frame(f, t)
+	ff := frameFacts{cost: cost, interval: t, dropped: Dropped(cost, t), histNs: af.DurationNs,
+		inHist: af.Counted, flagged: f.Flags != 0, hasDeadline: af.HasDeadline, deadlineJanky: af.DeadlineJanky}
 	ff.displayNs = (ff.dropped + 1) * t
 	ff.level = Classify(ff.dropped, p.thresholdsFor(RateHz(t)))
-	if f.DeadlineNs > 0 && f.Phases != nil && f.Phases.GpuCompleted > 0 {
-		ff.hasDeadline = true
-		ff.deadlineJanky = f.Phases.GpuCompleted >= f.DeadlineNs
-	}
 	p.touch(f.VsyncNs)
 	p.touch(end)
 	idx := int64(0)

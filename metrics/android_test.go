@@ -1,0 +1,154 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+const t60 = 16_666_667 // 60 Hz frame interval, ns
+
+// modern builds an Android 12+ style frame: intended vsync v, the UI→RT stall given, frame
+// completed at v+doneMs, GPU done at v+gpuMs, SwapBuffersCompleted at v+swapMs, deadline
+// v+deadlineNs.
+func modern(v int64, stallNs, doneNs, gpuNs, swapNs, deadlineNs int64) *source.Frame {
+	return &source.Frame{
+		VsyncNs: v, DoneNs: v + doneNs, UIDoneNs: v + 2_000_000 + stallNs, IntervalNs: t60,
+		DeadlineNs: v + deadlineNs, VsyncID: 1,
+		Phases: &source.Phases{
+			Vsync: v, SyncQueued: v + 2_000_000, SyncStart: v + 2_000_000 + stallNs,
+			IssueDrawCommandsStart: v + 2_500_000 + stallNs, FrameCompleted: v + doneNs,
+			GpuCompleted: v + gpuNs, SwapBuffersCompleted: v + swapNs,
+		},
+	}
+}
+
+func TestJankTrackerDurationAndCounting(t *testing.T) {
+	var j JankTracker
+	// 20 ms to FrameCompleted with a 3 ms stall: Android's histogram gets 17 ms.
+	a := j.Frame(modern(1e9, 3_000_000, 20_000_000, 10_000_000, 19_000_000, 2*t60), t60)
+	if !a.Counted || a.DurationNs != 17_000_000 {
+		t.Errorf("stall: %+v", a)
+	}
+	// Legacy uses SwapBuffersCompleted on 12+: 19 − 3 = 16 ms ≤ 16.67 ms: not legacy-janky,
+	// though the frame took 17 ms to FrameCompleted.
+	if a.LegacyJanky {
+		t.Errorf("legacy janky on SwapBuffersCompleted 16 ms: %+v", a)
+	}
+	// 1 ns over the interval to SwapBuffersCompleted is legacy-janky (strictly greater).
+	b := j.Frame(modern(2e9, 0, 18_000_000, 5_000_000, t60+1, 2*t60), t60)
+	c := j.Frame(modern(3e9, 0, 18_000_000, 5_000_000, t60, 2*t60), t60)
+	if !b.LegacyJanky || c.LegacyJanky {
+		t.Errorf("legacy boundary: %+v %+v", b, c)
+	}
+	// Skipped frames never reach JankTracker.
+	sk := modern(4e9, 0, 50_000_000, 50_000_000, 50_000_000, t60)
+	sk.Flags = source.FlagSkippedFrame
+	if r := j.Frame(sk, t60); r != (AndroidFrame{}) {
+		t.Errorf("skipped frame: %+v", r)
+	}
+	// SurfaceCanvas frames are counted but never janky.
+	sc := modern(5e9, 0, 50_000_000, 50_000_000, 50_000_000, t60)
+	sc.Flags = source.FlagSurfaceCanvas
+	if r := j.Frame(sc, t60); !r.Counted || r.LegacyJanky || r.DeadlineJanky || r.HasDeadline {
+		t.Errorf("surface canvas: %+v", r)
+	}
+	// Other flags (first draw, RT animation) are ordinary frames.
+	fd := modern(6e9, 0, 50_000_000, 50_000_000, 50_000_000, t60)
+	fd.Flags = source.FlagWindowLayoutChanged | source.FlagRTAnimation
+	if r := j.Frame(fd, t60); !r.Counted || !r.LegacyJanky || !r.DeadlineJanky {
+		t.Errorf("flagged frame: %+v", r)
+	}
+	// A stall longer than the frame, or FrameCompleted unset: duration 0, not counted.
+	if r := j.Frame(modern(7e9, 30_000_000, 20_000_000, 10_000_000, 19_000_000, t60), t60); r.Counted {
+		t.Errorf("zero duration counted: %+v", r)
+	}
+}
+
+func TestJankTrackerPreAndroid12(t *testing.T) {
+	var j JankTracker
+	// Android 8–11 rows: no deadline, no vsync id, no SwapBuffersCompleted. Legacy jank from
+	// FrameCompleted minus the stall; interval from the caller (the display).
+	f := &source.Frame{VsyncNs: 1e9, DoneNs: 1e9 + 18_000_000, UIDoneNs: 1e9 + 3_000_000,
+		Phases: &source.Phases{SyncQueued: 1e9 + 2_000_000, SyncStart: 1e9 + 3_000_000, FrameCompleted: 1e9 + 18_000_000}}
+	r := j.Frame(f, t60)
+	if !r.Counted || r.DurationNs != 17_000_000 || !r.LegacyJanky || r.HasDeadline {
+		t.Errorf("%+v", r)
+	}
+	// The same frame at 50 Hz (20 ms) is not janky.
+	if r := j.Frame(f, 20_000_000); r.LegacyJanky {
+		t.Errorf("50 Hz: %+v", r)
+	}
+	// A frame without phases (Looper-derived or hand-made): duration = done − vsync.
+	g := &source.Frame{VsyncNs: 1e9, DoneNs: 1e9 + 10_000_000, UIDoneNs: 1e9 + 8_000_000}
+	if r := j.Frame(g, t60); !r.Counted || r.DurationNs != 10_000_000 || r.LegacyJanky {
+		t.Errorf("no phases: %+v", r)
+	}
+	if r := j.Frame(nil, t60); r.Counted {
+		t.Error("nil frame counted")
+	}
+}
+
+// TestJankTrackerBufferStuffing works through Android 12+'s deadline rule on two frames at
+// 60 Hz (T = 16.666667 ms):
+//
+//	A: vsync 1000 ms, deadline 1016.67, GPU done 1020 → janky. Next unstuffed start =
+//	   GPU − ((GPU − Vsync) mod T) + T = 1020 − 3.333333 + 16.666667 = 1033.333334 ms.
+//	B: vsync 1016.666667 starts 16.67 ms (> 0.1 T) before 1033.33: buffer-stuffed, so its
+//	   deadline 1033.333334 gets one more T = 1050.000001; GPU done 1040 < that: not janky,
+//	   counted as high input latency ("Stuffed").
+//
+// gfxinfo rows print B's deadline already extended (hwui writes it back), so the default
+// tracker must not extend it again: with the printed 1050.000001 it reaches the same answer.
+func TestJankTrackerBufferStuffing(t *testing.T) {
+	a := modern(1_000_000_000, 0, 20_000_000, 20_000_000, 19_000_000, t60)
+	b := modern(1_000_000_000+t60, 0, 23_333_333, 23_333_333, 20_000_000, t60) // GPU at 1040 ms
+
+	raw := JankTracker{RawDeadlines: true}
+	ra, rb := raw.Frame(a, t60), raw.Frame(b, t60)
+	if !ra.DeadlineJanky || !ra.HasDeadline || ra.Stuffed {
+		t.Errorf("raw A: %+v", ra)
+	}
+	if rb.DeadlineJanky || !rb.Stuffed {
+		t.Errorf("raw B: %+v", rb)
+	}
+
+	var printed JankTracker
+	bp := *b
+	bp.DeadlineNs = b.DeadlineNs + t60 // as hwui prints it
+	pa, pb := printed.Frame(a, t60), printed.Frame(&bp, t60)
+	if !pa.DeadlineJanky || pb.DeadlineJanky || !pb.Stuffed {
+		t.Errorf("printed: %+v %+v", pa, pb)
+	}
+	// With the unextended deadline and the default (printed) rule, B is janky: the two rules
+	// differ, so the choice matters (the real captures decide it; see realdata_test.go).
+	var wrong JankTracker
+	wrong.Frame(a, t60)
+	if r := wrong.Frame(b, t60); !r.DeadlineJanky {
+		t.Errorf("unextended deadline: %+v", r)
+	}
+	// A pause resets the stuffing state: a frame far later is not stuffed.
+	later := modern(5e9, 0, 5_000_000, 5_000_000, 5_000_000, t60)
+	if r := raw.Frame(later, t60); r.Stuffed || r.DeadlineJanky {
+		t.Errorf("after a pause: %+v", r)
+	}
+	raw.Reset()
+	if r := raw.Frame(b, t60); r.Stuffed {
+		t.Errorf("after Reset: %+v", r)
+	}
+}
+
+func TestAndroidTally(t *testing.T) {
+	var j JankTracker
+	var tally AndroidTally
+	for i, ms := range []int64{4, 9, 12, 30, 200} {
+		v := int64(i+1) * 1e9
+		tally.Add(j.Frame(modern(v, 0, ms*1_000_000, ms*1_000_000, ms*1_000_000, t60), t60))
+	}
+	// 30 and 200 ms frames: legacy- and deadline-janky. Buckets 5, 9, 12, 30, 200 ms; p50 =
+	// the bucket where the count from the top reaches 5 − 2 = 3 → 12 ms.
+	if tally.Total != 5 || tally.JankyLegacy != 2 || tally.JankyDeadline != 2 ||
+		tally.Hist.Percentile(50) != 12 || tally.Hist.Percentile(99) != 200 || tally.Hist.Percentile(90) != 200 {
+		t.Errorf("%+v p50 %d p90 %d", tally, tally.Hist.Percentile(50), tally.Hist.Percentile(90))
+	}
+}

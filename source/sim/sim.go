@@ -1,0 +1,279 @@
+// Package sim is fpstop's built-in vsync simulator: a deterministic model of a display's vsync
+// grid, Choreographer, the app's main Looper and its RenderThread (see model.go for the model),
+// driven by a scenario script. It emits the same events as the real sources, writes its ground
+// truth as JSON lines, and renders itself as `dumpsys gfxinfo <pkg> framestats` text
+// (GfxinfoDump) and as logcat text (RenderLogcat), so the real parsers can be tested against
+// known truth and a fake device can serve live output.
+//
+// # Event order
+//
+// Events are sent in the order they became observable in virtual time, their emission time:
+// a Frame at its DoneNs (frame complete), a Message at its EndNs (the Finished line), a Tick at
+// its NowNs, a Notice at its AtNs, and a Skipped just before the vsync Message whose late doFrame
+// logged it (its AtNs is the doFrame start, inside that message). Emission times never decrease
+// across the stream; ties keep the order the model produced them (a vsync message before its
+// frames, a frame or message before a Tick of the same time). Because the main thread runs one
+// message at a time, logcat text rendered batch by batch (RenderLogcat) stays in time order. So a Frame's
+// At() (its IntendedVsync) can be older than an earlier Tick: a Tick at NowNs means every frame
+// completed and every message finished by NowNs has been sent, not that no frame is in flight.
+// The first batch starts with the Session, the Refresh and a "live" Notice, all at the virtual
+// start time; the last batch (when Duration is set) ends with an "ended" Notice and a Tick at the
+// end. Frames and messages not finished by the end are never sent (and not in the truth).
+package sim
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// Defaults.
+const (
+	DefaultPackage  = "com.example.feed"
+	DefaultPid      = 23817
+	DefaultHz       = 60
+	DefaultScenario = "demo"
+
+	// StartNs is the virtual monotonic clock at the start of every run (about 3.5 days of
+	// uptime, so timestamps look like a real device's).
+	StartNs int64 = 301_234_567_890_123
+
+	// TickEvery is the virtual time between Ticks.
+	TickEvery = 100 * time.Millisecond
+
+	virtualBatch = 100 * ms              // virtual time per batch at speed 0
+	wallBatch    = 25 * time.Millisecond // wall time between batches at speed > 0
+)
+
+// Config configures a simulator run.
+type Config struct {
+	// Scenario is one of Scenarios ("" = "demo").
+	Scenario string
+	// Hz is the display refresh rate: 60, 90, 120, 144 or anything from 30 to 240 (0 = 60).
+	Hz float64
+	// Seed makes the run reproducible: the same Config gives byte-identical events.
+	Seed int64
+	// Speed paces the run: 1 real time, 2 twice as fast, 0 as fast as possible (no sleeping).
+	Speed float64
+	// Duration is the virtual length of the run; 0 runs until the context is cancelled.
+	Duration time.Duration
+	// Package is the app's package ("" = "com.example.feed").
+	Package string
+	// Pid is the app's pid (0 = DefaultPid).
+	Pid int
+}
+
+// Sim is a configured simulator; it implements source.Source. A Sim runs once.
+type Sim struct {
+	cfg   Config
+	prof  *profile
+	truth *bufio.Writer
+	dump  *GfxinfoDump
+
+	mu  sync.Mutex
+	ran bool
+	now atomic.Int64
+}
+
+// New validates cfg, fills its defaults and returns a simulator.
+func New(cfg Config) (*Sim, error) {
+	if cfg.Scenario == "" {
+		cfg.Scenario = DefaultScenario
+	}
+	_, ok := profiles[cfg.Scenario]
+	if !ok {
+		return nil, fmt.Errorf("unknown scenario %q (valid: %s)", cfg.Scenario, strings.Join(Scenarios, ", "))
+	}
+	if cfg.Hz == 0 {
+		cfg.Hz = DefaultHz
+	}
+	if math.IsNaN(cfg.Hz) || cfg.Hz < 30 || cfg.Hz > 240 {
+		return nil, fmt.Errorf("refresh rate %g Hz out of range (60, 90, 120, 144 or any rate from 30 to 240)", cfg.Hz)
+	}
+	if math.IsNaN(cfg.Speed) || math.IsInf(cfg.Speed, 0) || cfg.Speed < 0 {
+		return nil, fmt.Errorf("speed %g must be 0 (as fast as possible) or positive", cfg.Speed)
+	}
+	if cfg.Duration < 0 {
+		return nil, fmt.Errorf("duration %v must not be negative", cfg.Duration)
+	}
+	if cfg.Package == "" {
+		cfg.Package = DefaultPackage
+	}
+	if cfg.Pid == 0 {
+		cfg.Pid = DefaultPid
+	}
+	if cfg.Pid < 0 {
+		return nil, fmt.Errorf("pid %d must be positive", cfg.Pid)
+	}
+	return &Sim{cfg: cfg, prof: profiles[cfg.Scenario]}, nil
+}
+
+// Config returns the configuration with defaults filled in.
+func (s *Sim) Config() Config { return s.cfg }
+
+// IntervalNs returns the frame interval T = round(1e9/Hz) the simulator uses.
+func (s *Sim) IntervalNs() int64 { return int64(math.Round(1e9 / s.cfg.Hz)) }
+
+// SetTruth makes Run write the ground truth to w: one JSON line (source.AppendLine) per frame
+// and per message, in emission order, exactly as sent. Writes are buffered and flushed when Run
+// returns. Call before Run.
+func (s *Sim) SetTruth(w io.Writer) { s.truth = bufio.NewWriterSize(w, 64<<10) }
+
+// SetGfxinfo makes Run feed d as it goes: every frame it sends and every window it attaches or
+// removes, at the frame's or change's emission time, so d.Render shows what a device would print
+// at that moment. d's package, pid and "Stats since" are set from the simulator. d may be
+// rendered from another goroutine while Run feeds it. Call before Run.
+func (s *Sim) SetGfxinfo(d *GfxinfoDump) {
+	d.reset(s.cfg.Package, s.cfg.Pid, StartNs)
+	s.dump = d
+}
+
+// Now returns the virtual monotonic time the run has reached (every event up to it has been
+// put in a batch): StartNs before Run starts. Safe to call from any goroutine, e.g. by a fake
+// device printing "Uptime:" beside a GfxinfoDump.
+func (s *Sim) Now() int64 {
+	if n := s.now.Load(); n != 0 {
+		return n
+	}
+	return StartNs
+}
+
+// Run implements source.Source.
+func (s *Sim) Run(ctx context.Context, out chan<- []source.Event) (err error) {
+	s.mu.Lock()
+	if s.ran {
+		s.mu.Unlock()
+		return errors.New("sim: Run called twice")
+	}
+	s.ran = true
+	s.mu.Unlock()
+	defer func() {
+		if s.truth != nil {
+			if ferr := s.truth.Flush(); ferr != nil && err == nil {
+				err = fmt.Errorf("writing truth: %w", ferr)
+			}
+		}
+	}()
+
+	cfg := s.cfg
+	t0 := StartNs
+	e := newEngine(cfg, s.prof, t0)
+	end := int64(math.MaxInt64)
+	if cfg.Duration > 0 {
+		end = t0 + int64(cfg.Duration)
+	}
+	var line []byte
+	batch := []source.Event{
+		&source.Session{Source: source.KindSim, Device: source.Device{Model: "fpstop simulator"},
+			Package: cfg.Package, Pid: cfg.Pid, RefreshHz: cfg.Hz, CostBasis: source.CostFrame,
+			StartMonoNs: t0, Scenario: cfg.Scenario, Seed: cfg.Seed},
+		&source.Refresh{AtNs: t0, Hz: cfg.Hz},
+		&source.Notice{AtNs: t0, Level: source.LevelInfo, State: source.StateLive,
+			Text: fmt.Sprintf("simulator: scenario %s at %g Hz, seed %d", cfg.Scenario, cfg.Hz, cfg.Seed)},
+	}
+	nextTick := t0 + int64(TickEvery)
+	collect := func(target int64) error {
+		e.advance(target)
+		for ; nextTick <= target; nextTick += int64(TickEvery) {
+			e.emit(nextTick, &source.Tick{NowNs: nextTick})
+		}
+		var werr error
+		e.popUpTo(target, func(it outItem) {
+			if it.win != nil {
+				if s.dump != nil {
+					s.dump.SetWindow(it.win.title, it.win.vri, it.win.attached, it.at)
+				}
+				return
+			}
+			batch = append(batch, it.ev)
+			switch ev := it.ev.(type) {
+			case *source.Frame:
+				if s.dump != nil {
+					s.dump.AddFrame(ev)
+				}
+			case *source.Message:
+			default:
+				return
+			}
+			if s.truth != nil && werr == nil {
+				line, werr = source.AppendLine(line[:0], it.ev)
+				if werr == nil {
+					line = append(line, '\n')
+					_, werr = s.truth.Write(line)
+				}
+			}
+		})
+		if werr != nil {
+			return fmt.Errorf("writing truth: %w", werr)
+		}
+		return nil
+	}
+	send := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case out <- batch:
+			batch = make([]source.Event, 0, cap(batch))
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	target := t0
+	var wallStart time.Time
+	var ticker *time.Ticker
+	if cfg.Speed > 0 {
+		wallStart = time.Now()
+		ticker = time.NewTicker(wallBatch)
+		defer ticker.Stop()
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if cfg.Speed > 0 {
+			target = t0 + int64(float64(time.Since(wallStart))*cfg.Speed)
+		} else {
+			target += virtualBatch
+		}
+		last := target >= end
+		if last {
+			target = end
+		}
+		if err := collect(target); err != nil {
+			return err
+		}
+		s.now.Store(target)
+		if last {
+			if nextTick-int64(TickEvery) != end {
+				batch = append(batch, &source.Tick{NowNs: end})
+			}
+			batch = append(batch, &source.Notice{AtNs: end, Level: source.LevelInfo, State: source.StateEnded,
+				Text: "simulator: end of run"})
+		}
+		if err := send(); err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+		if ticker != nil {
+			select {
+			case <-ticker.C:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}

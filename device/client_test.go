@@ -1,0 +1,202 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// closedPort returns a loopback address where nothing listens.
+func closedPort(t *testing.T) (string, int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), port
+}
+
+func TestConnectWithoutAdb(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	addr, _ := closedPort(t)
+	_, err := Connect(context.Background(), addr, Options{})
+	if !errors.Is(err, ErrNoAdb) {
+		t.Fatalf("Connect = %v; want ErrNoAdb", err)
+	}
+	for _, want := range []string{"apt install adb", "platform-tools", addr} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestConnectNoStartServer(t *testing.T) {
+	addr, _ := closedPort(t)
+	_, err := Connect(context.Background(), addr, Options{NoStartServer: true})
+	if !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Connect = %v; want ErrNoServer", err)
+	}
+}
+
+// TestConnectRunsStartServer puts a stand-in adb on PATH that records its arguments (and starts
+// nothing): Connect must run it as `adb -P PORT start-server`, then report that the
+// server still does not answer.
+func TestConnectRunsStartServer(t *testing.T) {
+	dir := t.TempDir()
+	argsFile := filepath.Join(dir, "args")
+	script := "#!/bin/sh\necho \"$@\" > '" + argsFile + "'\n"
+	if err := os.WriteFile(filepath.Join(dir, "adb"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	addr, port := closedPort(t)
+	_, err := Connect(context.Background(), addr, Options{})
+	if err == nil || !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), "does not answer") {
+		t.Fatalf("Connect = %v", err)
+	}
+	got, rerr := os.ReadFile(argsFile)
+	if rerr != nil {
+		t.Fatalf("the stand-in adb was not run: %v", rerr)
+	}
+	if want := "-P " + strconv.Itoa(port) + " start-server"; strings.TrimSpace(string(got)) != want {
+		t.Errorf("adb ran with %q; want %q", got, want)
+	}
+}
+
+// silentServer accepts connections and never answers, like a wedged adb server.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
+}
+
+// TestCallsNeverHang: against a server that accepts and never answers, every call returns
+// with an error once the client's timeout or the caller's context ends.
+func TestCallsNeverHang(t *testing.T) {
+	c := &Client{addr: silentServer(t), opts: Options{Timeout: 100 * time.Millisecond}}
+	ctx := context.Background()
+	if _, err := c.Devices(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Devices = %v", err)
+	}
+	if _, err := c.Shell(ctx, "x", "echo"); !errors.Is(err, context.DeadlineExceeded) && !isTimeout(err) {
+		t.Errorf("Shell = %v", err)
+	}
+	if _, err := c.Stream(ctx, "x", "logcat"); err == nil {
+		t.Error("Stream opened against a silent server")
+	}
+	// The caller's own cancellation wins over a long client timeout.
+	c.opts.Timeout = time.Hour
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Shell(cctx, "x", "echo")
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Shell = %v", err)
+	}
+}
+
+// TestStreamReadAfterCancel: a stream whose context ends stops blocking its reader.
+func TestStreamReadAfterCancel(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		buf := make([]byte, 4)
+		for range 2 { // host:transport:…, shell:…
+			if _, err := io.ReadFull(conn, buf); err != nil {
+				return
+			}
+			n, _ := strconv.ParseUint(string(buf), 16, 16)
+			if _, err := io.ReadFull(conn, make([]byte, n)); err != nil {
+				return
+			}
+			if _, err := conn.Write([]byte("OKAY")); err != nil {
+				return
+			}
+		}
+		_, _ = conn.Write([]byte("line 1\n"))
+		_, _ = io.Copy(io.Discard, conn) // until the client closes
+	}()
+	c := &Client{addr: ln.Addr().String()}
+	ctx, cancel := context.WithCancel(context.Background())
+	rc, err := c.Stream(ctx, "serial", "logcat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 7)
+	if _, err := io.ReadFull(rc, buf); err != nil || string(buf) != "line 1\n" {
+		t.Fatalf("first read %q, %v", buf, err)
+	}
+	cancel()
+	if _, err := rc.Read(buf); !errors.Is(err, context.Canceled) {
+		t.Errorf("read after cancel = %v", err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	<-served
+}
+
+func TestWatchWithoutServer(t *testing.T) {
+	addr, _ := closedPort(t)
+	c := &Client{addr: addr}
+	ctx, cancel := context.WithCancel(context.Background())
+	updates := Watch(ctx, c, 10*time.Millisecond)
+	u, ok := <-updates
+	if !ok || !errors.Is(u.Err, ErrNoServer) || u.Devices != nil {
+		t.Fatalf("first update = %+v, %v", u, ok)
+	}
+	cancel()
+	for range updates { // drained and closed once ctx ends
+	}
+}

@@ -1,0 +1,191 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/themes"
+)
+
+// DeviceItem is one adb device as the picker shows it.
+type DeviceItem struct {
+	Serial  string
+	Model   string
+	Android string // release, e.g. "14"
+	// State is adb's state: "device" (usable), "unauthorized", "offline", "no permissions", …
+	State string
+}
+
+// PickerTimeout bounds one Devices or Apps call.
+const PickerTimeout = 10 * time.Second
+
+// pickerKeyMap are the keys of both pickers.
+type pickerKeyMap struct {
+	Up, Down, Pick, Refresh, Close key.Binding
+}
+
+func defaultPickerKeys() pickerKeyMap {
+	return pickerKeyMap{
+		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "previous")),
+		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "next")),
+		Pick:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
+		Refresh: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "refresh")),
+		Close:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k pickerKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Pick, k.Refresh, k.Close}
+}
+
+// FullHelp implements help.KeyMap.
+func (k pickerKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+
+// devicesMsg carries the result of a Devices call.
+type devicesMsg struct {
+	gen   int
+	items []DeviceItem
+	err   error
+}
+
+// pickDeviceMsg says a usable device was chosen.
+type pickDeviceMsg struct{ serial string }
+
+// closePickerMsg says a picker was closed without a choice.
+type closePickerMsg struct{}
+
+// stateHelp explains the adb states a device cannot be used in.
+func stateHelp(state string) string {
+	switch state {
+	case "unauthorized":
+		return "Unauthorized: unlock the phone and accept the “Allow USB debugging?” prompt (tick “Always allow from this computer”), then press r. No prompt? Revoke USB debugging authorisations in Developer options and reconnect."
+	case "offline":
+		return "Offline: adb lost contact with the device. Reconnect the cable or restart adb (adb kill-server; adb start-server), then press r."
+	case "no permissions":
+		return "No permissions: the USB device is not accessible to your user. On Linux add a udev rule for the phone (or the plugdev group), replug it, then press r."
+	case "recovery", "sideload", "bootloader", "rescue":
+		return "The device is in " + state + " mode: boot it into Android to measure frames."
+	}
+	return ""
+}
+
+// devicePickerModel lists adb devices (serial, model, Android version, state) fetched by the
+// Devices callback inside a Cmd, with help for devices that cannot be used.
+type devicePickerModel struct {
+	st      *themes.Styles
+	keys    pickerKeyMap
+	fetch   func(ctx context.Context) ([]DeviceItem, error)
+	gen     int
+	loading bool
+	items   []DeviceItem
+	err     error
+	sel     int
+	w, h    int
+}
+
+func newDevicePicker(st *themes.Styles, fetch func(ctx context.Context) ([]DeviceItem, error)) devicePickerModel {
+	return devicePickerModel{st: st, keys: defaultPickerKeys(), fetch: fetch}
+}
+
+// SetSize sets the overlay's outer size.
+func (m devicePickerModel) SetSize(w, h int) devicePickerModel { m.w, m.h = w, h; return m }
+
+// SetStyles changes the theme.
+func (m devicePickerModel) SetStyles(st *themes.Styles) devicePickerModel { m.st = st; return m }
+
+// Load starts fetching the device list.
+func (m devicePickerModel) Load() (devicePickerModel, tea.Cmd) {
+	m.gen++
+	m.loading, m.err = true, nil
+	fetch, gen := m.fetch, m.gen
+	if fetch == nil {
+		m.loading = false
+		m.err = errNoDevices
+		return m, nil
+	}
+	return m, func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), PickerTimeout)
+		defer cancel()
+		items, err := fetch(ctx)
+		return devicesMsg{gen: gen, items: items, err: err}
+	}
+}
+
+// Update handles the list result and the picker keys.
+func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
+	switch msg := msg.(type) {
+	case devicesMsg:
+		if msg.gen == m.gen {
+			m.loading, m.items, m.err = false, msg.items, msg.err
+			m.sel = max(0, min(m.sel, len(m.items)-1))
+		}
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.keys.Close):
+			return m, func() tea.Msg { return closePickerMsg{} }
+		case key.Matches(msg, m.keys.Up):
+			m.sel = max(0, m.sel-1)
+		case key.Matches(msg, m.keys.Down):
+			m.sel = max(0, min(len(m.items)-1, m.sel+1))
+		case key.Matches(msg, m.keys.Refresh):
+			return m.Load()
+		case key.Matches(msg, m.keys.Pick):
+			if m.sel < len(m.items) && m.items[m.sel].State == "device" {
+				serial := m.items[m.sel].Serial
+				return m, func() tea.Msg { return pickDeviceMsg{serial: serial} }
+			}
+		}
+	}
+	return m, nil
+}
+
+// View renders the picker as a box of its size.
+func (m devicePickerModel) View() []string {
+	st, w, h := m.st, m.w, m.h
+	inner := w - 4
+	const sw, mw, aw = 22, 18, 8
+	row := func(s, mo, a, state string) string {
+		return fit(s, sw) + " " + fit(mo, mw) + " " + fit(a, aw) + " " + state
+	}
+	body := []string{st.TableHead.Render(fit(row("serial", "model", "android", "state"), inner))}
+	switch {
+	case m.loading:
+		body = append(body, st.Muted.Render("looking for devices…"))
+	case m.err != nil:
+		for _, l := range wrap("✕ "+m.err.Error(), inner) {
+			body = append(body, st.Bad.Render(l))
+		}
+	case len(m.items) == 0:
+		body = append(body, wrap("No devices. Connect a phone with USB debugging on (Settings → Developer options), or start an emulator, then press r.", inner)...)
+	}
+	for i, d := range m.items {
+		state := d.State
+		stStyle := st.Good
+		if state != "device" {
+			stStyle = st.Warn
+		}
+		line := row(d.Serial, d.Model, d.Android, "")
+		if i == m.sel {
+			body = append(body, st.Selected.Render(fit(line+state, inner)))
+		} else {
+			body = append(body, st.Text.Render(line)+stStyle.Render(state))
+		}
+	}
+	if m.sel < len(m.items) {
+		if help := stateHelp(m.items[m.sel].State); help != "" {
+			body = append(body, "")
+			for _, l := range wrap(help, inner) {
+				body = append(body, st.Warn.Render(l))
+			}
+		}
+	}
+	for len(body) < h-3 {
+		body = append(body, "")
+	}
+	body = append(body[:min(len(body), h-3)], st.Muted.Render("↑/↓ choose · enter pick · r refresh · esc close"))
+	return box(st, "Devices", "", body, w, h)
+}

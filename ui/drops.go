@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// dropsModel is the five drop-level bars (best, normal, middle, high, frozen) with counts and
+// shares of all frames. Drawn with lipgloss: ntcharts' barchart has no value labels and a
+// label-width bug in horizontal mode.
+type dropsModel struct {
+	st     *themes.Styles
+	w, h   int
+	totals metrics.Totals
+	window string
+	lost   int64 // frames provably missed between polls (run-wide)
+	lines  []string
+}
+
+func newDrops(st *themes.Styles) dropsModel { return dropsModel{st: st} }
+
+// SetSize sets the panel's outer size.
+func (m dropsModel) SetSize(w, h int) dropsModel { m.w, m.h = w, h; return m.render() }
+
+// SetStyles changes the theme.
+func (m dropsModel) SetStyles(st *themes.Styles) dropsModel { m.st = st; return m.render() }
+
+// Update applies a dataMsg.
+func (m dropsModel) Update(msg tea.Msg) (dropsModel, tea.Cmd) {
+	if d, ok := msg.(dataMsg); ok && d.snap != nil {
+		m.window = d.window
+		m.totals = d.snap.Totals
+		m.lost = 0
+		if d.snap.LostKnown {
+			m.lost = d.snap.FramesLost
+		}
+		if w := findWindow(d.snap, d.window); w != nil {
+			m.totals = w.Totals
+		}
+		return m.render(), nil
+	}
+	return m, nil
+}
+
+// View returns the cached panel.
+func (m dropsModel) View() []string { return m.lines }
+
+func (m dropsModel) render() dropsModel {
+	if m.w <= 0 || m.h <= 0 {
+		m.lines = nil
+		return m
+	}
+	st := m.st
+	inner := m.w - 4
+	t := m.totals
+	var total int64
+	for _, l := range metrics.Levels {
+		total += t.DropLevels.Get(l)
+	}
+	const lw, cw, pw = 7, 7, 7
+	bw := inner - lw - cw - pw
+	var body []string
+	for _, l := range metrics.Levels {
+		n := t.DropLevels.Get(l)
+		frac, pct := 0.0, "—"
+		if total > 0 {
+			frac = float64(n) / float64(total)
+			pct = fmt.Sprintf("%.1f%%", frac*100)
+		}
+		line := st.DropLevel[l].Render(fit(l.String(), lw))
+		if bw > 0 {
+			line += st.DropLevel[l].Render(hbar(frac, bw))
+		}
+		line += st.Text.Render(alignRight(count(n), cw)) + st.Muted.Render(alignRight(pct, pw))
+		body = append(body, line)
+	}
+	if m.h-2 > len(body) {
+		jank := "—"
+		if t.Frames > 0 {
+			jank = num(t.JankPct, 1) + "%"
+		}
+		line := fmt.Sprintf("frames %s · janky %s (%s)", count(t.Frames), count(t.Janky), jank)
+		if width(line) > inner {
+			line = fmt.Sprintf("janky %s of %s (%s)", count(t.Janky), count(t.Frames), jank)
+		}
+		body = append(body, st.Muted.Render(line))
+	}
+	if m.lost > 0 && m.h-2 > len(body) {
+		body = append(body, st.Warn.Render(fmt.Sprintf("%s frames lost between polls", count(m.lost))))
+	}
+	title := "Drop levels"
+	if m.window != "" {
+		title += " · " + shortClass(m.window)
+	}
+	m.lines = box(st, title, "", body, m.w, m.h)
+	return m
+}

@@ -1,0 +1,221 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// fpsModel is the FPS panel: the current value coloured against the target, min/avg/max, fps
+// and fps_wall, and a sparkline of the per-slice FPS series whose ceiling is the refresh rate.
+// Idle slices are drawn as a dim '·', never as 0 fps.
+type fpsModel struct {
+	st     *themes.Styles
+	w, h   int
+	series []metrics.SlicePoint
+	totals metrics.Totals
+	hz     float64
+	target float64
+	window string
+	sliceS float64
+	lines  []string
+	row    cellRow
+}
+
+func newFPS(st *themes.Styles, target float64) fpsModel {
+	return fpsModel{st: st, target: target, sliceS: 1}
+}
+
+// SetSize sets the panel's outer size.
+func (m fpsModel) SetSize(w, h int) fpsModel { m.w, m.h = w, h; return m.render() }
+
+// SetStyles changes the theme.
+func (m fpsModel) SetStyles(st *themes.Styles) fpsModel { m.st = st; return m.render() }
+
+// Update applies a dataMsg.
+func (m fpsModel) Update(msg tea.Msg) (fpsModel, tea.Cmd) {
+	if d, ok := msg.(dataMsg); ok && d.snap != nil {
+		s := d.snap
+		m.hz = s.RefreshHz
+		if s.TargetFPS > 0 {
+			m.target = s.TargetFPS
+		}
+		m.window = d.window
+		m.series, m.totals = s.Series, s.Totals
+		if w := findWindow(s, d.window); w != nil {
+			m.series, m.totals = w.Series, w.Totals
+		}
+		m.sliceS = sliceSeconds(m.series)
+		return m.render(), nil
+	}
+	return m, nil
+}
+
+// View returns the cached panel.
+func (m fpsModel) View() []string { return m.lines }
+
+// current is the newest complete slice's FPS (the partial one when none is complete); idle
+// reports an idle slice.
+func (m fpsModel) current() (fps float64, idle, ok bool) {
+	for i := len(m.series) - 1; i >= 0; i-- {
+		p := m.series[i]
+		if p.Partial && i > 0 {
+			continue
+		}
+		return p.FPS, p.Idle, true
+	}
+	return math.NaN(), false, false
+}
+
+func (m fpsModel) render() fpsModel {
+	if m.w <= 0 || m.h <= 0 {
+		m.lines = nil
+		return m
+	}
+	st := m.st
+	inner, ih := m.w-4, m.h-2
+	title := "FPS"
+	if m.window != "" {
+		title = "FPS · " + shortClass(m.window)
+	}
+	var body []string
+	// Line 1: the current value and the aggregates.
+	cur, idle, ok := m.current()
+	var head string
+	switch {
+	case !ok:
+		head = st.Muted.Render("no frames yet")
+	case idle:
+		head = st.Idle.Render("idle") + st.Muted.Render(" (no frames drawn)")
+	default:
+		head = fpsStyle(st, cur, m.target).Bold(true).Render(num(cur, 1) + " fps")
+	}
+	t := m.totals
+	target := st.Muted.Render("target " + num(m.target, 0))
+	mma := st.Muted.Render(fmt.Sprintf("min %s avg %s max %s", num(t.MinFPS, 1), num(t.AvgFPS, 1), num(t.MaxFPS, 1)))
+	run := st.Text.Render(fmt.Sprintf("fps %s wall %s", num(t.FPS, 1), num(t.FPSWall, 1)))
+	switch one := head + "  " + target + "  " + mma; {
+	case width(one)+2+width(run) <= inner:
+		body = append(body, spread(one, run, inner))
+	case ih >= 5:
+		body = append(body, spread(head+"  "+target, run, inner), mma)
+	default:
+		body = append(body, head+"  "+mma)
+	}
+	// The sparkline fills the rest; an axis line when there is room.
+	sh := ih - len(body)
+	axis := sh >= 5
+	if axis {
+		sh--
+	}
+	if sh > 0 {
+		body = append(body, m.spark(inner, sh)...)
+	}
+	if axis {
+		gw := 4
+		cols := inner - gw
+		n := min(cols, len(m.series))
+		l := st.Muted.Render(fmt.Sprintf("%*s", gw, "")) + st.Muted.Render(fmt.Sprintf("-%.0fs", float64(n)*m.sliceS))
+		body = append(body, spread(l, st.Muted.Render("now"), inner))
+	}
+	right := ""
+	if m.hz > 0 {
+		right = st.Muted.Render(fmt.Sprintf("max %.0f Hz", m.hz))
+	}
+	m.lines = box(st, title, right, body, m.w, m.h)
+	return m
+}
+
+// spark draws the series, newest on the right, one column per slice, h rows, scaled 0..hz.
+func (m *fpsModel) spark(w, h int) []string {
+	st := m.st
+	gw := 4
+	cols := w - gw
+	if cols <= 0 {
+		return blank(w, h)
+	}
+	top := m.hz
+	if top <= 0 {
+		top = 60
+	}
+	table := brushes(st.Good, st.Warn, st.Bad, st.Idle)
+	pts := m.series
+	if len(pts) > cols {
+		pts = pts[len(pts)-cols:]
+	}
+	off := cols - len(pts)
+	out := make([]string, h)
+	for r := 0; r < h; r++ {
+		m.row.reset(cols)
+		bottom := (h - 1 - r) * 8 // eighths below this row
+		for i, p := range pts {
+			x := off + i
+			if p.Idle || math.IsNaN(p.FPS) {
+				if r == h-1 {
+					m.row.set(x, '·', 3)
+				}
+				continue
+			}
+			e := int(math.Round(p.FPS / top * float64(h*8)))
+			if e > h*8 {
+				e = h * 8
+			}
+			if e <= 0 {
+				e = 1 // frames were drawn: never look idle
+			}
+			fill := e - bottom
+			if fill <= 0 {
+				continue
+			}
+			if fill > 8 {
+				fill = 8
+			}
+			si := 0
+			switch {
+			case p.FPS >= m.target:
+			case p.FPS >= m.target*0.8:
+				si = 1
+			default:
+				si = 2
+			}
+			m.row.set(x, blocks[fill-1], si)
+		}
+		label := ""
+		switch r {
+		case 0:
+			label = fmt.Sprintf("%.0f", top)
+		case h - 1:
+			label = "0"
+		}
+		out[r] = st.Muted.Render(alignRight(label, gw-1)+"┤") + m.row.render(table)
+	}
+	return out
+}
+
+// findWindow returns the named window of s, nil for "" or an unknown name.
+func findWindow(s *metrics.Snapshot, name string) *metrics.WindowSnapshot {
+	if name == "" || s == nil {
+		return nil
+	}
+	for i := range s.Windows {
+		if s.Windows[i].Name == name {
+			return &s.Windows[i]
+		}
+	}
+	return nil
+}
+
+// sliceSeconds infers the slice length from the series (1 s when unknown).
+func sliceSeconds(pts []metrics.SlicePoint) float64 {
+	if len(pts) >= 2 {
+		d := float64(pts[1].StartNs-pts[0].StartNs) / 1e9
+		if d > 0 {
+			return d
+		}
+	}
+	return 1
+}

@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// recState is what the recorder reports.
+type recState struct {
+	active bool
+	path   string
+	since  time.Time
+	err    error
+}
+
+// headerModel is the one-line header: app name, device and model (or a SIMULATOR badge),
+// package, source, refresh rate, state (live / paused / idle / disconnected / waiting / ended),
+// ● REC with its elapsed time, and the session clock.
+type headerModel struct {
+	st     *themes.Styles
+	w      int
+	sess   source.Session
+	state  source.State
+	hz     float64
+	spanNs int64
+	paused bool
+	replay bool
+	rec    recState
+	now    time.Time
+	line   string
+}
+
+func newHeader(st *themes.Styles) headerModel { return headerModel{st: st} }
+
+// SetSize sets the width (the header is one line high).
+func (m headerModel) SetSize(w, _ int) headerModel { m.w = w; return m.render() }
+
+// SetStyles changes the theme.
+func (m headerModel) SetStyles(st *themes.Styles) headerModel { m.st = st; return m.render() }
+
+// headerMsg carries what the header shows besides the snapshot.
+type headerMsg struct {
+	paused bool
+	rec    recState
+	now    time.Time
+	replay bool
+}
+
+// Update applies snapshot data (dataMsg) and state (headerMsg).
+func (m headerModel) Update(msg tea.Msg) (headerModel, tea.Cmd) {
+	switch msg := msg.(type) {
+	case dataMsg:
+		if s := msg.snap; s != nil {
+			m.sess, m.state, m.hz = s.Session, s.State, s.RefreshHz
+			m.spanNs = 0
+			if s.NowNs > s.OriginNs && s.OriginNs > 0 {
+				m.spanNs = s.NowNs - s.OriginNs
+			}
+		}
+		return m.render(), nil
+	case headerMsg:
+		m.paused, m.rec, m.now, m.replay = msg.paused, msg.rec, msg.now, msg.replay
+		return m.render(), nil
+	}
+	return m, nil
+}
+
+// View returns the cached header line.
+func (m headerModel) View() string { return m.line }
+
+func (m headerModel) render() headerModel {
+	if m.w <= 0 {
+		m.line = ""
+		return m
+	}
+	st := m.st
+	sep := st.Muted.Render(" │ ")
+	var left []string
+	left = append(left, st.Header.Render("fpstop"))
+	switch {
+	case m.sess.Source == source.KindSim:
+		b := " SIMULATOR "
+		if m.sess.Scenario != "" {
+			b = " SIMULATOR " + m.sess.Scenario + " "
+		}
+		left = append(left, st.BadgeSim.Render(b))
+	case m.sess.Device.Model != "" || m.sess.Device.Serial != "":
+		d := m.sess.Device.Model
+		if d == "" {
+			d = m.sess.Device.Serial
+		}
+		if m.sess.Device.Android != "" {
+			d += st.Muted.Render(" Android " + m.sess.Device.Android)
+		}
+		left = append(left, st.Text.Render(d))
+	}
+	if m.sess.Package != "" {
+		left = append(left, st.Accent.Render(m.sess.Package))
+	}
+	if m.sess.Source != "" && m.sess.Source != source.KindSim {
+		left = append(left, st.Muted.Render(string(m.sess.Source)))
+	}
+	if m.hz > 0 {
+		left = append(left, st.Text.Render(fmt.Sprintf("%.0f Hz", m.hz)))
+	}
+	var right []string
+	if m.rec.active {
+		el := ""
+		if !m.rec.since.IsZero() && !m.now.IsZero() {
+			el = " " + clock(int64(m.now.Sub(m.rec.since)/time.Second))
+		}
+		right = append(right, st.BadgeRec.Render(" ● REC"+el+" "))
+	}
+	right = append(right, m.stateBadge())
+	if m.spanNs > 0 {
+		right = append(right, st.Muted.Render(clock(m.spanNs/1e9)))
+	}
+	l := strings.Join(left, sep)
+	r := strings.Join(right, " ")
+	m.line = spread(l, r, m.w)
+	return m
+}
+
+// stateBadge is the state as a coloured badge; PAUSED wins over the source state.
+func (m headerModel) stateBadge() string {
+	st := m.st
+	if m.paused {
+		return st.BadgePaused.Render(" ❚❚ PAUSED ")
+	}
+	state := m.state
+	if state == "" {
+		state = source.StateWaiting
+	}
+	label := " " + strings.ToUpper(string(state)) + " "
+	switch state {
+	case source.StateLive:
+		if m.replay {
+			label = " ▶ REPLAY "
+		} else {
+			label = " ● LIVE "
+		}
+		return st.BadgeLive.Render(label)
+	case source.StateIdle:
+		return st.BadgeIdle.Render(" ○ IDLE ")
+	case source.StateWaiting:
+		return st.BadgeWarn.Render(" … WAITING ")
+	case source.StateDisconnected:
+		return st.BadgeBad.Render(" ✕ DISCONNECTED ")
+	case source.StateEnded:
+		return st.BadgeIdle.Render(" ■ ENDED ")
+	}
+	return st.BadgeIdle.Render(label)
+}
+
+// dataMsg hands the components the snapshot to show and the window filter ("" = all).
+type dataMsg struct {
+	snap   *metrics.Snapshot
+	window string
+}

@@ -1,0 +1,203 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// histogramModel is the frame-time histogram in Android's gfxinfo buckets, trimmed to the
+// buckets in use and condensed (adjacent buckets merged) to fit the width. Bars are coloured by
+// how their frame time compares with the frame budget.
+type histogramModel struct {
+	st       *themes.Styles
+	w, h     int
+	buckets  []metrics.HistogramBucket
+	budget   float64
+	filtered bool
+	lines    []string
+	row      cellRow
+}
+
+func newHistogram(st *themes.Styles) histogramModel { return histogramModel{st: st} }
+
+// SetSize sets the panel's outer size.
+func (m histogramModel) SetSize(w, h int) histogramModel { m.w, m.h = w, h; return m.render() }
+
+// SetStyles changes the theme.
+func (m histogramModel) SetStyles(st *themes.Styles) histogramModel { m.st = st; return m.render() }
+
+// Update applies a dataMsg.
+func (m histogramModel) Update(msg tea.Msg) (histogramModel, tea.Cmd) {
+	if d, ok := msg.(dataMsg); ok && d.snap != nil {
+		m.buckets = d.snap.Histogram
+		m.budget = 0
+		if d.snap.RefreshHz > 0 {
+			m.budget = 1000 / d.snap.RefreshHz
+		}
+		m.filtered = d.window != ""
+		return m.render(), nil
+	}
+	return m, nil
+}
+
+// View returns the cached panel.
+func (m histogramModel) View() []string { return m.lines }
+
+// group is condensed buckets: frames from loMs up to hiMs (bucket labels); tail marks the
+// group of every bucket past the cap.
+type group struct {
+	loMs, hiMs int
+	n          int64
+	tail       bool
+}
+
+// condense trims empty buckets at both ends, lumps every bucket above capMs into one tail group
+// and merges neighbours so at most cols groups remain.
+func condense(bs []metrics.HistogramBucket, cols int, capMs int) []group {
+	first, last := -1, -1
+	for i, b := range bs {
+		if b.Count > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || cols <= 0 {
+		return nil
+	}
+	bs = bs[first : last+1]
+	var tail *group
+	for i, b := range bs {
+		if b.Ms > capMs && i > 0 {
+			tail = &group{loMs: b.Ms, tail: true}
+			for _, t := range bs[i:] {
+				tail.n += t.Count
+				tail.hiMs = t.Ms
+			}
+			bs = bs[:i]
+			cols--
+			break
+		}
+	}
+	cols = max(cols, 1)
+	k := (len(bs) + cols - 1) / cols
+	var out []group
+	for i := 0; i < len(bs); i += k {
+		g := group{loMs: bs[i].Ms}
+		for j := i; j < min(i+k, len(bs)); j++ {
+			g.n += bs[j].Count
+			g.hiMs = bs[j].Ms
+		}
+		out = append(out, g)
+	}
+	if tail != nil {
+		out = append(out, *tail)
+	}
+	return out
+}
+
+func (m histogramModel) render() histogramModel {
+	if m.w <= 0 || m.h <= 0 {
+		m.lines = nil
+		return m
+	}
+	st := m.st
+	inner, ih := m.w-4, m.h-2
+	title := "Frame-time histogram"
+	right := ""
+	if m.filtered {
+		right = st.Muted.Render("all windows")
+	}
+	gh := ih - 1
+	if gh < 1 {
+		m.lines = box(st, title, right, nil, m.w, m.h)
+		return m
+	}
+	budget := m.budget
+	if budget <= 0 {
+		budget = 1000.0 / 60
+	}
+	gs := condense(m.buckets, inner, int(math.Ceil(4*budget)))
+	if len(gs) == 0 {
+		m.lines = box(st, title, right, []string{st.Muted.Render("no frames yet")}, m.w, m.h)
+		return m
+	}
+	cw := max(1, min(3, inner/len(gs)))
+	bar := cw
+	if cw > 1 {
+		bar = cw - 1
+	}
+	var top int64
+	var total int64
+	for _, g := range gs {
+		top = max(top, g.n)
+		total += g.n
+	}
+	table := brushes(st.Good, st.Warn, st.Bad)
+	var body []string
+	for r := 0; r < gh; r++ {
+		m.row.reset(inner)
+		bottom := (gh - 1 - r) * 8
+		for i, g := range gs {
+			e := int(math.Round(float64(g.n) / float64(top) * float64(gh*8)))
+			if e == 0 && g.n > 0 {
+				e = 1
+			}
+			fill := min(e-bottom, 8)
+			if fill <= 0 {
+				continue
+			}
+			s := 0
+			switch {
+			case g.tail || float64(g.loMs) > 2*budget:
+				s = 2
+			case float64(g.loMs) > budget:
+				s = 1
+			}
+			for c := 0; c < bar; c++ {
+				m.row.set(i*cw+c, blocks[fill-1], s)
+			}
+		}
+		body = append(body, m.row.render(table))
+	}
+	body = append(body, st.Muted.Render(histAxis(gs, cw, inner, budget)))
+	m.lines = box(st, title, right, body, m.w, m.h)
+	return m
+}
+
+// histAxis labels the first group, the group holding the frame budget and the last group
+// under their columns, skipping labels that would overlap.
+func histAxis(gs []group, cw, w int, budget float64) string {
+	line := []rune(strings.Repeat(" ", w))
+	end := -1
+	put := func(col int, s string) {
+		r := []rune(s)
+		col = max(0, min(col, w-len(r)))
+		if col <= end || col+len(r) > w {
+			return
+		}
+		copy(line[col:], r)
+		end = col + len(r)
+	}
+	put(0, fmt.Sprintf("≤%dms", gs[0].hiMs))
+	for i, g := range gs {
+		if !g.tail && float64(g.loMs) <= budget && budget <= float64(g.hiMs)+1 && i > 0 {
+			put(i*cw, fmt.Sprintf("↑%dms", g.hiMs))
+			break
+		}
+	}
+	l := gs[len(gs)-1]
+	last := fmt.Sprintf("%dms", l.hiMs)
+	if l.tail {
+		last = fmt.Sprintf(">%dms↑", l.loMs-1)
+	}
+	put(len(gs)*cw-len([]rune(last)), last)
+	return string(line)
+}

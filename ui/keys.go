@@ -1,0 +1,59 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap are the dashboard's global keys, handled by the root model. Panel keys live with
+// their panels (g frame-time graph, s/↑/↓/enter messages, w windows, replay keys).
+type KeyMap struct {
+	Quit    key.Binding
+	Help    key.Binding
+	Close   key.Binding
+	Pause   key.Binding
+	Record  key.Binding
+	Devices key.Binding
+	Apps    key.Binding
+	Theme   key.Binding
+	Clear   key.Binding
+}
+
+// DefaultKeyMap returns the global keys in the style of top/btop/k9s.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Close:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close overlay")),
+		Pause:   key.NewBinding(key.WithKeys("p", " "), key.WithHelp("p/space", "pause the screen")),
+		Record:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start/stop recording")),
+		Devices: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "device picker")),
+		Apps:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "app picker")),
+		Theme:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
+		Clear:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear statistics")),
+	}
+}
+
+// ShortHelp implements help.KeyMap (the footer's hints).
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Quit, k.Pause, k.Record, k.Devices, k.Apps, k.Theme, k.Clear, k.Help}
+}
+
+// FullHelp implements help.KeyMap.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Quit, k.Help, k.Close},
+		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps},
+	}
+}
+
+// Every key map feeds bubbles/help (footer hints, the help overlay).
+var (
+	_ help.KeyMap = KeyMap{}
+	_ help.KeyMap = frameTimeKeyMap{}
+	_ help.KeyMap = messagesKeyMap{}
+	_ help.KeyMap = windowsKeyMap{}
+	_ help.KeyMap = replayKeyMap{}
+	_ help.KeyMap = pickerKeyMap{}
+	_ help.KeyMap = appPickerKeyMap{}
+)

@@ -1,0 +1,326 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// LooperHintCode is the line an app adds to make its main Looper log every message.
+const LooperHintCode = `Looper.getMainLooper().setMessageLogging(new LogPrinter(Log.DEBUG, "Looper"))`
+
+// messagesKeyMap are the slow-messages table's keys.
+type messagesKeyMap struct {
+	Sort, Up, Down, Open, Close key.Binding
+}
+
+func defaultMessagesKeys() messagesKeyMap {
+	return messagesKeyMap{
+		Sort:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort messages: max/total/count")),
+		Up:    key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
+		Down:  key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next message")),
+		Open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "message details")),
+		Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close details")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k messagesKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Sort, k.Open} }
+
+// FullHelp implements help.KeyMap.
+func (k messagesKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Sort, k.Open, k.Close}}
+}
+
+// Sort orders of the messages table.
+const (
+	sortMax = iota
+	sortTotal
+	sortCount
+	numSorts
+)
+
+var sortNames = [numSorts]string{"max", "total", "count"}
+
+// msgKey identifies a message signature across snapshots.
+type msgKey struct {
+	handler, callback string
+	what              int
+}
+
+// messagesModel is the slowest main-thread messages table (handler, callback, what, count, max,
+// total, p95), sorted by max, total or count (`s`); enter opens the selected signature's worst
+// occurrences. When the source reads logcat but no Looper printer lines arrived it explains how
+// to turn them on.
+type messagesModel struct {
+	st       *themes.Styles
+	keys     messagesKeyMap
+	w, h     int
+	rows     []*metrics.MessageSnapshot // sorted view; the snapshot is never modified
+	sortBy   int
+	sel      int
+	selKey   msgKey
+	hint     bool
+	slowMs   float64
+	originNs int64
+	counts   string // Looper line counts, skipped frames, slow-looper lines
+	detail   bool
+	lines    []string
+}
+
+func newMessages(st *themes.Styles) messagesModel {
+	return messagesModel{st: st, keys: defaultMessagesKeys()}
+}
+
+// SetSize sets the panel's outer size.
+func (m messagesModel) SetSize(w, h int) messagesModel { m.w, m.h = w, h; return m.render() }
+
+// SetStyles changes the theme.
+func (m messagesModel) SetStyles(st *themes.Styles) messagesModel { m.st = st; return m.render() }
+
+// Detail reports whether the detail view of the selected message is open.
+func (m messagesModel) Detail() bool { return m.detail }
+
+// Update applies data and the table keys.
+func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
+	switch msg := msg.(type) {
+	case dataMsg:
+		if s := msg.snap; s != nil {
+			m.rows = m.rows[:0:0]
+			for i := range s.Messages {
+				m.rows = append(m.rows, &s.Messages[i])
+			}
+			m.hint, m.slowMs, m.originNs = s.LooperHint, s.SlowMs, s.OriginNs
+			m.counts = lineCounts(s)
+			m.sortRows()
+		}
+		return m.render(), nil
+	case tea.KeyMsg:
+		switch {
+		case m.detail && key.Matches(msg, m.keys.Close):
+			m.detail = false
+		case key.Matches(msg, m.keys.Sort):
+			m.sortBy = (m.sortBy + 1) % numSorts
+			m.sortRows()
+		case key.Matches(msg, m.keys.Up):
+			m.move(-1)
+		case key.Matches(msg, m.keys.Down):
+			m.move(1)
+		case key.Matches(msg, m.keys.Open):
+			m.detail = len(m.rows) > 0
+		default:
+			return m, nil
+		}
+		return m.render(), nil
+	}
+	return m, nil
+}
+
+func (m *messagesModel) move(d int) {
+	if len(m.rows) == 0 {
+		return
+	}
+	m.sel = max(0, min(len(m.rows)-1, m.sel+d))
+	r := m.rows[m.sel]
+	m.selKey = msgKey{r.Handler, r.Callback, r.What}
+}
+
+// sortRows orders rows (descending, ties by handler) and keeps the selected signature selected.
+func (m *messagesModel) sortRows() {
+	by := m.sortBy
+	sort.SliceStable(m.rows, func(i, j int) bool {
+		a, b := m.rows[i], m.rows[j]
+		var x, y float64
+		switch by {
+		case sortTotal:
+			x, y = a.TotalMs, b.TotalMs
+		case sortCount:
+			x, y = float64(a.Count), float64(b.Count)
+		default:
+			x, y = a.MaxMs, b.MaxMs
+		}
+		if x != y {
+			return x > y
+		}
+		return a.Handler < b.Handler
+	})
+	m.sel = 0
+	for i, r := range m.rows {
+		if (msgKey{r.Handler, r.Callback, r.What}) == m.selKey {
+			m.sel = i
+			break
+		}
+	}
+	if len(m.rows) > 0 {
+		r := m.rows[m.sel]
+		m.selKey = msgKey{r.Handler, r.Callback, r.What}
+	}
+}
+
+// View returns the cached panel.
+func (m messagesModel) View() []string { return m.lines }
+
+// whatLabel is a message's what: its name when known, else the number.
+func whatLabel(name string, what int) string {
+	if name != "" {
+		return name
+	}
+	return fmt.Sprintf("%d", what)
+}
+
+func callbackLabel(c string) string {
+	if c == "" || c == "null" {
+		return "-"
+	}
+	return shortClass(c)
+}
+
+func (m messagesModel) render() messagesModel {
+	if m.w <= 0 || m.h <= 0 {
+		m.lines = nil
+		return m
+	}
+	st := m.st
+	inner, ih := m.w-4, m.h-2
+	title := "Slow main-thread messages"
+	right := st.Muted.Render("sort: " + sortNames[m.sortBy] + " ▼")
+	var body []string
+	switch {
+	case len(m.rows) == 0 && m.hint:
+		body = append(body, st.Warn.Render("No Looper messages: the app does not log its main-thread messages."))
+		body = append(body, wrap("To see which messages cause jank, add this line to the app (e.g. in Application.onCreate) and run with --source gfxinfo+logcat:", inner)...)
+		body = append(body, st.Accent.Render(fitLeft(LooperHintCode, inner)))
+		body = append(body, st.Muted.Render("Skipped-frames and Slow dispatch lines are still read meanwhile."))
+	case len(m.rows) == 0:
+		over := "one frame interval"
+		if m.slowMs > 0 {
+			over = ms(m.slowMs) + " ms"
+		}
+		body = append(body, st.Muted.Render("No main-thread message has taken "+over+" or more yet."))
+	default:
+		rows := ih
+		if m.counts != "" && ih >= 6 {
+			rows--
+		}
+		body = m.table(inner, rows)
+	}
+	if m.counts != "" && ih >= 6 && len(body) < ih {
+		for len(body) < ih-1 {
+			body = append(body, "")
+		}
+		body = append(body, st.Muted.Render(m.counts))
+	}
+	m.lines = box(st, title, right, body, m.w, m.h)
+	return m
+}
+
+// table renders the header row and as many rows as fit, scrolled to keep the selection visible.
+func (m messagesModel) table(inner, ih int) []string {
+	st := m.st
+	const cw, mw, tw, pw = 5, 5, 6, 5
+	whatW := 10
+	if inner >= 90 {
+		whatW = 20
+	}
+	showCb, showTotal := true, true
+	rest := inner - (whatW + cw + mw + tw + pw + 6)
+	if rest < 24 {
+		showTotal = false
+		rest += tw + 1
+	}
+	if rest < 26 {
+		showCb = false
+	}
+	hw, cbw := rest, 0
+	if showCb {
+		hw = rest / 2
+		cbw = rest - hw - 1
+	}
+	row := func(h, cb, what, c, mx, tot, p string) string {
+		s := fit(h, hw) + " "
+		if showCb {
+			s += fit(cb, cbw) + " "
+		}
+		s += fit(what, whatW) + " " + alignRight(c, cw) + " " + alignRight(mx, mw)
+		if showTotal {
+			s += " " + alignRight(tot, tw)
+		}
+		return s + " " + alignRight(p, pw)
+	}
+	head := row("handler", "callback", "what", "count", "max", "total", "p95")
+	out := []string{st.TableHead.Render(head)}
+	n := ih - 1
+	if n <= 0 {
+		return out
+	}
+	start := 0
+	if m.sel >= n {
+		start = m.sel - n + 1
+	}
+	for i := start; i < len(m.rows) && i < start+n; i++ {
+		r := m.rows[i]
+		line := row(shortClass(r.Handler), callbackLabel(r.Callback), whatLabel(r.WhatName, r.What),
+			count(r.Count), ms(r.MaxMs), ms(r.TotalMs), ms(r.P95Ms))
+		switch {
+		case i == m.sel:
+			line = st.Selected.Render(fit(line, inner))
+		default:
+			line = st.Text.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// DetailView renders the selected signature and its worst occurrences as a w×h box.
+func (m messagesModel) DetailView(w, h int) []string {
+	st := m.st
+	if len(m.rows) == 0 || m.sel >= len(m.rows) {
+		return box(st, "Message", "", []string{"no message selected"}, w, h)
+	}
+	r := m.rows[m.sel]
+	kv := func(k, v string) string { return st.Muted.Render(fit(k, 10)) + st.Text.Render(v) }
+	body := []string{
+		kv("handler", r.Handler),
+		kv("callback", r.Callback),
+		kv("what", fmt.Sprintf("%d %s", r.What, r.WhatName)),
+		kv("count", count(r.Count)),
+		kv("max", msu(r.MaxMs)),
+		kv("p95", msu(r.P95Ms)),
+		kv("total", msu(r.TotalMs)),
+	}
+	if r.LastNs > 0 && m.originNs > 0 && r.LastNs >= m.originNs {
+		body = append(body, kv("last seen", fmt.Sprintf("+%.3f s", float64(r.LastNs-m.originNs)/1e9)))
+	}
+	body = append(body, "", st.TableHead.Render("worst occurrences"))
+	if len(r.Worst) == 0 {
+		body = append(body, st.Muted.Render("none recorded"))
+	}
+	for _, o := range r.Worst {
+		body = append(body, st.Text.Render("  "+fit(fmt.Sprintf("+%.3f s", float64(o.StartMs)/1000), 14)+alignRight(msu(float64(o.Ms)), 10)))
+	}
+	body = append(body, "", st.Muted.Render("esc closes"))
+	return box(st, "Message details", "", body, w, h)
+}
+
+// lineCounts summarises the Looper printer lines, Choreographer's skipped frames and the Slow
+// dispatch/delivery lines ("" when there are none).
+func lineCounts(s *metrics.Snapshot) string {
+	var parts []string
+	if s.Paired > 0 || s.Unpaired > 0 {
+		parts = append(parts, fmt.Sprintf("Looper %s paired/%s unpaired", count(s.Paired), count(s.Unpaired)))
+	}
+	if s.Skipped.Events > 0 {
+		parts = append(parts, fmt.Sprintf("skipped %s frames (%s×)", count(s.Skipped.Frames), count(s.Skipped.Events)))
+	}
+	if n := len(s.SlowLooper); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d slow dispatch", n))
+	}
+	return strings.Join(parts, " · ")
+}

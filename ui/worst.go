@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// worstModel lists the costliest frames, each with the main-thread messages behind it when
+// the source could attribute them.
+type worstModel struct {
+	st     *themes.Styles
+	w, h   int
+	frames []metrics.WorstFrame
+	window string
+	lines  []string
+}
+
+func newWorst(st *themes.Styles) worstModel { return worstModel{st: st} }
+
+// SetSize sets the panel's outer size.
+func (m worstModel) SetSize(w, h int) worstModel { m.w, m.h = w, h; return m.render() }
+
+// SetStyles changes the theme.
+func (m worstModel) SetStyles(st *themes.Styles) worstModel { m.st = st; return m.render() }
+
+// Update applies a dataMsg.
+func (m worstModel) Update(msg tea.Msg) (worstModel, tea.Cmd) {
+	if d, ok := msg.(dataMsg); ok && d.snap != nil {
+		m.window = d.window
+		m.frames = m.frames[:0:0]
+		for _, f := range d.snap.Worst {
+			if d.window == "" || f.Window == d.window {
+				m.frames = append(m.frames, f)
+			}
+		}
+		return m.render(), nil
+	}
+	return m, nil
+}
+
+// View returns the cached panel.
+func (m worstModel) View() []string { return m.lines }
+
+func (m worstModel) render() worstModel {
+	if m.w <= 0 || m.h <= 0 {
+		m.lines = nil
+		return m
+	}
+	st := m.st
+	inner, ih := m.w-4, m.h-2
+	var body []string
+	if len(m.frames) == 0 {
+		body = append(body, st.Muted.Render("no frames yet"))
+	}
+	for _, f := range m.frames {
+		if len(body) >= ih {
+			break
+		}
+		lvl := st.Bad
+		if f.Dropped == 0 {
+			lvl = st.Good
+		}
+		head := st.Muted.Render(fit(fmt.Sprintf("+%.2fs", float64(f.StartMs)/1000), 9)) +
+			lvl.Render(alignRight(msu(float64(f.CostMs)), 8)) +
+			st.Muted.Render(fmt.Sprintf(" %3d dropped  ", f.Dropped))
+		if m.window == "" {
+			head += st.Text.Render(shortClass(f.Window))
+		}
+		body = append(body, head)
+		for i, msg := range f.Messages {
+			if len(body) >= ih {
+				break
+			}
+			if i == 2 && len(f.Messages) > 3 {
+				body = append(body, st.Muted.Render(fmt.Sprintf("   ↳ … %d more", len(f.Messages)-2)))
+				break
+			}
+			tail := " " + msu(float64(msg.Ms))
+			name := fmt.Sprintf("%s(%d)", shortClass(msg.Handler), msg.What)
+			if cb := callbackLabel(msg.Callback); cb != "-" {
+				name += " " + cb
+			}
+			body = append(body, st.Muted.Render("   ↳ ")+st.Accent.Render(fit(name, inner-5-width(tail)))+st.Text.Render(tail))
+		}
+	}
+	title := "Worst frames"
+	if m.window != "" {
+		title += " · " + shortClass(m.window)
+	}
+	m.lines = box(st, title, "", body, m.w, m.h)
+	return m
+}

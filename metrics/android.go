@@ -18,7 +18,8 @@ import (
 //     minus the UI→RenderThread stall (SyncStart − SyncQueued) when positive, clamped at 0. A
 //     frame whose duration is 0 is not counted (not in Total frames rendered either).
 //   - Legacy jank: duration(IntendedVsync, SwapBuffersCompleted) > the display's frame interval
-//     (FrameCompleted before Android 12), SurfaceCanvas frames exempt. Android's dequeueBuffer
+//     (FrameCompleted before Android 12, and for frames without a SwapBuffersCompleted),
+//     SurfaceCanvas frames exempt. Android's dequeueBuffer
 //     "forgiveness" depends on the device's SF/app vsync offsets, which dumps do not print; it
 //     is not applied (the real captures match without it).
 //   - Deadline jank (Android 12+): GpuCompleted ≥ FrameDeadline, where a frame that started
@@ -100,7 +101,7 @@ func (j *JankTracker) Frame(f *source.Frame, intervalNs int64) AndroidFrame {
 
 	// Legacy jank.
 	legacyEnd := p.FrameCompleted
-	if modern {
+	if modern && p.SwapBuffersCompleted > 0 {
 		legacyEnd = p.SwapBuffersCompleted
 	}
 	legacyDur := duration(f.VsyncNs, legacyEnd, &p)
@@ -113,7 +114,12 @@ func (j *JankTracker) Frame(f *source.Frame, intervalNs int64) AndroidFrame {
 		return out
 	}
 	out.Counted, out.DurationNs = true, dur
-	if exempt || !modern || f.DeadlineNs <= 0 || p.GpuCompleted <= 0 || frameInterval <= 0 {
+	// Without a GPU completion (frames that did not come from gfxinfo rows) Android's own
+	// fallback applies: GpuCompleted = FrameCompleted.
+	if p.GpuCompleted <= 0 {
+		p.GpuCompleted = p.FrameCompleted
+	}
+	if exempt || !modern || f.DeadlineNs <= 0 || frameInterval <= 0 {
 		return out
 	}
 

@@ -152,3 +152,18 @@ func TestAndroidTally(t *testing.T) {
 		t.Errorf("%+v p50 %d p90 %d", tally, tally.Hist.Percentile(50), tally.Hist.Percentile(90))
 	}
 }
+
+// TestJankTrackerFramesWithoutPhases: simulator/Looper frames carry a deadline but no hwui
+// phases; both rules still apply (GPU completion = FrameCompleted, legacy to FrameCompleted).
+func TestJankTrackerFramesWithoutPhases(t *testing.T) {
+	var j JankTracker
+	late := &source.Frame{VsyncNs: 1e9, DoneNs: 1e9 + 20_000_000, IntervalNs: t60, DeadlineNs: 1e9 + t60, VsyncID: 3}
+	if r := j.Frame(late, t60); !r.Counted || !r.LegacyJanky || !r.HasDeadline || !r.DeadlineJanky || r.DurationNs != 20_000_000 {
+		t.Errorf("late: %+v", r)
+	}
+	var k JankTracker
+	ok := &source.Frame{VsyncNs: 2e9, DoneNs: 2e9 + 10_000_000, IntervalNs: t60, DeadlineNs: 2e9 + t60, VsyncID: 4}
+	if r := k.Frame(ok, t60); !r.Counted || r.LegacyJanky || !r.HasDeadline || r.DeadlineJanky {
+		t.Errorf("on time: %+v", r)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package gfxinfo
+
+import "time"
+
+// cpuTime is unavailable here: benchmarks then report wall-time figures only.
+func cpuTime() time.Duration { return 0 }

@@ -1,0 +1,234 @@
+package metrics
+
+import (
+	"slices"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// ClockAligner estimates, for `--source gfxinfo+logcat`, the offset between the logcat clock and
+// the gfxinfo clock (DESIGN §3): logd stamps lines with its own estimate of the time, which can
+// be off by a few ms (more after clock changes, and by days for wall-clock formats), so the two
+// are matched on the frames themselves. Each vsync message's Dispatching time (logcat clock) is
+// paired with the gfxinfo frame whose HandleInputStart (IntendedVsync when absent) is nearest
+// once shifted by the current estimate; the offset is the median of the most recent 32 matched
+// differences.
+//
+// When there is no estimate yet, when fewer than half of the recent messages that the frames
+// cover still match (the clock stepped), and on every 8th estimate anyway (a step of nearly a
+// whole number of frames still matches locally, on the wrong frames), a global search runs:
+// every difference between one of the last 64 messages and one of the last 512 frames is a
+// candidate, and the densest cluster of candidates (Tolerance wide) wins if it is clearly
+// denser than any other (periodic rendering makes offsets one frame apart look alike; idle gaps
+// and dropped frames tell them apart). Offset reports ok=false until such a cluster holds at
+// least MinMatches messages. Not safe for concurrent use.
+type ClockAligner struct {
+	// ToleranceNs is how far a shifted Dispatching time may be from its frame (default 2 ms).
+	ToleranceNs int64
+	// MinMatches is how many matched messages a first estimate needs (default 8).
+	MinMatches int
+
+	msgs   []int64 // recent vsync Dispatching times (logcat clock), sorted
+	frames []int64 // recent frame HandleInputStart/IntendedVsync (gfxinfo clock), sorted
+	dirty  int
+	runs   int
+	est    int64
+	ok     bool
+}
+
+const (
+	alignMsgRing   = 128
+	alignFrameRing = 512
+	alignSearchMsg = 64
+	alignMedianN   = 32
+)
+
+// NewClockAligner returns an aligner with the default tolerance and minimum matches.
+func NewClockAligner() *ClockAligner {
+	return &ClockAligner{ToleranceNs: 2_000_000, MinMatches: 8}
+}
+
+// ObserveMessage records a message; only timed vsync messages are used.
+func (a *ClockAligner) ObserveMessage(m *source.Message) {
+	if m == nil || m.StartNs == 0 || !m.IsVsync() {
+		return
+	}
+	a.msgs = alignInsertSorted(a.msgs, m.StartNs, alignMsgRing)
+	a.dirty++
+}
+
+// ObserveFrame records a gfxinfo frame (skipped frames, whose timestamps are garbage, are not).
+func (a *ClockAligner) ObserveFrame(f *source.Frame) {
+	if f == nil || f.Flags&source.FlagSkippedFrame != 0 {
+		return
+	}
+	t := f.VsyncNs
+	if f.Phases != nil && f.Phases.HandleInputStart != 0 {
+		t = f.Phases.HandleInputStart
+	}
+	if t == 0 {
+		return
+	}
+	a.frames = alignInsertSorted(a.frames, t, alignFrameRing)
+	a.dirty++
+}
+
+// Offset returns logcat time − gfxinfo time for the same instant, in ns: subtract it from a
+// logcat time to get the gfxinfo (CLOCK_MONOTONIC) time. It is re-estimated when at least 8
+// messages or frames arrived since the last estimate (cheap to call per event). ok is false
+// until enough messages have matched frames; once true it stays true, keeping the last good
+// estimate while the data are ambiguous.
+func (a *ClockAligner) Offset() (ns int64, ok bool) {
+	if a.dirty >= 8 {
+		a.estimate()
+		a.dirty = 0
+	}
+	return a.est, a.ok
+}
+
+// alignInsertSorted inserts v into the sorted ring s, dropping the oldest (smallest) beyond max.
+func alignInsertSorted(s []int64, v int64, max int) []int64 {
+	i, _ := slices.BinarySearch(s, v)
+	s = slices.Insert(s, i, v)
+	if len(s) > max {
+		s = slices.Delete(s, 0, len(s)-max)
+	}
+	return s
+}
+
+func (a *ClockAligner) tol() int64 {
+	if a.ToleranceNs > 0 {
+		return a.ToleranceNs
+	}
+	return 2_000_000
+}
+
+func (a *ClockAligner) minMatches() int {
+	if a.MinMatches > 0 {
+		return a.MinMatches
+	}
+	return 8
+}
+
+// nearest returns the frame time nearest to t and whether one is within tol.
+func (a *ClockAligner) nearest(t, tol int64) (int64, bool) {
+	i, _ := slices.BinarySearch(a.frames, t)
+	best, found := int64(0), false
+	for _, j := range [2]int{i - 1, i} {
+		if j >= 0 && j < len(a.frames) {
+			if d := lfAbs(a.frames[j] - t); d <= tol && (!found || d < lfAbs(best-t)) {
+				best, found = a.frames[j], true
+			}
+		}
+	}
+	return best, found
+}
+
+// local matches recent messages at the estimate est; it returns the median of the most recent
+// matched differences, how many covered messages matched and how many the frames cover.
+func (a *ClockAligner) local(est int64) (median int64, matched, covered int) {
+	if len(a.frames) == 0 {
+		return 0, 0, 0
+	}
+	tol := a.tol()
+	lo, hi := a.frames[0]-tol, a.frames[len(a.frames)-1]+tol
+	var diffs []int64
+	for i := len(a.msgs) - 1; i >= 0 && covered < alignSearchMsg; i-- {
+		g := a.msgs[i] - est // the message's time on the gfxinfo clock
+		if g < lo || g > hi {
+			continue
+		}
+		covered++
+		if f, ok := a.nearest(g, tol); ok {
+			matched++
+			if len(diffs) < alignMedianN {
+				diffs = append(diffs, a.msgs[i]-f)
+			}
+		}
+	}
+	if len(diffs) == 0 {
+		return 0, 0, covered
+	}
+	slices.Sort(diffs)
+	return diffs[len(diffs)/2], matched, covered
+}
+
+func (a *ClockAligner) estimate() {
+	if len(a.msgs) == 0 || len(a.frames) == 0 {
+		return
+	}
+	a.runs++
+	if a.ok {
+		med, matched, covered := a.local(a.est)
+		if covered == 0 {
+			return
+		}
+		if matched*2 >= covered && a.runs%8 != 0 {
+			a.est = med
+			return
+		}
+		// Every 8th estimate, or when matching degrades, look globally: a clock step close to
+		// a whole number of frames still "matches" locally, on the wrong frames.
+		if matched*2 >= covered {
+			a.est = med
+		}
+	}
+	c, ok := a.search()
+	if !ok {
+		return
+	}
+	if a.ok && lfAbs(c-a.est) <= 2*a.tol() {
+		return
+	}
+	if med, matched, _ := a.local(c); matched >= a.minMatches() {
+		a.est, a.ok = med, true
+	}
+}
+
+// search finds the densest cluster of message − frame differences among recent messages. With
+// a current estimate, a cluster elsewhere must also beat the estimate's own count.
+func (a *ClockAligner) search() (int64, bool) {
+	msgs := a.msgs
+	if len(msgs) > alignSearchMsg {
+		msgs = msgs[len(msgs)-alignSearchMsg:]
+	}
+	cands := make([]int64, 0, len(msgs)*len(a.frames))
+	for _, m := range msgs {
+		for _, f := range a.frames {
+			cands = append(cands, m-f)
+		}
+	}
+	slices.Sort(cands)
+	w := a.tol()
+	// Densest window, and the densest window that does not overlap it.
+	type win struct{ i, n int }
+	var best win
+	j := 0
+	counts := make([]int, len(cands)) // the window ending at i starts at starts[i]
+	starts := make([]int, len(cands))
+	for i := range cands {
+		for cands[i]-cands[j] > w {
+			j++
+		}
+		counts[i], starts[i] = i-j+1, j
+		if counts[i] > best.n {
+			best = win{j, counts[i]}
+		}
+	}
+	if best.n < a.minMatches() {
+		return 0, false
+	}
+	lo, hi := cands[best.i], cands[best.i+best.n-1]
+	second := 0
+	for i := range cands {
+		if cands[i] < lo-w/2 || cands[starts[i]] > hi+w/2 {
+			if counts[i] > second {
+				second = counts[i]
+			}
+		}
+	}
+	if best.n < second+max(3, second/16) {
+		return 0, false // ambiguous: periodic frames with nothing to tell the offsets apart
+	}
+	return cands[best.i+best.n/2], true
+}

@@ -1,0 +1,132 @@
+package metrics
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// alignFakeDevice renders bursts of frames on a 60 Hz grid (scrolls with dropped vsyncs, idle
+// gaps). For each frame it yields the gfxinfo frame (HandleInputStart = vsync + latency on the
+// device clock) and the logcat vsync message, whose Dispatching time is 50 µs before
+// HandleInputStart on the device clock, then shifted by the logcat clock's offset and truncated
+// to the log's resolution.
+type alignFakeDevice struct {
+	r      *rand.Rand
+	T      int64
+	k      int64
+	resNs  int64
+	offset func(devNs int64) int64 // logcat − device at device time t
+}
+
+func (d *alignFakeDevice) next() (source.Frame, *source.Message) {
+	d.k++
+	if d.r.Intn(8) == 0 {
+		d.k += int64(d.r.Intn(3)) // a dropped vsync or two
+	}
+	if d.r.Intn(90) == 0 {
+		d.k += int64(20 + d.r.Intn(60)) // idle
+	}
+	vsync := 1_000_000_000_000 + d.k*d.T
+	his := vsync + int64(200_000+d.r.Intn(1_500_000))
+	f := source.Frame{Window: "w", VsyncNs: vsync, Phases: &source.Phases{HandleInputStart: his}}
+	dispatch := his - 50_000 + d.offset(his)
+	dispatch = dispatch / d.resNs * d.resNs
+	m := &source.Message{Pid: 1, Tid: 1, Handler: "android.view.Choreographer$FrameHandler",
+		Callback: "android.view.Choreographer$FrameDisplayEventReceiver@1", StartNs: dispatch, EndNs: dispatch + 3_000_000}
+	return f, m
+}
+
+// alignFeed runs n frames the way the pipeline sees them: logcat messages at once, gfxinfo frames
+// in polls of ~1 s that lag behind; it returns the offset estimates after each poll.
+func alignFeed(a *ClockAligner, d *alignFakeDevice, n int, check func(i int, off int64, ok bool)) {
+	var pendingFrames []source.Frame
+	for i := 0; i < n; i++ {
+		f, m := d.next()
+		a.ObserveMessage(m)
+		pendingFrames = append(pendingFrames, f)
+		if len(pendingFrames) == 60 {
+			for j := range pendingFrames {
+				a.ObserveFrame(&pendingFrames[j])
+			}
+			pendingFrames = pendingFrames[:0]
+			off, ok := a.Offset()
+			check(i, off, ok)
+		}
+	}
+}
+
+func TestClockAlignerFindsOffsetAndStep(t *testing.T) {
+	for _, res := range []int64{1_000, 1_000_000} { // -v usec, and millisecond threadtime
+		stepped := false
+		d := &alignFakeDevice{r: rand.New(rand.NewSource(7)), T: 16_666_667, resNs: res, offset: func(t int64) int64 {
+			if !stepped {
+				return 37_500_000
+			}
+			return -12_300_000
+		}}
+		a := NewClockAligner()
+		// Expected estimate: the offset minus the 50 µs between Dispatching and HandleInputStart
+		// (and minus up to the resolution: the log truncates).
+		within := func(off, want int64) bool { return lfAbs(off-want) <= 1_000_000 }
+		if _, ok := a.Offset(); ok {
+			t.Fatal("ok before any data")
+		}
+		firstOK := -1
+		alignFeed(a, d, 6000, func(i int, off int64, ok bool) {
+			if ok && firstOK < 0 {
+				firstOK = i
+			}
+			if ok && !within(off, 37_500_000-50_000) {
+				t.Errorf("res %d: frame %d: offset %d, want 37.5 ms ± 1 ms", res, i, off)
+			}
+		})
+		if firstOK < 0 || firstOK > 600 {
+			t.Fatalf("res %d: offset not found within 600 frames (first ok at %d)", res, firstOK)
+		}
+		// After the step (−49.8 ms: nearly three frames) the estimate must move to the new
+		// offset within 600 frames.
+		stepped = true
+		last := int64(0)
+		alignFeed(a, d, 3000, func(i int, off int64, ok bool) {
+			if !ok {
+				t.Errorf("res %d: lost the estimate after the step", res)
+			}
+			if i >= 600 && !within(off, -12_300_000-50_000) {
+				t.Errorf("res %d: %d frames after the step: offset %d, want −12.3 ms ± 1 ms", res, i, off)
+			}
+			last = off
+		})
+		if !within(last, -12_350_000) {
+			t.Errorf("res %d: final offset %d", res, last)
+		}
+	}
+}
+
+// TestClockAlignerAmbiguous: a perfectly periodic stream, with no gap or drop, cannot tell an
+// offset from the same offset ± one frame: ok stays false.
+func TestClockAlignerAmbiguous(t *testing.T) {
+	a := NewClockAligner()
+	T := int64(16_666_667)
+	for k := int64(0); k < 600; k++ {
+		v := 5_000_000_000 + k*T
+		f := source.Frame{VsyncNs: v, Phases: &source.Phases{HandleInputStart: v + 500_000}}
+		a.ObserveFrame(&f)
+		a.ObserveMessage(&source.Message{Handler: "android.view.Choreographer$FrameHandler", StartNs: v + 450_000 + 3*T + 2_000_000})
+		if _, ok := a.Offset(); ok {
+			t.Fatalf("frame %d: ok on an ambiguous stream", k)
+		}
+	}
+}
+
+// TestClockAlignerIgnores: non-vsync and untimed messages, skipped frames.
+func TestClockAlignerIgnores(t *testing.T) {
+	a := NewClockAligner()
+	a.ObserveMessage(&source.Message{Handler: "android.os.Handler", StartNs: 5})
+	a.ObserveMessage(&source.Message{Handler: "android.view.Choreographer$FrameHandler"})
+	a.ObserveFrame(&source.Frame{VsyncNs: 9, Flags: source.FlagSkippedFrame})
+	if len(a.msgs) != 0 || len(a.frames) != 0 {
+		t.Fatalf("kept %d messages, %d frames", len(a.msgs), len(a.frames))
+	}
+}

@@ -1,0 +1,403 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// LooperFrames turns Looper messages (logcat printer lines) into main-thread frames when a run
+// has no frame source, following DESIGN §4: a frame is a vsync message
+// ((*source.Message).IsVsync); its cost is its Finished − its intended vsync, where the intended
+// vsync is the later of
+//
+//   - the vsync tick at or before the message's Dispatching time, and
+//   - the first tick at or after the previous frame's Finished,
+//
+// on a grid of period T and a phase learned from vsync messages dispatched promptly — those that
+// did not wait behind another message: the thread had been idle (its previous message finished
+// at least PromptGapNs before) so the message ran as soon as its vsync arrived. The phase is the
+// 10th percentile of the prompt dispatch times of the last 32 such frames (folded onto the
+// grid around the newest one), so a typical prompt frame maps onto its own tick rather than the
+// one before; it is re-learned on every prompt frame. T is the refresh interval when known,
+// else learned from the modal spacing of consecutive vsync dispatch times, refined on long
+// baselines between prompt dispatches (re-learned every 16 spacings, so refresh-rate switches
+// are followed).
+//
+// Frames come out as source.Frame{Window, Process, VsyncNs: intended vsync, UIDoneNs: Finished,
+// DoneNs: 0, IntervalNs: T}; the report's cost basis is "main_thread". Each (pid, tid) thread is
+// its own stream; Window is the process name given to SetProcessName, else "main thread" for
+// the first process seen, "main thread (pid N)" for other processes and "thread T (pid N)" for
+// other Looper threads. Messages without timestamps (EndNs 0) make no frames. Until T and the phase are known, vsync messages are held back (at most 64 per
+// thread, then 60 Hz and the earliest dispatches are assumed) and released by a later Message
+// or by Flush. Not safe for concurrent use.
+type LooperFrames struct {
+	intervalNs int64
+	names      map[int]string
+	streams    map[uint64]*looperStream
+	firstPid   int
+	out        []source.Frame
+}
+
+// PromptGapNs is how long a Looper thread must have been idle before a vsync message for the
+// message to count as dispatched promptly (phase learning).
+const PromptGapNs = 1_000_000
+
+const (
+	looperPromptRing = 32
+	looperDeltaRing  = 64
+	looperMaxPending = 64
+	looperMinDeltas  = 8
+	looperBaseRing   = 128
+	defaultLooperT   = 16_666_667
+)
+
+type looperStream struct {
+	pid, tid     int
+	haveLast     bool
+	lastEnd      int64 // Finished of the previous message of any kind
+	prevFrameEnd int64 // Finished of the previous vsync message (0 none)
+	lastVsync    int64 // Dispatching of the previous vsync message (0 none)
+
+	T       int64 // 0 until known
+	learned bool  // T was learned here (not given)
+	refined bool  // the learned T was refined on long baselines
+	deltas  []int64
+	newD    int     // spacings added since T was last learned
+	base    []int64 // prompt dispatch times ≥ 20 ms apart: long baselines for T
+
+	prompt     []int64 // ring of prompt dispatch times
+	promptNext int
+	anchor     int64 // a tick of the grid
+	haveAnchor bool
+
+	pending []pendingVsync
+}
+
+type pendingVsync struct {
+	m      *source.Message
+	prompt bool
+}
+
+// NewLooperFrames returns a converter. intervalNs is the refresh interval T when known (from the
+// device's refresh rate); 0 learns it from the messages.
+func NewLooperFrames(intervalNs int64) *LooperFrames {
+	return &LooperFrames{intervalNs: intervalNs, names: map[int]string{}, streams: map[uint64]*looperStream{}}
+}
+
+// SetInterval sets the refresh interval T (a refresh-rate change); 0 goes back to learning.
+func (l *LooperFrames) SetInterval(intervalNs int64) {
+	l.intervalNs = intervalNs
+	for _, s := range l.streams {
+		if intervalNs > 0 {
+			if s.T != intervalNs {
+				s.T, s.learned = intervalNs, false
+				s.recomputeAnchor()
+			}
+		} else if !s.learned {
+			s.T, s.haveAnchor = 0, false
+		}
+	}
+}
+
+// SetProcessName names the frames of process pid (the package or process name).
+func (l *LooperFrames) SetProcessName(pid int, name string) { l.names[pid] = name }
+
+// IntervalNs returns the T in use for a thread (0 while unknown) and whether it was learned.
+func (l *LooperFrames) IntervalNs(pid, tid int) (int64, bool) {
+	s := l.streams[looperKey(pid, tid)]
+	if s == nil {
+		return l.intervalNs, false
+	}
+	return s.T, s.learned
+}
+
+func looperKey(pid, tid int) uint64 { return uint64(uint32(pid))<<32 | uint64(uint32(tid)) }
+
+// Message takes every paired message of the run, in the order the source emitted them (by
+// Finished time per thread), and returns the frames that became known: usually none or the
+// message's own frame, more when held-back frames are released. The returned slice is valid
+// until the next call.
+func (l *LooperFrames) Message(m *source.Message) []source.Frame {
+	l.out = l.out[:0]
+	if m == nil || m.EndNs == 0 || m.StartNs == 0 || m.EndNs < m.StartNs {
+		return l.out
+	}
+	s := l.streams[looperKey(m.Pid, m.Tid)]
+	if s == nil {
+		s = &looperStream{pid: m.Pid, tid: m.Tid, T: l.intervalNs}
+		l.streams[looperKey(m.Pid, m.Tid)] = s
+		if len(l.streams) == 1 {
+			l.firstPid = m.Pid
+		}
+	}
+	prompt := !s.haveLast || m.StartNs-s.lastEnd >= PromptGapNs
+	s.haveLast, s.lastEnd = true, m.EndNs
+	if !m.IsVsync() {
+		return l.out
+	}
+	if s.lastVsync != 0 {
+		if d := m.StartNs - s.lastVsync; d >= 4_000_000 && d <= 60_000_000 {
+			s.deltas = append(s.deltas, d)
+			if len(s.deltas) > looperDeltaRing {
+				s.deltas = s.deltas[1:]
+			}
+			s.newD++
+		}
+	}
+	s.lastVsync = m.StartNs
+	if prompt && (len(s.base) == 0 || m.StartNs-s.base[len(s.base)-1] >= 20*1_000_000) {
+		s.base = append(s.base, m.StartNs)
+		if len(s.base) > looperBaseRing {
+			s.base = s.base[1:]
+		}
+	}
+	if l.intervalNs <= 0 && len(s.deltas) >= looperMinDeltas && (s.T == 0 || s.newD >= 16) {
+		if t, refined := learnPeriod(s.deltas, s.base, s.T, s.refined); t > 0 {
+			changed := s.T == 0 || lfAbs(t-s.T) > 2_000
+			s.T, s.learned, s.refined, s.newD = t, true, refined, 0
+			if changed {
+				s.recomputeAnchor()
+			}
+		}
+	}
+	if prompt {
+		s.addPrompt(m.StartNs)
+	}
+	ready := s.T != 0 && s.haveAnchor && (!s.learned || len(s.base) >= 4)
+	if !ready || len(s.pending) > 0 {
+		s.pending = append(s.pending, pendingVsync{m: m, prompt: prompt})
+		if !ready && len(s.pending) < looperMaxPending {
+			return l.out
+		}
+		l.release(s)
+		return l.out
+	}
+	l.out = append(l.out, l.frame(s, m))
+	return l.out
+}
+
+// Flush releases every held-back frame (end of input), assuming 60 Hz where T is still unknown.
+func (l *LooperFrames) Flush() []source.Frame {
+	l.out = l.out[:0]
+	keys := make([]uint64, 0, len(l.streams))
+	for k, s := range l.streams {
+		if len(s.pending) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		l.release(l.streams[k])
+	}
+	return l.out
+}
+
+// release emits a stream's held-back frames, falling back to 60 Hz and to all dispatch times
+// for the phase when learning did not succeed.
+func (l *LooperFrames) release(s *looperStream) {
+	if len(s.pending) == 0 {
+		return
+	}
+	if s.T == 0 {
+		if t, _ := learnPeriod(s.deltas, s.base, 0, false); t > 0 && len(s.deltas) >= 2 {
+			s.T, s.learned = t, true
+		} else {
+			s.T = defaultLooperT
+		}
+	}
+	if !s.haveAnchor {
+		for _, p := range s.pending {
+			if !p.prompt {
+				s.addPrompt(p.m.StartNs)
+			}
+		}
+	}
+	s.recomputeAnchor()
+	for _, p := range s.pending {
+		l.out = append(l.out, l.frame(s, p.m))
+	}
+	s.pending = s.pending[:0]
+}
+
+func (l *LooperFrames) frame(s *looperStream, m *source.Message) source.Frame {
+	v := s.tickAtOrBefore(m.StartNs)
+	if s.prevFrameEnd != 0 {
+		if t := s.tickAtOrAfter(s.prevFrameEnd); t > v {
+			v = t
+		}
+	}
+	s.prevFrameEnd = m.EndNs
+	name := l.names[m.Pid]
+	win := name
+	if win == "" {
+		win = "main thread"
+		switch {
+		case m.Tid != 0 && m.Tid != m.Pid:
+			win = fmt.Sprintf("thread %d (pid %d)", m.Tid, m.Pid)
+		case m.Pid != l.firstPid:
+			win = fmt.Sprintf("main thread (pid %d)", m.Pid)
+		}
+	}
+	return source.Frame{Window: win, Process: name, VsyncNs: v, UIDoneNs: m.EndNs, IntervalNs: s.T}
+}
+
+func (s *looperStream) addPrompt(t int64) {
+	if len(s.prompt) < looperPromptRing {
+		s.prompt = append(s.prompt, t)
+	} else {
+		s.prompt[s.promptNext] = t
+		s.promptNext = (s.promptNext + 1) % looperPromptRing
+	}
+	s.recomputeAnchor()
+}
+
+// recomputeAnchor places the grid: around the newest prompt dispatch time, each prompt time is
+// folded to its offset in [−T/2, T/2); offsets more than T/4 from their median are dropped
+// (a late dispatch wrapped around), and the 10th percentile of the rest is the phase.
+func (s *looperStream) recomputeAnchor() {
+	if s.T <= 0 || len(s.prompt) == 0 {
+		return
+	}
+	newest := s.prompt[len(s.prompt)-1]
+	if len(s.prompt) == looperPromptRing {
+		newest = s.prompt[(s.promptNext+looperPromptRing-1)%looperPromptRing]
+	}
+	T := s.T
+	offs := make([]int64, 0, len(s.prompt))
+	for _, p := range s.prompt {
+		d := lfMod(p-newest+T/2, T) - T/2
+		offs = append(offs, d)
+	}
+	slices.Sort(offs)
+	med := offs[len(offs)/2]
+	kept := offs[:0]
+	for _, d := range offs {
+		if lfAbs(d-med) <= T/4 {
+			kept = append(kept, d)
+		}
+	}
+	s.anchor = newest + kept[len(kept)/10]
+	s.haveAnchor = true
+}
+
+func (s *looperStream) tickAtOrBefore(t int64) int64 {
+	return s.anchor + lfFloorDiv(t-s.anchor, s.T)*s.T
+}
+
+func (s *looperStream) tickAtOrAfter(t int64) int64 {
+	return s.anchor - lfFloorDiv(s.anchor-t, s.T)*s.T
+}
+
+// learnPeriod estimates T: first the modal spacing of consecutive vsync dispatch times (the
+// mean of the spacings near the densest 2 ms wide cluster), then refined on long baselines
+// between prompt dispatch times: the median of span / round(span / T) over the longest half of
+// the baselines of at most 25 periods, then 4× as many, and so on — so that millisecond
+// timestamps and dispatch jitter still give a period good to a few µs. A previous refined
+// estimate close to the mode is the starting point (and is kept when no baseline is usable).
+// It returns 0 when the spacings have no clear mode.
+func learnPeriod(deltas, base []int64, prev int64, prevRefined bool) (int64, bool) {
+	t0 := modalSpacing(deltas)
+	if t0 <= 0 {
+		return 0, false
+	}
+	T, maxN, refined := float64(t0), 25.0, false
+	if prevRefined && lfAbs(t0-prev)*33 < prev {
+		T, maxN, refined = float64(prev), 400, true
+	}
+	if len(base) < 3 {
+		return int64(math.Round(T)), refined
+	}
+	newest := base[len(base)-1]
+	ests := make([]float64, 0, len(base))
+	for {
+		used, excluded := 0.0, 0
+		for _, p := range base {
+			n := math.Round(float64(newest-p) / T)
+			if n > maxN {
+				excluded++
+			} else {
+				used = max(used, n)
+			}
+		}
+		// The longest half of the usable baselines: jitter matters least there.
+		ests = ests[:0]
+		for _, p := range base {
+			span := float64(newest - p)
+			if n := math.Round(span / T); n >= 1 && n <= maxN && n >= used/2 {
+				ests = append(ests, span/n)
+			}
+		}
+		if len(ests) < 3 {
+			break
+		}
+		slices.Sort(ests)
+		T, refined = ests[len(ests)/2], true
+		if excluded == 0 || maxN >= 1e6 {
+			break // every baseline was used
+		}
+		maxN = 4 * max(used, maxN)
+	}
+	return int64(math.Round(T)), refined
+}
+
+// modalSpacing returns the mean of the densest 2 ms wide cluster of spacings (the modal
+// spacing, averaged so that millisecond timestamps still give a sub-millisecond period), or 0
+// when the cluster holds fewer than half of them.
+func modalSpacing(deltas []int64) int64 {
+	if len(deltas) == 0 {
+		return 0
+	}
+	d := slices.Clone(deltas)
+	slices.Sort(d)
+	const width = 2_000_000
+	bestI, bestN := 0, 0
+	j := 0
+	for i := range d {
+		for d[i]-d[j] > width {
+			j++
+		}
+		if n := i - j + 1; n > bestN {
+			bestN, bestI = n, j
+		}
+	}
+	if bestN*2 < len(d) && bestN < looperMinDeltas {
+		return 0
+	}
+	// The mean of every spacing within ±15 % of the mode's median: unbiased even when
+	// millisecond timestamps split the spacings between two values.
+	m := d[bestI+bestN/2]
+	var sum, n int64
+	for _, v := range d {
+		if v*20 >= m*17 && v*20 <= m*23 {
+			sum += v
+			n++
+		}
+	}
+	return sum / n
+}
+
+func lfFloorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func lfMod(a, b int64) int64 {
+	m := a % b
+	if m < 0 {
+		m += b
+	}
+	return m
+}
+
+func lfAbs(a int64) int64 {
+	if a < 0 {
+		return -a
+	}
+	return a
+}

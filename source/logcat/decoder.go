@@ -1,0 +1,297 @@
+package logcat
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// Stats counts what a Decoder saw. Every printer line ends up either in a pair or in Unpaired:
+// Dispatching + Finished == 2·Pairs + Unpaired once the input has been finished.
+type Stats struct {
+	Lines         int64 // lines read
+	LogLines      int64 // lines in a log format (with a timestamp or a priority letter), not stray text
+	Dispatching   int64 // ">>>>> Dispatching to" lines (including malformed ones)
+	Finished      int64 // "<<<<< Finished to" lines
+	Pairs         int64 // Dispatching/Finished pairs turned into Messages
+	Unpaired      int64 // printer lines that could not be paired (UnpairedLine events)
+	Untimed       int64 // printer lines without a timestamp (durations unknown)
+	Skipped       int64 // Choreographer "Skipped N frames!" lines
+	SkippedFrames int64 // the sum of their N
+	SlowDispatch  int64 // "Slow dispatch took" (and Android 8's "Dispatch took") lines
+	SlowDelivery  int64 // "Slow delivery took" lines
+	Drained       int64 // "Drained" lines
+	SlowVendor    int64 // vendor "Slow Looper <thread>:" lines
+	SlowOther     int64 // other "Slow <what> took" lines
+	DebugLooper   int64 // vendor "DebugLooper:" set-up lines (ignored)
+}
+
+// Unpaired reasons, as UnpairedLine.Reason.
+const (
+	ReasonNoFinished     = "dispatching without finished: another dispatching followed on the same thread"
+	ReasonNoDispatching  = "finished without an open dispatching"
+	ReasonMismatch       = "finished does not match the open dispatching"
+	ReasonClosedByOther  = "dispatching closed by a finished for another message"
+	ReasonEndOfInput     = "dispatching without finished at the end of the input"
+	ReasonMalformed      = "malformed dispatching line"
+	ReasonProcessChanged = "dispatching without finished: the process was restarted"
+)
+
+// NoPrinterHelp tells the user how to make an app print Looper lines.
+const NoPrinterHelp = "no Looper printer lines in logcat: message durations and Looper-derived frames need the app " +
+	"to log them — add Looper.getMainLooper().setMessageLogging(new LogPrinter(Log.DEBUG, \"Looper\")) " +
+	"(debug builds); \"Slow dispatch/delivery\" lines need `adb shell setprop log.looper.<uid>.main.slow <ms>` " +
+	"and an app restart"
+
+// UntimedNotice is the text of the Notice a Decoder emits (once) when printer lines carry no
+// timestamp: messages are paired and counted, but their durations are unknown (EndNs 0).
+const UntimedNotice = "logcat text without timestamps: Looper messages are counted, their durations are unknown " +
+	"(capture with `adb logcat -v threadtime` or `-v monotonic -v usec`)"
+
+// thread is the pairing state of one Looper thread.
+type thread struct {
+	open    bool
+	buf     []byte // the open Dispatching's "<handler> <callback>" text
+	hs, he  int
+	cs      int
+	what    int
+	startNs int64
+	timed   bool
+}
+
+// Decoder parses logcat lines and pairs Looper printer lines per thread. It is the whole
+// text-to-events path of the logcat source, usable on its own (tests, benchmarks, other
+// sources). Not safe for concurrent use.
+type Decoder struct {
+	p       Parser
+	pid     int
+	threads map[uint64]*thread
+	lastKey uint64
+	last    *thread
+	intern  map[string]names
+	events  []source.Event
+	stats   Stats
+	untimed bool // the untimed notice was emitted
+	nowNs   int64
+	line    Line
+}
+
+// NewDecoder returns a Decoder that keeps every process's lines.
+func NewDecoder() *Decoder {
+	return &Decoder{threads: make(map[uint64]*thread), intern: make(map[string]names)}
+}
+
+// SetPid keeps only lines of process pid (lines whose format has no pid are kept); 0 keeps all.
+func (d *Decoder) SetPid(pid int) { d.pid = pid }
+
+// Stats returns the counts so far.
+func (d *Decoder) Stats() Stats { return d.stats }
+
+// NowNs is the newest timestamp seen on a line that mattered (or noted with NoteTime); 0 if none.
+func (d *Decoder) NowNs() int64 { return d.nowNs }
+
+// Events returns the events produced since the last call and forgets them; the caller owns the
+// returned slice.
+func (d *Decoder) Events() []source.Event {
+	ev := d.events
+	d.events = nil
+	return ev
+}
+
+// Pending reports how many events are waiting to be taken.
+func (d *Decoder) Pending() int { return len(d.events) }
+
+// NoteTime parses line only for its timestamp and advances NowNs (used once per batch on the
+// last line read, so Ticks follow the log even when nothing matters in it).
+func (d *Decoder) NoteTime(line []byte) {
+	var l Line
+	var p Parser // a fresh parser: d.p's state must not change twice
+	if !p.Parse(line, &l) && p.longMode {
+		l = p.longHdr
+	}
+	if l.HasTime() {
+		if t := d.p.TimeNs(&l); t > d.nowNs {
+			d.nowNs = t
+		}
+	}
+}
+
+// Line decodes one line (without '\n'). Lines that are not Looper, Choreographer or slow-Looper
+// lines allocate nothing.
+func (d *Decoder) Line(b []byte) {
+	d.stats.Lines++
+	l := &d.line
+	if !d.p.Parse(b, l) {
+		return
+	}
+	if l.tsKind != tsNone || l.Level != 0 {
+		d.stats.LogLines++
+	}
+	kind, rest := classify(l.Msg)
+	if kind == kindNone {
+		return
+	}
+	if d.pid != 0 && l.Pid != 0 && l.Pid != d.pid {
+		return
+	}
+	var at int64
+	timed := l.HasTime()
+	if timed {
+		at = d.p.TimeNs(l)
+		if at > d.nowNs {
+			d.nowNs = at
+		}
+	}
+	switch kind {
+	case kindDispatch:
+		d.stats.Dispatching++
+		d.noteUntimed(timed)
+		d.dispatch(l, rest, at, timed)
+	case kindFinish:
+		d.stats.Finished++
+		d.noteUntimed(timed)
+		d.finish(l, rest, at, timed)
+	case kindSkipped:
+		n, _ := parseSkipped(rest)
+		d.stats.Skipped++
+		d.stats.SkippedFrames += int64(n)
+		d.events = append(d.events, &source.Skipped{AtNs: at, Pid: l.Pid, Frames: n})
+	case kindSlow:
+		s := parseSlow(rest)
+		s.AtNs = at
+		switch {
+		case s.Kind == "drained":
+			d.stats.Drained++
+		case bytes.HasPrefix(rest, slowLooper):
+			d.stats.SlowVendor++
+		case s.Kind == "dispatch":
+			d.stats.SlowDispatch++
+		case s.Kind == "delivery":
+			d.stats.SlowDelivery++
+		default:
+			d.stats.SlowOther++
+		}
+		d.events = append(d.events, s)
+	case kindDebugLooper:
+		d.stats.DebugLooper++
+	}
+}
+
+func (d *Decoder) noteUntimed(timed bool) {
+	if timed {
+		return
+	}
+	d.stats.Untimed++
+	if !d.untimed {
+		d.untimed = true
+		d.events = append(d.events, &source.Notice{Level: source.LevelWarn, Text: UntimedNotice})
+	}
+}
+
+func (d *Decoder) thread(pid, tid int) *thread {
+	key := uint64(uint32(pid))<<32 | uint64(uint32(tid))
+	if d.last != nil && d.lastKey == key {
+		return d.last
+	}
+	t := d.threads[key]
+	if t == nil {
+		if len(d.threads) >= 4096 {
+			for k, o := range d.threads {
+				if !o.open {
+					delete(d.threads, k)
+				}
+			}
+		}
+		t = &thread{}
+		d.threads[key] = t
+	}
+	d.last, d.lastKey = t, key
+	return t
+}
+
+func (d *Decoder) unpaired(at int64, tid int, reason string) {
+	d.stats.Unpaired++
+	d.events = append(d.events, &source.UnpairedLine{AtNs: at, Tid: tid, Reason: reason})
+}
+
+func (d *Decoder) dispatch(l *Line, rest []byte, at int64, timed bool) {
+	dp, ok := parseDispatch(rest)
+	if !ok {
+		d.unpaired(at, l.Tid, ReasonMalformed)
+		return
+	}
+	t := d.thread(l.Pid, l.Tid)
+	if t.open {
+		d.unpaired(t.startNs, l.Tid, ReasonNoFinished)
+	}
+	t.open = true
+	t.buf = append(t.buf[:0], dp.target...)
+	t.hs, t.he, t.cs = dp.hs, dp.he, dp.cs
+	t.what, t.startNs, t.timed = dp.what, at, timed
+}
+
+func (d *Decoder) finish(l *Line, rest []byte, at int64, timed bool) {
+	rest = trimRight(rest)
+	t := d.thread(l.Pid, l.Tid)
+	if !t.open {
+		d.unpaired(at, l.Tid, ReasonNoDispatching)
+		return
+	}
+	t.open = false
+	if !bytes.Equal(rest, t.buf) {
+		d.unpaired(t.startNs, l.Tid, ReasonClosedByOther)
+		d.unpaired(at, l.Tid, ReasonMismatch)
+		return
+	}
+	n := d.names(t)
+	m := &source.Message{Pid: l.Pid, Tid: l.Tid, Handler: n.handler, Callback: n.callback, What: t.what}
+	if l.Pid != 0 && l.Tid == l.Pid {
+		m.Thread = "main"
+	}
+	if t.timed && timed {
+		m.StartNs = t.startNs
+		if at >= t.startNs {
+			m.EndNs = at // a clock that stepped back leaves the duration unknown
+		}
+	}
+	d.stats.Pairs++
+	d.events = append(d.events, m)
+}
+
+// names are a message's handler and callback strings.
+type names struct{ handler, callback string }
+
+// names returns the strings of the open Dispatching's target, interned: targets repeat, so
+// most pairs allocate only the Message.
+func (d *Decoder) names(t *thread) names {
+	if n, ok := d.intern[string(t.buf)]; ok {
+		return n
+	}
+	if len(d.intern) >= 8192 {
+		clear(d.intern)
+	}
+	key := string(t.buf)
+	n := names{handler: key[t.hs:t.he], callback: key[t.cs:]}
+	d.intern[key] = n
+	return n
+}
+
+// Finish ends the input: every Dispatching still open becomes an UnpairedLine.
+func (d *Decoder) Finish() { d.closeOpen(ReasonEndOfInput, 0) }
+
+// closeOpen turns open Dispatchings into UnpairedLines (all processes when pid is 0).
+func (d *Decoder) closeOpen(reason string, pid int) {
+	keys := make([]uint64, 0, len(d.threads))
+	for k, t := range d.threads {
+		if t.open && (pid == 0 || int(uint32(k>>32)) == pid) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		t := d.threads[k]
+		t.open = false
+		d.unpaired(t.startNs, int(uint32(k)), reason)
+	}
+}

@@ -1,0 +1,259 @@
+package logcat
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+const (
+	vsyncTarget = "Handler (android.view.Choreographer$FrameHandler) {3bdcbab2} android.view.Choreographer$FrameDisplayEventReceiver@1589ea03"
+	hTarget     = "Handler (android.app.ActivityThread$H) {a1b2c3} null"
+)
+
+func decodeLines(lines ...string) (*Decoder, []source.Event) {
+	d := NewDecoder()
+	for _, l := range lines {
+		d.Line([]byte(l))
+	}
+	d.Finish()
+	return d, d.Events()
+}
+
+func ofType[T any](evs []source.Event) []T {
+	var out []T
+	for _, e := range evs {
+		if x, ok := e.(T); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestPairing(t *testing.T) {
+	d, evs := decodeLines(
+		"01-01 00:00:01.000  100  100 D Looper  : >>>>> Dispatching to "+vsyncTarget+": 0",
+		// Another Looper thread of the same process, interleaved.
+		"01-01 00:00:01.001  100  200 D Looper  : >>>>> Dispatching to Handler (android.os.Handler) {1} com.x.Y$$ExternalSyntheticLambda0@2: 7",
+		"01-01 00:00:01.002  100  200 D Looper  : <<<<< Finished to Handler (android.os.Handler) {1} com.x.Y$$ExternalSyntheticLambda0@2",
+		"01-01 00:00:01.004  100  100 D Looper  : <<<<< Finished to "+vsyncTarget,
+		// Another process's main thread.
+		"01-01 00:00:01.010  300  300 D Looper  : >>>>> Dispatching to "+hTarget+": 159",
+		"01-01 00:00:01.030  300  300 D Looper  : <<<<< Finished to "+hTarget+"  ",
+		// A handler overriding toString.
+		"01-01 00:00:01.040  100  100 D Looper  : >>>>> Dispatching to MyHandler: busy com.x.Cb@9: -3",
+		"01-01 00:00:01.041  100  100 D Looper  : <<<<< Finished to MyHandler: busy com.x.Cb@9",
+	)
+	msgs := ofType[*source.Message](evs)
+	want := []source.Message{
+		{Pid: 100, Tid: 200, Handler: "android.os.Handler", Callback: "com.x.Y$$ExternalSyntheticLambda0@2", What: 7},
+		{Pid: 100, Tid: 100, Thread: "main", Handler: "android.view.Choreographer$FrameHandler",
+			Callback: "android.view.Choreographer$FrameDisplayEventReceiver@1589ea03", What: 0},
+		{Pid: 300, Tid: 300, Thread: "main", Handler: "android.app.ActivityThread$H", Callback: "null", What: 159},
+		{Pid: 100, Tid: 100, Thread: "main", Handler: "MyHandler: busy", Callback: "com.x.Cb@9", What: -3},
+	}
+	durMs := []int64{1, 4, 20, 1}
+	if len(msgs) != len(want) {
+		t.Fatalf("%d messages: %+v", len(msgs), msgs)
+	}
+	for i, m := range msgs {
+		got := *m
+		got.StartNs, got.EndNs = 0, 0
+		if got != want[i] {
+			t.Errorf("message %d: %+v, want %+v", i, got, want[i])
+		}
+		if m.EndNs-m.StartNs != durMs[i]*1e6 {
+			t.Errorf("message %d: duration %d ns, want %d ms", i, m.EndNs-m.StartNs, durMs[i])
+		}
+	}
+	if !msgs[1].IsVsync() || msgs[0].IsVsync() {
+		t.Error("IsVsync")
+	}
+	if st := d.Stats(); st.Pairs != 4 || st.Unpaired != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestUnpaired(t *testing.T) {
+	d, evs := decodeLines(
+		// Finished with none open.
+		"01-01 00:00:01.000  1  1 D L: <<<<< Finished to "+hTarget,
+		// Dispatching while one is open: the first is unpaired, the second pairs.
+		"01-01 00:00:01.010  1  1 D L: >>>>> Dispatching to "+hTarget+": 159",
+		"01-01 00:00:01.020  1  1 D L: >>>>> Dispatching to "+vsyncTarget+": 0",
+		"01-01 00:00:01.030  1  1 D L: <<<<< Finished to "+vsyncTarget,
+		// A Finished that does not match: both lines unpaired.
+		"01-01 00:00:01.040  1  1 D L: >>>>> Dispatching to "+hTarget+": 159",
+		"01-01 00:00:01.050  1  1 D L: <<<<< Finished to "+vsyncTarget,
+		// Malformed (cut) Dispatching.
+		"01-01 00:00:01.060  1  1 D L: >>>>> Dispatching to Handler (android.view.Chore",
+		// Open at the end of the input.
+		"01-01 00:00:01.070  1  1 D L: >>>>> Dispatching to "+hTarget+": 159",
+	)
+	var reasons []string
+	for _, u := range ofType[*source.UnpairedLine](evs) {
+		reasons = append(reasons, u.Reason)
+	}
+	want := []string{ReasonNoDispatching, ReasonNoFinished, ReasonClosedByOther, ReasonMismatch, ReasonMalformed, ReasonEndOfInput}
+	if strings.Join(reasons, "|") != strings.Join(want, "|") {
+		t.Errorf("reasons\n got %q\nwant %q", reasons, want)
+	}
+	st := d.Stats()
+	if st.Pairs != 1 || st.Unpaired != 6 || st.Dispatching != 5 || st.Finished != 3 {
+		t.Errorf("stats %+v", st)
+	}
+	if st.Dispatching+st.Finished != 2*st.Pairs+st.Unpaired {
+		t.Error("printer lines not accounted for")
+	}
+}
+
+func TestUntimedNotice(t *testing.T) {
+	_, evs := decodeLines(
+		"D/xesam: >>>>> Dispatching to "+hTarget+": 1",
+		"D/xesam: <<<<< Finished to "+hTarget,
+		"D/xesam: >>>>> Dispatching to "+hTarget+": 1",
+		"D/xesam: <<<<< Finished to "+hTarget,
+	)
+	notices := ofType[*source.Notice](evs)
+	if len(notices) != 1 || notices[0].Text != UntimedNotice {
+		t.Fatalf("notices %+v", notices)
+	}
+	for _, m := range ofType[*source.Message](evs) {
+		if m.EndNs != 0 || m.StartNs != 0 {
+			t.Errorf("untimed message with times %+v", m)
+		}
+	}
+}
+
+func TestPidFilter(t *testing.T) {
+	d := NewDecoder()
+	d.SetPid(300)
+	for _, l := range []string{
+		"01-01 00:00:01.000  100  100 I Choreographer: Skipped 31 frames!  x",
+		"01-01 00:00:01.000  300  300 I Choreographer: Skipped 32 frames!  x",
+		"I/Choreographer: Skipped 33 frames!  x", // no pid: kept
+	} {
+		d.Line([]byte(l))
+	}
+	sk := ofType[*source.Skipped](d.Events())
+	if len(sk) != 2 || sk[0].Frames != 32 || sk[0].Pid != 300 || sk[1].Frames != 33 {
+		t.Errorf("skipped %+v", sk)
+	}
+}
+
+func intp(v int) *int { return &v }
+
+func TestSlowLines(t *testing.T) {
+	cases := []struct {
+		msg  string
+		want source.SlowLooper
+	}{
+		{"Slow dispatch took 292ms main h=android.app.ActivityThread$H c=android.app.LoadedApk$ReceiverDispatcher$Args$$ExternalSyntheticLambda0@ca0863c m=0",
+			source.SlowLooper{Kind: "dispatch", Ms: 292, Thread: "main", Handler: "android.app.ActivityThread$H",
+				Callback: "android.app.LoadedApk$ReceiverDispatcher$Args$$ExternalSyntheticLambda0@ca0863c", What: intp(0)}},
+		{"Slow delivery took 7319ms main h=android.view.Choreographer$FrameHandler c=android.view.Choreographer$FrameDisplayEventReceiver@ffd9dfb m=0",
+			source.SlowLooper{Kind: "delivery", Ms: 7319, Thread: "main", Handler: "android.view.Choreographer$FrameHandler",
+				Callback: "android.view.Choreographer$FrameDisplayEventReceiver@ffd9dfb", What: intp(0)}},
+		{"Drained", source.SlowLooper{Kind: "drained"}},
+		{"Slow dispatch took 150ms main app=com.example main=true group=TOP_APP h=android.os.Handler c=com.x.R@1 m=5",
+			source.SlowLooper{Kind: "dispatch", Ms: 150, Thread: "main", Handler: "android.os.Handler", Callback: "com.x.R@1", What: intp(5)}},
+		{"Dispatch took 120ms on main, h=Handler (android.app.ActivityThread$H) {5e1c0b4} cb=null msg=159",
+			source.SlowLooper{Kind: "dispatch", Ms: 120, Thread: "main", Handler: "android.app.ActivityThread$H", Callback: "null", What: intp(159)}},
+		{"Slow Looper main: doFrame is 691ms late because of 1 msg, msg 1 took 697ms (h=android.os.Handler c=com.libmailcore.MainThreadUtils$2)",
+			source.SlowLooper{Kind: "doframe_late", Ms: 691, Thread: "main", Handler: "android.os.Handler", Callback: "com.libmailcore.MainThreadUtils$2"}},
+		{"Slow Looper main: Long Msg: seq=2 plan=08:36:22.124  late=3ms wall=9599ms running=0ms h=android.app.ActivityThread$H w=110",
+			source.SlowLooper{Kind: "long_msg", Ms: 9599, Thread: "main", Handler: "android.app.ActivityThread$H", What: intp(110)}},
+		{"Slow Looper main: Activity chat.delta.beta/org.thoughtcrime.securesms.RoutingActivity is 9503ms late (wall=801ms running=0ms ClientTransaction{ callbacks=[x] }) because of 1 msg, msg 1 took 9599ms (seq=2 late=3ms h=android.app.ActivityThread$H w=110)",
+			source.SlowLooper{Kind: "activity_late", Ms: 9503, Thread: "main", Handler: "android.app.ActivityThread$H", What: intp(110)}},
+		{"Slow Looper main: MotionEvent is 691ms late (event_seq=0, action=ACTION_DOWN) because of 1 msg, msg 1 took 1448ms (seq=180 running=137ms runnable=10ms late=42ms h=android.os.Handler c=io.flutter.X$$ExternalSyntheticLambda0)",
+			source.SlowLooper{Kind: "motion_event_late", Ms: 691, Thread: "main", Handler: "android.os.Handler", Callback: "io.flutter.X$$ExternalSyntheticLambda0"}},
+		{"Slow Looper main: Activity chat.delta.beta/org.thoughtcrime.", source.SlowLooper{Kind: "activity_late", Thread: "main"}},
+	}
+	for _, c := range cases {
+		d, evs := decodeLines("04-05 10:46:40.702 31411 31411 W Looper  : " + c.msg)
+		sl := ofType[*source.SlowLooper](evs)
+		if len(sl) != 1 {
+			t.Errorf("%q: %d slow events", c.msg, len(sl))
+			continue
+		}
+		got := *sl[0]
+		if got.Text != c.msg || got.AtNs == 0 {
+			t.Errorf("%q: text %q at %d", c.msg, got.Text, got.AtNs)
+		}
+		got.Text, got.AtNs = "", 0
+		gw, ww := -1, -1
+		if got.What != nil {
+			gw = *got.What
+		}
+		if c.want.What != nil {
+			ww = *c.want.What
+		}
+		got.What, c.want.What = nil, nil
+		if got != c.want || gw != ww {
+			t.Errorf("%q:\n got %+v what %d\nwant %+v what %d", c.msg, got, gw, c.want, ww)
+		}
+		if st := d.Stats(); st.SlowDispatch+st.SlowDelivery+st.Drained+st.SlowVendor+st.SlowOther != 1 {
+			t.Errorf("%q: stats %+v", c.msg, st)
+		}
+	}
+	// Not Looper lines.
+	for _, m := range []string{
+		"Slow Binder: BpBinder transact took 5067ms, interface=x",
+		"Slow operation: 232ms so far, now at startProcess",
+		"Skipped frames are fine",
+		"DrainedAll",
+		"Dispatching to nothing",
+	} {
+		d, evs := decodeLines("04-05 10:46:40.702 31411 31411 W Looper  : " + m)
+		if len(evs) != 0 || d.Stats().Lines != 1 {
+			t.Errorf("%q: %d events", m, len(evs))
+		}
+	}
+	// DebugLooper set-up lines are recognised and ignored.
+	d, evs := decodeLines("04-05 10:46:48.705  1621  1621 D Looper  : DebugLooper: set default mSlowDispatchThresholdMs = 0, mSlowDeliveryThresholdMs = 2000")
+	if len(evs) != 0 || d.Stats().DebugLooper != 1 {
+		t.Errorf("DebugLooper: %d events, stats %+v", len(evs), d.Stats())
+	}
+}
+
+// TestNoAllocNonLooper: lines that are not Looper/Choreographer lines allocate nothing.
+func TestNoAllocNonLooper(t *testing.T) {
+	d := NewDecoder()
+	lines := [][]byte{
+		[]byte("08-27 17:57:11.172   608   608 E lowmemorykiller: device has enough memory 2824628Kib, and freeMemory 375132Kib"),
+		[]byte("08-27 17:57:11.164 13110 15663 W System.err: \tat android.os.Looper.loopOnce(Looper.java:282) -> <init>"),
+		[]byte("D/xesam: a > b < c"),
+		[]byte("[ 05-18 00:42:29.500  10387: 10390 I/Choreographer ]"),
+		[]byte("Skipped frames are fine"),
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, l := range lines {
+			d.Line(l)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per run of non-Looper lines", allocs)
+	}
+	if len(d.Events()) != 0 {
+		t.Error("events from non-Looper lines")
+	}
+}
+
+// TestNoAllocPairs: Dispatching lines and matching Finished lines allocate only the Message
+// (handler and callback strings are interned).
+func TestNoAllocPairs(t *testing.T) {
+	d := NewDecoder()
+	disp := []byte("01-01 00:00:01.000  100  100 D Looper  : >>>>> Dispatching to " + vsyncTarget + ": 0")
+	fin := []byte("01-01 00:00:01.004  100  100 D Looper  : <<<<< Finished to " + vsyncTarget)
+	d.Line(disp)
+	d.Line(fin)
+	d.events = make([]source.Event, 0, 1000)
+	allocs := testing.AllocsPerRun(100, func() {
+		d.Line(disp)
+		d.Line(fin)
+	})
+	if allocs > 1 {
+		t.Errorf("%v allocations per pair, want ≤ 1 (the Message)", allocs)
+	}
+}

@@ -1,0 +1,339 @@
+package logcat
+
+import (
+	"bytes"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// msgKind is what a log message is to fpstop.
+type msgKind uint8
+
+const (
+	kindNone        msgKind = iota
+	kindDispatch            // ">>>>> Dispatching to …" (anywhere in the message)
+	kindFinish              // "<<<<< Finished to …" (anywhere in the message)
+	kindSkipped             // Choreographer "Skipped N frames!"
+	kindSlow                // Looper "Slow dispatch/delivery took", "Dispatch took", "Drained", vendor "Slow Looper main:"
+	kindDebugLooper         // vendor "DebugLooper: set default …" set-up lines: recognised, ignored
+)
+
+var (
+	dispatchMark = []byte(">>>>> Dispatching to ")
+	finishMark   = []byte("<<<<< Finished to ")
+	skippedMark  = []byte("Skipped ")
+	slowMark     = []byte("Slow ")
+	slowLooper   = []byte("Slow Looper ")
+	dispatchTook = []byte("Dispatch took ")
+	drained      = []byte("Drained")
+	debugLooper  = []byte("DebugLooper")
+)
+
+// classify tells what a message is. For printer lines it also returns the text after the
+// marker; for the others the message with leading spaces removed. It allocates nothing.
+func classify(msg []byte) (msgKind, []byte) {
+	// Printer lines may be wrapped by the app ("println : >>>>> Dispatching to …").
+	for i := 0; i < len(msg); {
+		k := bytes.IndexByte(msg[i:], '>')
+		if k < 0 {
+			break
+		}
+		k += i
+		if bytes.HasPrefix(msg[k:], dispatchMark) {
+			return kindDispatch, msg[k+len(dispatchMark):]
+		}
+		i = k + 1
+		for i < len(msg) && msg[i] == '>' {
+			i++
+		}
+	}
+	for i := 0; i < len(msg); {
+		k := bytes.IndexByte(msg[i:], '<')
+		if k < 0 {
+			break
+		}
+		k += i
+		if bytes.HasPrefix(msg[k:], finishMark) {
+			return kindFinish, msg[k+len(finishMark):]
+		}
+		i = k + 1
+		for i < len(msg) && msg[i] == '<' {
+			i++
+		}
+	}
+	m := msg
+	for len(m) > 0 && m[0] == ' ' {
+		m = m[1:]
+	}
+	if len(m) == 0 {
+		return kindNone, nil
+	}
+	switch m[0] {
+	case 'S':
+		if bytes.HasPrefix(m, skippedMark) {
+			if _, ok := parseSkipped(m); ok {
+				return kindSkipped, m
+			}
+			return kindNone, nil
+		}
+		if bytes.HasPrefix(m, slowMark) && isSlow(m) {
+			return kindSlow, m
+		}
+	case 'D':
+		if isDispatchTook(m) || (bytes.HasPrefix(m, drained) && len(trimRight(m)) == len(drained)) {
+			return kindSlow, m
+		}
+		if bytes.HasPrefix(m, debugLooper) {
+			return kindDebugLooper, m
+		}
+	}
+	return kindNone, nil
+}
+
+// parseSkipped reads "Skipped N frames!".
+func parseSkipped(m []byte) (int, bool) {
+	i := len(skippedMark)
+	n, j := atoi(m, i)
+	if j == i || !bytes.HasPrefix(m[j:], []byte(" frames!")) {
+		return 0, false
+	}
+	return n, true
+}
+
+// isSlow reports whether m (starting with "Slow ") is a Looper slow line: "Slow Looper <t>:" or
+// "Slow <word> took <N>ms …" (AOSP dispatch/delivery, and the newest "Slow <what> took" form).
+// Other "Slow …" lines ("Slow Binder:", "Slow operation:") are not.
+func isSlow(m []byte) bool {
+	if bytes.HasPrefix(m, slowLooper) {
+		return bytes.IndexByte(m[len(slowLooper):], ':') > 0
+	}
+	i := len(slowMark)
+	j := i
+	for j < len(m) && m[j] != ' ' {
+		j++
+	}
+	if j == i || !bytes.HasPrefix(m[j:], []byte(" took ")) {
+		return false
+	}
+	k := j + len(" took ")
+	_, e := atoi(m, k)
+	return e > k && bytes.HasPrefix(m[e:], []byte("ms"))
+}
+
+// isDispatchTook reports whether m is Android 8's "Dispatch took <N>ms on <thread>, …".
+func isDispatchTook(m []byte) bool {
+	if !bytes.HasPrefix(m, dispatchTook) {
+		return false
+	}
+	_, e := atoi(m, len(dispatchTook))
+	return e > len(dispatchTook) && bytes.HasPrefix(m[e:], []byte("ms"))
+}
+
+// dispatch is a parsed Dispatching line.
+type dispatch struct {
+	target []byte // "<handler> <callback>" as printed (before the last ": ")
+	hs, he int    // the handler class (or whole handler text) within target
+	cs     int    // the callback's start within target (it runs to the end)
+	what   int
+}
+
+// parseDispatch parses what follows ">>>>> Dispatching to ":
+// "Handler (<class>) {<hex>} <callback>: <what>". A handler that overrides toString is split
+// on the last ": " (what), then on the last space (callback).
+func parseDispatch(rest []byte) (d dispatch, ok bool) {
+	rest = trimRight(rest)
+	// Backwards over the what: digits, an optional '-', then ": ".
+	e := len(rest)
+	i := e
+	for i > 0 && isDigit(rest[i-1]) && e-i <= 10 {
+		i--
+	}
+	if i == e || e-i > 10 {
+		return d, false
+	}
+	v, _ := atoi(rest, i)
+	if i > 0 && rest[i-1] == '-' {
+		v = -v
+		i--
+	}
+	if i < 2 || rest[i-1] != ' ' || rest[i-2] != ':' {
+		return d, false
+	}
+	d.target, d.what = rest[:i-2], v
+	d.hs, d.he, d.cs = splitTarget(d.target)
+	return d, true
+}
+
+// splitTarget finds the handler class and the callback in "Handler (<class>) {<hex>} <callback>".
+func splitTarget(t []byte) (hs, he, cs int) {
+	const pre = "Handler ("
+	if len(t) > len(pre) && string(t[:len(pre)]) == pre {
+		if e := bytes.IndexByte(t[len(pre):], ')'); e >= 0 {
+			e += len(pre)
+			if e+2 < len(t) && t[e+1] == ' ' && t[e+2] == '{' {
+				if c := bytes.IndexByte(t[e+3:], '}'); c >= 0 && e+3+c+1 < len(t) && t[e+3+c+1] == ' ' {
+					return len(pre), e, e + 3 + c + 2
+				}
+			}
+		}
+	}
+	sp := bytes.LastIndexByte(t, ' ')
+	if sp < 0 {
+		return 0, len(t), len(t)
+	}
+	return 0, sp, sp + 1
+}
+
+// parseSlow turns a kindSlow message into a SlowLooper event (AtNs left to the caller).
+func parseSlow(m []byte) *source.SlowLooper {
+	m = trimRight(m)
+	s := &source.SlowLooper{Kind: "other", Text: string(m)}
+	switch {
+	case bytes.HasPrefix(m, drained):
+		s.Kind = "drained"
+	case isDispatchTook(m):
+		// Android 8: "Dispatch took <N>ms on <thread>, h=<Handler.toString()> cb=<cb> msg=<what>".
+		s.Kind = "dispatch"
+		s.Ms = msAt(m, len(dispatchTook))
+		if i := bytes.Index(m, []byte(" on ")); i >= 0 {
+			t := m[i+4:]
+			if e := bytes.IndexByte(t, ','); e >= 0 {
+				s.Thread = string(t[:e])
+			}
+		}
+		h := between(m, " h=", " cb=")
+		if bytes.HasPrefix(h, []byte("Handler (")) {
+			if e := bytes.IndexByte(h, ')'); e > 0 {
+				h = h[len("Handler ("):e]
+			}
+		}
+		s.Handler = string(h)
+		s.Callback = string(between(m, " cb=", " msg="))
+		s.What = whatField(m, " msg=")
+	case bytes.HasPrefix(m, slowLooper) && bytes.IndexByte(m[len(slowLooper):], ':') > 0:
+		// Vendor: "Slow Looper <thread>: <what happened> …".
+		rest := m[len(slowLooper):]
+		c := bytes.IndexByte(rest, ':')
+		s.Thread = string(rest[:c])
+		rest = bytes.TrimLeft(rest[c+1:], " ")
+		switch {
+		case bytes.HasPrefix(rest, []byte("doFrame is ")):
+			s.Kind = "doframe_late"
+			s.Ms = msAt(rest, len("doFrame is "))
+		case bytes.HasPrefix(rest, []byte("Long Msg:")):
+			s.Kind = "long_msg"
+			if i := bytes.Index(rest, []byte("wall=")); i >= 0 {
+				s.Ms = msAt(rest, i+len("wall="))
+			}
+		case bytes.HasPrefix(rest, []byte("Activity ")):
+			s.Kind = "activity_late"
+			s.Ms = lateMs(rest)
+		case bytes.HasPrefix(rest, []byte("MotionEvent is ")):
+			s.Kind = "motion_event_late"
+			s.Ms = lateMs(rest)
+		default:
+			s.Ms = lateMs(rest)
+		}
+		s.Handler = string(field(rest, "h="))
+		s.Callback = string(field(rest, "c="))
+		s.What = whatField(rest, "w=")
+	case bytes.HasPrefix(m, slowMark) && isSlow(m):
+		// AOSP: "Slow <dispatch|delivery> took <N>ms <thread> [app=… main=… group=…] h=<class> c=<cb> m=<what>".
+		w := m[len(slowMark):]
+		sp := bytes.IndexByte(w, ' ')
+		switch string(w[:sp]) {
+		case "dispatch":
+			s.Kind = "dispatch"
+		case "delivery":
+			s.Kind = "delivery"
+		}
+		k := sp + len(" took ")
+		s.Ms = msAt(w, k)
+		_, e := atoi(w, k)
+		t := bytes.TrimLeft(w[e+2:], " ")
+		if e := bytes.IndexByte(t, ' '); e > 0 {
+			t = t[:e]
+		}
+		if !bytes.Contains(t, []byte("=")) {
+			s.Thread = string(t)
+		}
+		s.Handler = string(field(w, "h="))
+		s.Callback = string(field(w, "c="))
+		s.What = whatField(w, " m=")
+	}
+	return s
+}
+
+// msAt reads "<N>ms" at m[i:] (0 when absent).
+func msAt(m []byte, i int) int64 {
+	v, e := atoi(m, i)
+	if e == i {
+		return 0
+	}
+	return int64(v)
+}
+
+// lateMs reads the N of "… is <N>ms late".
+func lateMs(m []byte) int64 {
+	i := bytes.Index(m, []byte(" is "))
+	if i < 0 {
+		return 0
+	}
+	return msAt(m, i+4)
+}
+
+// field returns the value of "<key>" (e.g. "h=") when preceded by a space or '(' — up to the
+// next space, ')' or ','.
+func field(m []byte, key string) []byte {
+	for i := 0; ; {
+		k := bytes.Index(m[i:], []byte(key))
+		if k < 0 {
+			return nil
+		}
+		k += i
+		if k > 0 && (m[k-1] == ' ' || m[k-1] == '(') {
+			v := m[k+len(key):]
+			e := 0
+			for e < len(v) && v[e] != ' ' && v[e] != ')' && v[e] != ',' {
+				e++
+			}
+			return v[:e]
+		}
+		i = k + 1
+	}
+}
+
+// between returns the text after start up to end (or to the end of m).
+func between(m []byte, start, end string) []byte {
+	i := bytes.Index(m, []byte(start))
+	if i < 0 {
+		return nil
+	}
+	v := m[i+len(start):]
+	if e := bytes.Index(v, []byte(end)); e >= 0 {
+		v = v[:e]
+	}
+	return v
+}
+
+// whatField reads an integer field ("m=0", "w=32", "msg=1").
+func whatField(m []byte, key string) *int {
+	var v []byte
+	if key[0] == ' ' {
+		v = between(m, key, " ")
+	} else {
+		v = field(m, key)
+	}
+	neg := len(v) > 0 && v[0] == '-'
+	if neg {
+		v = v[1:]
+	}
+	if !allDigits(v) || len(v) > 10 {
+		return nil
+	}
+	n, _ := atoi(v, 0)
+	if neg {
+		n = -n
+	}
+	return &n
+}

@@ -1,0 +1,444 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/fpstop/fpstop/source"
+	"github.com/klauspost/compress/gzip"
+)
+
+// maxLine bounds one line of a recording (an android_summary or notice is at most a few KiB;
+// anything longer is damage, skipped with a warning).
+const maxLine = 16 << 20
+
+// errPending is returned by Reader.next in follow mode when the file has no complete line yet.
+var errPending = errors.New("no complete line yet")
+
+// Reader reads a recording: its Header, then its events one by one. Damage never panics it: a
+// torn or unreadable line is skipped and reported as a *source.Notice (level warn) among the
+// events, a gzip stream cut mid-way yields every line up to its last complete flush and then a
+// Notice, and the count of such warnings is kept (Warnings).
+type Reader struct {
+	Header Header
+	// HasHeader is false for a file of event lines without a header (the simulator's --truth
+	// file may be one); Header is then zero.
+	HasHeader bool
+
+	path    string
+	f       *os.File
+	gz      *gzip.Reader
+	async   *asyncReader // read-ahead of the gzip stream, when asked for
+	lr      lineReader
+	dec     *decoder
+	end     *End
+	pending []source.Event
+	lastAt  int64
+	bad     int // unreadable lines
+	warned  int // warnings emitted
+	done    bool
+	follow  bool
+	// firstLine is an event line read while looking for the header, returned first.
+	firstLine []byte
+}
+
+// lineReader splits a stream into lines with one reusable buffer.
+type lineReader struct {
+	r          io.Reader
+	buf        []byte
+	start, end int
+	err        error
+}
+
+// next returns the next complete line without its '\n'. The slice is valid until the next
+// call. At the end of the input it returns the stream's error (io.EOF when clean); partial then
+// holds the bytes after the last newline.
+func (l *lineReader) next() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(l.buf[l.start:l.end], '\n'); i >= 0 {
+			line := l.buf[l.start : l.start+i]
+			l.start += i + 1
+			return line, nil
+		}
+		if l.err != nil {
+			return nil, l.err
+		}
+		if l.start > 0 {
+			n := copy(l.buf, l.buf[l.start:l.end])
+			l.start, l.end = 0, n
+		}
+		if l.end == len(l.buf) {
+			if len(l.buf) >= maxLine {
+				// An overlong line: drop what we have and report it as one bad line.
+				l.start, l.end = 0, 0
+				return nil, errLongLine
+			}
+			nb := make([]byte, 2*len(l.buf))
+			copy(nb, l.buf[:l.end])
+			l.buf = nb
+		}
+		n, err := l.r.Read(l.buf[l.end:])
+		l.end += n
+		if err != nil {
+			l.err = err
+		} else if n == 0 {
+			l.err = io.ErrNoProgress
+		}
+	}
+}
+
+var errLongLine = errors.New("line too long")
+
+func (l *lineReader) partial() []byte { return l.buf[l.start:l.end] }
+
+// retry forgets an end of input so the next call reads again (follow mode).
+func (l *lineReader) retry() { l.err = nil }
+
+// Open opens a recording (gzip or plain, told by its content) and reads its header. A file
+// without a header whose first line is an event is accepted (HasHeader false). Errors: the file
+// cannot be read, is empty, is not a recording, or has a newer format than this fpstop reads.
+func Open(path string) (*Reader, error) {
+	return open(path, false, false)
+}
+
+// open opens a recording; follow keeps reading a plain file at its end (replay --follow),
+// readAhead decompresses a gzip stream on another goroutine (whole-file reads).
+func open(path string, follow, readAhead bool) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening recording: %w", err)
+	}
+	r := &Reader{path: path, f: f, dec: newDecoder()}
+	// Buffers of 256 KiB, smaller for a small file (tests read thousands of cut files).
+	bufSize := 256 << 10
+	if st, err := f.Stat(); err == nil && !follow && st.Size() < int64(bufSize) {
+		bufSize = max(int(st.Size())+64, 4096)
+	}
+	br := bufio.NewReaderSize(f, bufSize)
+	magic, _ := br.Peek(2)
+	var in io.Reader = br
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("recording %s: bad gzip stream: %w", path, err)
+		}
+		r.gz = gz
+		in = gz
+		if readAhead {
+			r.async = newAsyncReader(gz)
+			in = r.async
+		}
+	} else {
+		r.follow = follow
+	}
+	r.lr = lineReader{r: in, buf: make([]byte, bufSize)}
+	if err := r.readHeader(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Reader) readHeader() error {
+	for {
+		line, err := r.lr.next()
+		if err == errLongLine {
+			return fmt.Errorf("recording %s: not an fpstop recording (first line too long)", r.path)
+		}
+		if err != nil {
+			line = bytes.TrimSpace(r.lr.partial())
+			if len(line) == 0 {
+				if r.follow && err == io.EOF {
+					// A recording just created: wait for its header.
+					return r.waitHeader()
+				}
+				if err == io.EOF {
+					return fmt.Errorf("recording %s is empty", r.path)
+				}
+				return fmt.Errorf("recording %s: cannot read its header: %w", r.path, err)
+			}
+			r.lr.start = r.lr.end
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			if err != nil {
+				return fmt.Errorf("recording %s is empty", r.path)
+			}
+			continue
+		}
+		typ, ev, perr := source.ParseLine(line)
+		switch {
+		case perr != nil:
+			return fmt.Errorf("recording %s: not an fpstop recording (first line: %v)", r.path, perr)
+		case typ == LineHeader:
+			var h headerLine
+			if err := json.Unmarshal(line, &h); err != nil {
+				return fmt.Errorf("recording %s: bad header: %v", r.path, err)
+			}
+			if h.Format > FormatVersion {
+				return fmt.Errorf("recording %s has format %d; this fpstop reads format %d or older: upgrade fpstop", r.path, h.Format, FormatVersion)
+			}
+			if h.Format < 1 {
+				return fmt.Errorf("recording %s: bad header: format %d", r.path, h.Format)
+			}
+			r.Header, r.HasHeader = h.Header, true
+		case ev != nil:
+			r.firstLine = append([]byte(nil), line...)
+		default:
+			return fmt.Errorf("recording %s: not an fpstop recording (first line has type %q)", r.path, typ)
+		}
+		if err != nil {
+			// The only line had no newline; what follows is the end of the file.
+			r.lr.err = err
+		}
+		return nil
+	}
+}
+
+// waitHeader is used in follow mode when the file is still empty: the header is read later by
+// Next, which treats a header line it meets first as the header.
+func (r *Reader) waitHeader() error {
+	r.lr.retry()
+	r.HasHeader = false
+	return nil
+}
+
+// Path is the recording's file name.
+func (r *Reader) Path() string { return r.path }
+
+// End returns the recording's end line once Next has read it (nil for a recording that was not
+// closed, or before the end is reached).
+func (r *Reader) End() *End { return r.end }
+
+// Warnings counts the warnings the reader has emitted as Notices (torn or unreadable lines, a
+// cut gzip stream).
+func (r *Reader) Warnings() int { return r.warned }
+
+// Close closes the file.
+func (r *Reader) Close() error {
+	if r.async != nil {
+		r.async.Close()
+		r.async = nil
+	}
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
+func (r *Reader) warn(format string, args ...any) {
+	r.warned++
+	r.pending = append(r.pending, source.Notef(r.lastAt, source.LevelWarn, format, args...))
+}
+
+// Next returns the next event, io.EOF at the end of the recording. Events are returned in file
+// order and never modified afterwards; each call may return a warning Notice the reader made.
+// Errors other than io.EOF are I/O errors of the file itself.
+func (r *Reader) Next() (source.Event, error) {
+	for {
+		ev, err := r.next()
+		if err == errPending {
+			return nil, io.EOF
+		}
+		return ev, err
+	}
+}
+
+// next is Next, with errPending in follow mode when the file may still grow.
+func (r *Reader) next() (source.Event, error) {
+	for {
+		if len(r.pending) > 0 {
+			ev := r.pending[0]
+			r.pending = r.pending[1:]
+			return ev, nil
+		}
+		if r.done {
+			return nil, io.EOF
+		}
+		if r.firstLine != nil {
+			line := r.firstLine
+			r.firstLine = nil
+			if ev := r.decodeLine(line); ev != nil {
+				return ev, nil
+			}
+			continue
+		}
+		line, err := r.lr.next()
+		if err == errLongLine {
+			r.bad++
+			r.warn("recording %s: skipped a line longer than %d MiB", r.path, maxLine>>20)
+			continue
+		}
+		if err != nil {
+			if r.follow && err == io.EOF && r.end == nil {
+				return nil, errPending
+			}
+			r.finish(err)
+			continue
+		}
+		if ev := r.decodeLine(line); ev != nil {
+			return ev, nil
+		}
+	}
+}
+
+// finish handles the end of the input: a torn last line and a cut gzip stream.
+func (r *Reader) finish(err error) {
+	r.done = true
+	tail := bytes.TrimSpace(r.lr.partial())
+	torn := false
+	if len(tail) > 0 {
+		// A last line without its newline is complete only if it parses; else it was torn.
+		if typ, ev, perr := r.decode(tail); perr == nil && (ev != nil || typ == LineEnd) {
+			if ev != nil {
+				r.pending = append(r.pending, ev)
+			}
+		} else {
+			r.bad++
+			torn = true
+			r.warn("recording %s: skipped its torn last line (%d bytes): the recording was cut off while being written", r.path, len(tail))
+		}
+	}
+	switch {
+	case err == io.EOF:
+		if r.end == nil && r.HasHeader && !torn {
+			r.warn("recording %s has no end line: it was not closed (fpstop killed or still recording)", r.path)
+		}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		r.warn("recording %s: compressed stream cut off: read up to its last complete flush", r.path)
+	default:
+		r.warn("recording %s: read error after the last complete line: %v", r.path, err)
+	}
+	if r.bad > 1 {
+		r.warn("recording %s: %d unreadable lines skipped in all", r.path, r.bad)
+	}
+}
+
+// decodeLine turns one line into an event, handling the recording's own line types and
+// damage; nil means "nothing to return for this line".
+func (r *Reader) decodeLine(line []byte) source.Event {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	typ, ev, err := r.decode(line)
+	if err != nil {
+		r.bad++
+		if r.bad <= 10 {
+			r.warn("recording %s: skipped an unreadable line: %v", r.path, err)
+		}
+		return nil
+	}
+	if ev == nil {
+		if typ != LineEnd && typ != LineHeader {
+			r.bad++
+			if r.bad <= 10 {
+				r.warn("recording %s: skipped a line of unknown type %q (written by a newer fpstop?)", r.path, typ)
+			}
+		}
+		return nil
+	}
+	if at := ev.At(); at > r.lastAt {
+		r.lastAt = at
+	}
+	if len(r.pending) > 0 {
+		r.pending = append(r.pending, ev)
+		return nil
+	}
+	return ev
+}
+
+// decode parses a line: the fast decoder for frame and message lines, source.ParseLine for the
+// rest; header and end lines are handled here (ev nil).
+func (r *Reader) decode(line []byte) (string, source.Event, error) {
+	if typ, ev, ok := r.dec.decodeFast(line); ok {
+		return typ, ev, nil
+	}
+	typ, ev, err := source.ParseLine(line)
+	if err != nil || ev != nil {
+		return typ, ev, err
+	}
+	switch typ {
+	case LineEnd:
+		var e endLine
+		if err := json.Unmarshal(line, &e); err != nil {
+			return typ, nil, fmt.Errorf("decoding end line: %w", err)
+		}
+		r.end = &e.End
+	case LineHeader:
+		if !r.HasHeader {
+			var h headerLine
+			if err := json.Unmarshal(line, &h); err != nil {
+				return typ, nil, fmt.Errorf("decoding header line: %w", err)
+			}
+			r.Header, r.HasHeader = h.Header, true
+		}
+	}
+	return typ, nil, nil
+}
+
+// ReadAll reads a whole recording: its header, every event (warning Notices included) and its
+// end line (nil when it was not closed).
+func ReadAll(path string) (Header, []source.Event, *End, error) {
+	r, err := Open(path)
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	defer r.Close()
+	var evs []source.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return r.Header, evs, r.End(), nil
+		}
+		if err != nil {
+			return r.Header, evs, r.End(), err
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// ReadRaw reads the raw-text file written beside a recording (RawPath): every chunk of source
+// text with its stream and device time. A torn or cut file yields the chunks before the damage.
+func ReadRaw(path string) ([]*source.Raw, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("opening raw recording: %w", err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("raw recording %s: bad gzip stream: %w", path, err)
+	}
+	lr := lineReader{r: gz, buf: make([]byte, 64<<10)}
+	var out []*source.Raw
+	for {
+		line, err := lr.next()
+		if err == errLongLine {
+			continue
+		}
+		if err != nil {
+			return out, nil
+		}
+		var l rawLine
+		if json.Unmarshal(line, &l) != nil || l.Type != LineRaw {
+			continue
+		}
+		r := &source.Raw{AtNs: l.AtNs, Stream: l.Stream, Text: []byte(l.Text)}
+		if l.B64 != "" {
+			if r.Text, err = base64.StdEncoding.DecodeString(l.B64); err != nil {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+}

@@ -1,0 +1,361 @@
+package record
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
+)
+
+// Trace layout: one process (the app) with a "main thread" track for Looper messages and
+// Skipped/Slow lines, one track per other Looper thread, and one track per window for frames.
+// Overlapping slices of one track (a frame still in the GPU when the next vsync starts the next
+// one) go to extra lanes of that track, "<window> (2)", so every track nests properly.
+const (
+	tracePid      = 1
+	traceMainTid  = 1
+	traceFirstTid = 10
+)
+
+// ExportTrace writes a recording as Chrome trace-event JSON ({"traceEvents":[…],
+// "displayTimeUnit":"ms"}), which Perfetto UI and chrome://tracing open, with Matrix's default
+// drop levels. See ExportTraceConfig.
+func ExportTrace(w io.Writer, path string) error {
+	return ExportTraceConfig(w, path, metrics.Config{})
+}
+
+// ExportTraceConfig writes the trace with cfg's drop levels and slices. Timestamps are the
+// device's CLOCK_MONOTONIC in µs (so the trace lines up with a Perfetto trace of the same
+// device); every slice has a non-negative duration. Contents:
+//   - metadata (M): the process (the app) and its tracks;
+//   - each frame as a complete slice (X) on its window's track, named by drop level and cost
+//     ("frame 8.1 ms", "janky 1 dropped · 12.5 ms", "frozen 45 dropped · 760 ms") with the
+//     numbers in args;
+//   - each Looper message as X on its thread's track, named "Handler: Callback #what";
+//   - Skipped-frames and Slow Looper lines as thread instants (i) on the main thread, gaps and
+//     warnings as process instants;
+//   - the pipeline's FPS per slice as a counter (C) "FPS", with an "idle" counter that is 1
+//     while nothing was drawn (FPS is then shown as 0 but means idle).
+func ExportTraceConfig(w io.Writer, path string, cfg metrics.Config) error {
+	levels := cfg.DropLevels
+	if levels == ([4]int{}) {
+		levels = metrics.DefaultDropLevels
+	}
+	tw := &traceWriter{bw: bufio.NewWriterSize(w, 256<<10), ft: newFrameTimer(levels),
+		tracks: map[string]*track{}}
+	p := metrics.NewPipeline(cfg)
+	sc := newSeriesCollector(p, cfg)
+	tw.bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
+	r, err := readBatches(path, func(evs []source.Event) {
+		sc.feed(evs)
+		for _, ev := range evs {
+			tw.event(ev)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	name := r.Header.Package
+	if name == "" {
+		name = "app"
+	}
+	tw.meta("process_name", 0, name)
+	tw.metaInt("process_sort_index", 0, 0)
+	tw.counters(sc.finish())
+	tw.bw.WriteString("\n],\"otherData\":")
+	other, _ := json.Marshal(map[string]any{"recording": path, "source": r.Header.Source,
+		"package": r.Header.Package, "fpstop_version": r.Header.FpstopVersion, "device": r.Header.Device})
+	tw.bw.Write(other)
+	tw.bw.WriteString("}\n")
+	return tw.bw.Flush()
+}
+
+type traceWriter struct {
+	bw     *bufio.Writer
+	ft     *frameTimer
+	n      int
+	buf    []byte
+	tracks map[string]*track
+	next   int // next tid
+}
+
+// track is one named track with its lanes (tids) and where each lane's last slice ends.
+type track struct {
+	name  string
+	tids  []int
+	ends  []int64
+	order int
+	index int // creation order
+}
+
+// lane returns a tid of the track on which a slice [start, end] nests: the first lane whose
+// last slice ended by start, or a new lane.
+func (tw *traceWriter) lane(key, name string, start, end int64, order int) int {
+	t := tw.track(key, name, order)
+	for i, e := range t.ends {
+		if e <= start {
+			t.ends[i] = end
+			return t.tids[i]
+		}
+	}
+	return tw.newLane(t, key, end)
+}
+
+// firstLane returns the track's first tid (for instants), creating the track if needed.
+func (tw *traceWriter) firstLane(key, name string, order int) int {
+	t := tw.track(key, name, order)
+	if len(t.tids) == 0 {
+		return tw.newLane(t, key, 0)
+	}
+	return t.tids[0]
+}
+
+func (tw *traceWriter) track(key, name string, order int) *track {
+	t := tw.tracks[key]
+	if t == nil {
+		t = &track{name: name, order: order, index: len(tw.tracks)}
+		tw.tracks[key] = t
+	}
+	return t
+}
+
+func (tw *traceWriter) newLane(t *track, key string, end int64) int {
+	var tid int
+	if key == "main" && len(t.tids) == 0 {
+		tid = traceMainTid
+	} else {
+		if tw.next < traceFirstTid {
+			tw.next = traceFirstTid
+		}
+		tid = tw.next
+		tw.next++
+	}
+	t.tids = append(t.tids, tid)
+	t.ends = append(t.ends, end)
+	label := t.name
+	if len(t.tids) > 1 {
+		label = fmt.Sprintf("%s (%d)", t.name, len(t.tids))
+	}
+	tw.meta("thread_name", tid, label)
+	tw.metaInt("thread_sort_index", tid, t.order*100000+t.index*100+len(t.tids))
+	return tid
+}
+
+func (tw *traceWriter) begin() {
+	if tw.n > 0 {
+		tw.buf = append(tw.buf, ",\n"...)
+	} else {
+		tw.buf = append(tw.buf, '\n')
+	}
+	tw.n++
+}
+
+func (tw *traceWriter) end() {
+	tw.bw.Write(tw.buf)
+	tw.buf = tw.buf[:0]
+}
+
+func appendStr(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// appendUs writes ns as µs with three decimals.
+func appendUs(b []byte, ns int64) []byte {
+	if ns < 0 {
+		ns = 0
+	}
+	b = strconv.AppendInt(b, ns/1000, 10)
+	f := ns % 1000
+	b = append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+	return b
+}
+
+func (tw *traceWriter) meta(name string, tid int, value string) {
+	tw.begin()
+	tw.buf = append(tw.buf, `{"ph":"M","pid":1,"tid":`...)
+	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
+	tw.buf = append(tw.buf, `,"name":`...)
+	tw.buf = appendStr(tw.buf, name)
+	tw.buf = append(tw.buf, `,"args":{"name":`...)
+	tw.buf = appendStr(tw.buf, value)
+	tw.buf = append(tw.buf, "}}"...)
+	tw.end()
+}
+
+func (tw *traceWriter) metaInt(name string, tid int, v int) {
+	tw.begin()
+	tw.buf = append(tw.buf, `{"ph":"M","pid":1,"tid":`...)
+	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
+	tw.buf = append(tw.buf, `,"name":`...)
+	tw.buf = appendStr(tw.buf, name)
+	tw.buf = append(tw.buf, `,"args":{"sort_index":`...)
+	tw.buf = strconv.AppendInt(tw.buf, int64(v), 10)
+	tw.buf = append(tw.buf, "}}"...)
+	tw.end()
+}
+
+// slice writes a complete event; args is a JSON object body without braces (may be empty).
+func (tw *traceWriter) slice(tid int, cat, name string, start, dur int64, args string) {
+	if dur < 0 {
+		dur = 0
+	}
+	tw.begin()
+	tw.buf = append(tw.buf, `{"ph":"X","pid":1,"tid":`...)
+	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
+	tw.buf = append(tw.buf, `,"cat":`...)
+	tw.buf = appendStr(tw.buf, cat)
+	tw.buf = append(tw.buf, `,"name":`...)
+	tw.buf = appendStr(tw.buf, name)
+	tw.buf = append(tw.buf, `,"ts":`...)
+	tw.buf = appendUs(tw.buf, start)
+	tw.buf = append(tw.buf, `,"dur":`...)
+	tw.buf = appendUs(tw.buf, dur)
+	tw.buf = append(tw.buf, `,"args":{`...)
+	tw.buf = append(tw.buf, args...)
+	tw.buf = append(tw.buf, "}}"...)
+	tw.end()
+}
+
+// instant writes an instant event with scope "t" (thread) or "p" (process).
+func (tw *traceWriter) instant(tid int, scope, cat, name string, at int64, args string) {
+	tw.begin()
+	tw.buf = append(tw.buf, `{"ph":"i","s":"`...)
+	tw.buf = append(tw.buf, scope...)
+	tw.buf = append(tw.buf, `","pid":1,"tid":`...)
+	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
+	tw.buf = append(tw.buf, `,"cat":`...)
+	tw.buf = appendStr(tw.buf, cat)
+	tw.buf = append(tw.buf, `,"name":`...)
+	tw.buf = appendStr(tw.buf, name)
+	tw.buf = append(tw.buf, `,"ts":`...)
+	tw.buf = appendUs(tw.buf, at)
+	tw.buf = append(tw.buf, `,"args":{`...)
+	tw.buf = append(tw.buf, args...)
+	tw.buf = append(tw.buf, "}}"...)
+	tw.end()
+}
+
+func (tw *traceWriter) counter(name string, at int64, key string, v float64) {
+	tw.begin()
+	tw.buf = append(tw.buf, `{"ph":"C","pid":1,"tid":0,"name":`...)
+	tw.buf = appendStr(tw.buf, name)
+	tw.buf = append(tw.buf, `,"ts":`...)
+	tw.buf = appendUs(tw.buf, at)
+	tw.buf = append(tw.buf, `,"args":{`...)
+	tw.buf = appendStr(tw.buf, key)
+	tw.buf = append(tw.buf, ':')
+	tw.buf = strconv.AppendFloat(tw.buf, math.Round(v*100)/100, 'f', -1, 64)
+	tw.buf = append(tw.buf, "}}"...)
+	tw.end()
+}
+
+func jsonArg(key string, v any) string {
+	b, _ := json.Marshal(v)
+	return strconv.Quote(key) + ":" + string(b)
+}
+
+func (tw *traceWriter) event(ev source.Event) {
+	ft, isFrame := tw.ft.observe(ev)
+	switch e := ev.(type) {
+	case *source.Frame:
+		dur := ft.costNs
+		tid := tw.lane("w:"+e.Window, e.Window, e.VsyncNs, e.VsyncNs+dur, 1)
+		name, args := frameName(ft), ""
+		if isFrame {
+			args = jsonArg("cost_ms", roundMs(ft.costNs)) + "," + jsonArg("dropped", ft.dropped) + "," +
+				jsonArg("level", ft.level.String()) + "," + jsonArg("interval_ms", roundMs(ft.intervalNs))
+			if e.VsyncID != 0 {
+				args += "," + jsonArg("vsync_id", e.VsyncID)
+			}
+			if e.Flags != 0 {
+				args += "," + jsonArg("flags", e.Flags)
+			}
+		}
+		tw.slice(tid, "frame", name, e.VsyncNs, dur, args)
+	case *source.Message:
+		dur := int64(0)
+		if e.EndNs > e.StartNs {
+			dur = e.EndNs - e.StartNs
+		}
+		key, name, order := "main", "main thread", 0
+		if e.Thread != "" && e.Thread != "main" {
+			key, name, order = "t:"+e.Thread, e.Thread, 2
+		}
+		tid := tw.lane(key, name, e.StartNs, e.StartNs+dur, order)
+		args := jsonArg("what", e.What)
+		if e.EndNs == 0 {
+			args += "," + jsonArg("duration", "unknown")
+		}
+		tw.slice(tid, "looper", traceMsgName(e.Handler, e.Callback, e.What), e.StartNs, dur, args)
+	case *source.Skipped:
+		tid := tw.firstLane("main", "main thread", 0)
+		tw.instant(tid, "t", "choreographer", fmt.Sprintf("Skipped %d frames!", e.Frames), e.AtNs, jsonArg("frames", e.Frames))
+	case *source.SlowLooper:
+		tid := tw.firstLane("main", "main thread", 0)
+		name := fmt.Sprintf("Slow %s took %dms", e.Kind, e.Ms)
+		args := jsonArg("kind", e.Kind) + "," + jsonArg("ms", e.Ms)
+		if e.Handler != "" {
+			args += "," + jsonArg("handler", e.Handler) + "," + jsonArg("callback", e.Callback)
+		}
+		if e.What != nil {
+			args += "," + jsonArg("what", *e.What)
+		}
+		tw.instant(tid, "t", "looper", name, e.AtNs, args)
+	case *source.Gap:
+		tw.instant(0, "p", "gap", "gap: "+e.Reason, e.FromNs,
+			jsonArg("to_us", float64(e.ToNs)/1e3)+","+jsonArg("length_ms", roundMs(e.ToNs-e.FromNs)))
+	case *source.Notice:
+		if e.Level != source.LevelInfo || e.State != "" {
+			tw.instant(0, "p", "notice", e.Text, e.AtNs, jsonArg("level", e.Level)+","+jsonArg("state", e.State))
+		}
+	}
+}
+
+// roundMs converts ns to ms rounded to two decimals.
+func roundMs(ns int64) float64 { return math.Round(float64(ns)/1e4) / 100 }
+
+// frameName names a frame slice by its drop level and cost.
+func frameName(ft frameTime) string {
+	if !ft.costKnown {
+		return "frame (cost unknown)"
+	}
+	ms := strconv.FormatFloat(roundMs(ft.costNs), 'f', 1, 64)
+	switch {
+	case ft.intervalNs <= 0:
+		return "frame " + ms + " ms"
+	case ft.dropped == 0:
+		return "frame " + ms + " ms"
+	case ft.level == metrics.LevelBest:
+		return fmt.Sprintf("janky %d dropped · %s ms", ft.dropped, ms)
+	}
+	return fmt.Sprintf("%s %d dropped · %s ms", ft.level, ft.dropped, ms)
+}
+
+// traceMsgName names a Looper message as Android's Handler.getTraceName does in Perfetto:
+// "<Handler class>: <Callback class>" or "<Handler class>: #<what>"; fpstop adds "#what" after a
+// callback too, so messages of one handler stay apart.
+func traceMsgName(handler, callback string, what int) string {
+	if callback != "" && callback != "null" {
+		return fmt.Sprintf("%s: %s #%d", handler, callback, what)
+	}
+	return fmt.Sprintf("%s: #%d", handler, what)
+}
+
+// counters writes the FPS series.
+func (tw *traceWriter) counters(series []metrics.SlicePoint) {
+	for _, pt := range series {
+		if pt.Idle || math.IsNaN(pt.FPS) || math.IsInf(pt.FPS, 0) {
+			tw.counter("FPS", pt.StartNs, "fps", 0)
+			tw.counter("idle", pt.StartNs, "idle", 1)
+			continue
+		}
+		tw.counter("FPS", pt.StartNs, "fps", pt.FPS)
+		tw.counter("idle", pt.StartNs, "idle", 0)
+	}
+}

@@ -12,8 +12,9 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	s := &Snapshot{
 		Seq: p.seq, Session: p.session, State: p.state, StateText: p.stateText,
 		OriginNs: p.originNs, NowNs: p.endNs, RefreshHz: p.refreshHz,
-		TargetFPS: p.cfg.TargetFPS, SlowMs: p.SlowMs(),
-		Paired: p.msgs.paired, Unpaired: p.msgs.unpaired, Skipped: p.msgs.skipped,
+		TargetFPS: p.cfg.TargetFPS, SlowMs: p.SlowMs(), SliceNs: p.cfg.SliceNs,
+		DropThresholds: Thresholds(p.cfg.DropLevels, RateHz(p.currentInterval())),
+		Paired:         p.msgs.paired, Unpaired: p.msgs.unpaired, Skipped: p.msgs.skipped,
 		SlowLooper: p.msgs.slowList(), FramesLost: p.framesLost, LostKnown: p.lostKnown,
 		Warnings: p.warn.list(),
 	}
@@ -35,6 +36,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		s.Windows = append(s.Windows, WindowSnapshot{
 			Name: w.name, Process: w.process, Visible: w.visible,
 			Totals: w.agg.totals(lastIdx, lastLen, p.cfg.SliceNs, ser), Series: ser, LastNs: w.agg.lastFrameNs,
+			Histogram: w.agg.histogram(),
 		})
 	}
 
@@ -86,6 +88,11 @@ func phaseMs(r *recentFrame) *PhaseMs {
 }
 
 func (p *Pipeline) worstFrames() []WorstFrame {
+	for i := range p.worst {
+		if !p.worst[i].attributed {
+			p.attribute(&p.worst[i])
+		}
+	}
 	out := make([]WorstFrame, 0, len(p.worst))
 	for _, it := range p.worst {
 		msgs := it.msgs
@@ -100,8 +107,10 @@ func (p *Pipeline) worstFrames() []WorstFrame {
 	return out
 }
 
-// Report returns the headless report (DESIGN §7).
+// Report returns the headless report (DESIGN §7). It first releases Looper-derived frames still
+// held back while the vsync grid was being learned (the input has ended).
 func (p *Pipeline) Report(meta ReportMeta) *Report {
+	p.flushLooper()
 	lastIdx, lastLen := p.lastSlice()
 	a := p.total
 	elapsed := p.endNs - p.originNs

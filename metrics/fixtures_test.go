@@ -312,3 +312,22 @@ func TestNormalizeCallback(t *testing.T) {
 		}
 	}
 }
+
+func TestFramesLostWindowClosedBetweenPolls(t *testing.T) {
+	// poll 1 (baseline): main 100, popup 50, process 150.
+	// poll 2: main +60 all seen; the popup closed after 20 more frames nobody saw; the process
+	//   counter grew by 80 with 60 new rows → 20 lost that no window counter shows.
+	// poll 3: main +240 with 120 new rows (its ring overflowed: 120 lost); process +240, 120 new
+	//   rows → 120, already counted by the window → nothing more. Total 140.
+	p := NewPipeline(Config{})
+	p.Add(&source.Poll{AtNs: origin, Window: "main", Pid: 7, TotalFrames: 100, NewRows: 100})
+	p.Add(&source.Poll{AtNs: origin, Window: "popup", Pid: 7, TotalFrames: 50, NewRows: 50})
+	p.Add(&source.Poll{AtNs: origin, Pid: 7, Process: true, TotalFrames: 150, NewRows: 150})
+	p.Add(&source.Poll{AtNs: origin + 1e9, Window: "main", Pid: 7, TotalFrames: 160, NewRows: 60})
+	p.Add(&source.Poll{AtNs: origin + 1e9, Pid: 7, Process: true, TotalFrames: 230, NewRows: 60})
+	p.Add(&source.Poll{AtNs: origin + 2e9, Window: "main", Pid: 7, TotalFrames: 400, NewRows: 120})
+	p.Add(&source.Poll{AtNs: origin + 2e9, Pid: 7, Process: true, TotalFrames: 470, NewRows: 120})
+	if r := p.Report(ReportMeta{}); r.FramesLost == nil || *r.FramesLost != 140 {
+		t.Errorf("frames_lost = %v, want 140", r.FramesLost)
+	}
+}

@@ -236,7 +236,8 @@ func (t *messageTable) overlapping(from, to, offsetNs int64) []FrameMessage {
 		if ov <= 0 {
 			continue
 		}
-		out = append(out, FrameMessage{Handler: r.handler, Callback: r.callback, What: r.what, Ms: R2(float64(ov) / 1e6)})
+		out = append(out, FrameMessage{Handler: r.handler, Callback: r.callback, What: r.what,
+			WhatName: WhatName(r.handler, r.what), Ms: R2(float64(ov) / 1e6)})
 	}
 	return out
 }

@@ -118,6 +118,10 @@ type Pipeline struct {
 	warn       warnTable
 	framesLost int64
 	lostKnown  bool
+	// process-wide "Total frames rendered" per pid, and the window-level loss counted since
+	// that process's last poll
+	procTotals map[int]int64
+	windowLost map[int]int64
 
 	// frame-interval learning when neither rows nor the device say (modal spacing of vsyncs,
 	// 0.1 ms buckets from 4 to 44 ms)
@@ -128,6 +132,11 @@ type Pipeline struct {
 	assumedWarn  bool
 	thresholdsHz int64
 	thresholds   [4]int64
+
+	// Looper-derived frames (cost basis main_thread) and the logcat→gfxinfo clock alignment
+	// (gfxinfo+logcat); nil when the session does not need them.
+	looper  *LooperFrames
+	aligner *ClockAligner
 
 	seq uint64
 }
@@ -155,6 +164,7 @@ func (p *Pipeline) Reset() {
 	p.worst = nil
 	p.warn = warnTable{}
 	p.framesLost, p.lostKnown = 0, false
+	p.procTotals, p.windowLost = map[int]int64{}, map[int]int64{}
 	p.spacing = [400]int32{}
 	p.spacingSum = [400]int64{}
 	p.spacingN, p.learnedT = 0, 0
@@ -199,6 +209,9 @@ func (p *Pipeline) Add(ev source.Event) {
 				p.warn.add(fmt.Sprintf("refresh rate changed: %.0f Hz → %.0f Hz", p.refreshHz, e.Hz))
 			}
 			p.refreshHz = e.Hz
+			if p.looper != nil {
+				p.looper.SetInterval(int64(math.Round(1e9 / e.Hz)))
+			}
 		}
 		p.touch(e.AtNs)
 	case *source.Tick:
@@ -211,6 +224,9 @@ func (p *Pipeline) Add(ev source.Event) {
 		if e.State != "" {
 			p.state = e.State
 			p.stateText = e.Text
+			if e.State == source.StateEnded {
+				p.flushLooper()
+			}
 		}
 		if e.Level == source.LevelWarn || e.Level == source.LevelErr {
 			p.warn.add(e.Text)
@@ -222,9 +238,12 @@ func (p *Pipeline) Add(ev source.Event) {
 		if e.RefreshHz > 0 && p.refreshHz == 0 {
 			p.refreshHz = e.RefreshHz
 		}
+		p.setupSources()
 		if p.state == "" {
 			p.state = source.StateLive
 		}
+	case *source.Restart:
+		p.Reset()
 	case *source.Raw:
 		// raw text is for the recorder only
 	default:
@@ -333,6 +352,9 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 		p.warn.add("frames with impossible timestamps ignored")
 		return
 	}
+	if p.aligner != nil {
+		p.aligner.ObserveFrame(f)
+	}
 	w := p.window(f.Window, f.Process)
 	t := p.intervalFor(f, w)
 	w.lastVsync = f.VsyncNs
@@ -396,36 +418,118 @@ func (p *Pipeline) attribute(it *worstItem) {
 	if p.msgs.rlen == 0 {
 		return
 	}
-	msgs := p.msgs.overlapping(it.vsync, it.mainEnd, 0)
+	shift, ok := p.msgShift()
+	if !ok {
+		return
+	}
+	msgs := p.msgs.overlapping(it.vsync, it.mainEnd, shift)
 	if len(msgs) > 0 {
 		it.msgs = msgs
 		it.attributed = true
 	}
 }
 
-func (p *Pipeline) addMessage(m *source.Message) {
-	p.touch(m.StartNs)
-	p.touch(m.EndNs)
-	p.msgs.add(m, p.originNs)
-	// Worst frames that arrived before their messages are attributed late.
-	for i := range p.worst {
-		it := &p.worst[i]
-		if !it.attributed && m.EndNs > it.vsync && m.StartNs < it.mainEnd {
-			p.attribute(it)
+// msgShift is what to add to a message time to put it on the frame clock: 0 when both come
+// from one clock, minus the estimated logcat offset for gfxinfo+logcat (ok false until known).
+func (p *Pipeline) msgShift() (int64, bool) {
+	if p.aligner == nil {
+		return 0, true
+	}
+	off, ok := p.aligner.Offset()
+	return -off, ok
+}
+
+// setupSources prepares what the session's source needs: Looper-derived frames when it has no
+// frame source, clock alignment when frames and messages come from two clocks.
+func (p *Pipeline) setupSources() {
+	switch {
+	case p.session.Source == source.KindGfxinfoLogcat:
+		if p.aligner == nil {
+			p.aligner = NewClockAligner()
+		}
+		p.looper = nil
+	case p.session.CostBasis == source.CostMainThread:
+		if p.looper == nil {
+			var t int64
+			if p.refreshHz > 0 {
+				t = int64(math.Round(1e9 / p.refreshHz))
+			}
+			p.looper = NewLooperFrames(t)
+			if p.session.Package != "" && p.session.Pid > 0 {
+				p.looper.SetProcessName(p.session.Pid, p.session.Package)
+			}
 		}
 	}
 }
 
+// flushLooper releases Looper-derived frames held back while the vsync grid was being learned.
+func (p *Pipeline) flushLooper() {
+	if p.looper == nil {
+		return
+	}
+	for _, f := range p.looper.Flush() {
+		f := f
+		p.addFrame(&f)
+	}
+}
+
+func (p *Pipeline) addMessage(m *source.Message) {
+	shift, ok := p.msgShift()
+	if p.aligner != nil {
+		p.aligner.ObserveMessage(m)
+	}
+	if ok {
+		p.touch(m.StartNs + shift)
+		if m.EndNs > 0 {
+			p.touch(m.EndNs + shift)
+		}
+	}
+	p.msgs.add(m, p.originNs-shift)
+	if p.looper != nil {
+		for _, f := range p.looper.Message(m) {
+			f := f
+			p.addFrame(&f)
+		}
+	}
+	// Worst frames that arrived before their messages are attributed late.
+	if ok {
+		for i := range p.worst {
+			it := &p.worst[i]
+			if !it.attributed && m.EndNs+shift > it.vsync && m.StartNs+shift < it.mainEnd {
+				p.attribute(it)
+			}
+		}
+	}
+}
+
+// addPoll turns "Total frames rendered" deltas into frames_lost: per window, the counter's
+// growth less the rows not seen before; per process (Process set), the same over all its windows,
+// which also catches the frames of windows that closed between two polls. A poll's loss is the
+// larger of its windows' sum and its process's; a counter that goes down (app restarted) is
+// re-based, and a loss is never negative (rows can outnumber the counter).
 func (p *Pipeline) addPoll(e *source.Poll) {
 	p.touch(e.AtNs)
 	if e.TotalFrames < 0 {
 		return
 	}
-	w := p.window(e.Window, "")
 	p.lostKnown = true
+	if e.Process {
+		last, ok := p.procTotals[e.Pid]
+		if ok && e.TotalFrames >= last {
+			if lost := (e.TotalFrames - last) - int64(e.NewRows); lost > p.windowLost[e.Pid] {
+				p.framesLost += lost - p.windowLost[e.Pid]
+			}
+		}
+		p.procTotals[e.Pid] = e.TotalFrames
+		p.windowLost[e.Pid] = 0
+		return
+	}
+	w := p.window(e.Window, "")
+	w.visible = !e.Hidden
 	if w.lastTotal >= 0 && e.TotalFrames >= w.lastTotal {
 		if lost := (e.TotalFrames - w.lastTotal) - int64(e.NewRows); lost > 0 {
 			p.framesLost += lost
+			p.windowLost[e.Pid] += lost
 		}
 	}
 	w.lastTotal = e.TotalFrames

@@ -167,6 +167,7 @@ type FrameMessage struct {
 	Handler  string `json:"handler"`
 	Callback string `json:"callback"`
 	What     int    `json:"what"`
+	WhatName string `json:"what_name,omitempty"`
 	Ms       R2     `json:"ms"`
 }
 

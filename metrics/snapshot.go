@@ -57,6 +57,8 @@ type WindowSnapshot struct {
 	Totals  Totals
 	Series  []SlicePoint // oldest first, at most SeriesLen
 	LastNs  int64        // vsync of its newest frame
+	// Histogram is the window's own Android-bucket histogram (non-empty buckets).
+	Histogram []HistogramBucket
 }
 
 // MessageSnapshot is one slow message signature.
@@ -84,6 +86,11 @@ type Snapshot struct {
 	// Target FPS the current value is coloured against.
 	TargetFPS float64
 	SlowMs    float64
+	// SliceNs is the length of one slice of the FPS series.
+	SliceNs int64
+	// DropThresholds are the NORMAL, MIDDLE, HIGH, FROZEN thresholds in dropped vsyncs at the
+	// current refresh rate (Matrix's 60 Hz counts scaled, DESIGN §4).
+	DropThresholds [4]int64
 
 	Totals     Totals
 	Series     []SlicePoint // whole-run FPS series, oldest first

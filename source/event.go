@@ -212,10 +212,14 @@ func (a *AndroidSummary) At() int64 { return a.AtNs }
 
 // Poll is what one gfxinfo poll saw of one window: Android's "Total frames rendered" counter and
 // how many rows were new (not seen in an earlier poll). metrics turns the deltas into frames_lost.
+// A Poll with Process set is the process-wide counter (which keeps counting the frames of
+// windows that went away between polls), sent after the polls of that process's windows.
 type Poll struct {
 	AtNs   int64  `json:"at_ns"`
 	Window string `json:"window"`
 	Pid    int    `json:"pid,omitempty"`
+	// Process marks the process-wide counter (Window is then empty).
+	Process bool `json:"process,omitempty"`
 	// TotalFrames is the window's "Total frames rendered" counter, -1 when not printed.
 	TotalFrames int64 `json:"total_frames"`
 	Rows        int   `json:"rows"`
@@ -223,6 +227,9 @@ type Poll struct {
 	// FirstRowVsyncNs is the oldest row's IntendedVsync; when it is newer than the newest row seen
 	// by the previous poll, the ring overflowed in between.
 	FirstRowVsyncNs int64 `json:"first_row_vsync_ns,omitempty"`
+	// Hidden is set when the window's view root is not visible (gfxinfo's "(visibility=4)"
+	// INVISIBLE or "(visibility=8)" GONE): its frames are kept, the window is marked.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // At implements Event.
@@ -340,3 +347,12 @@ type Raw struct {
 
 // At implements Event.
 func (r *Raw) At() int64 { return r.AtNs }
+
+// Restart says the source starts over from its beginning (a replay seeking backwards): the
+// consumer drops what it computed so far. It is not written to recordings.
+type Restart struct {
+	AtNs int64
+}
+
+// At implements Event.
+func (r *Restart) At() int64 { return r.AtNs }

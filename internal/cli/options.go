@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/fpstop/fpstop/device"
 	"github.com/fpstop/fpstop/metrics"
 )
 
@@ -51,6 +52,8 @@ type Options struct {
 	Reset            bool
 	SetSlowThreshold int
 
+	gateFPSSet, gateJankSet bool
+
 	Config string
 	Debug  bool
 
@@ -67,7 +70,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AdbHost, "adb-host", "", "adb server host (default localhost, or $ADB_SERVER_SOCKET)")
 	fs.IntVar(&o.AdbPort, "adb-port", 0, "adb server port (default 5037, or $ADB_SERVER_SOCKET)")
 	fs.DurationVar(&o.Interval, "interval", 0, "gfxinfo poll interval (default: adaptive to the refresh rate)")
-	fs.DurationVar(&o.Refresh, "refresh", 250*time.Millisecond, "screen refresh period")
+	fs.DurationVar(&o.Refresh, "refresh", defaultRefresh, "screen refresh period")
 	fs.StringVar(&o.Scenario, "scenario", "demo", "simulator scenario: demo, smooth, janky, frozen, stress (implies --source sim)")
 	fs.Float64Var(&o.Hz, "hz", 60, "simulator refresh rate in Hz (implies --source sim)")
 	fs.Int64Var(&o.Seed, "seed", 1, "simulator seed (implies --source sim)")
@@ -86,8 +89,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Theme, "theme", "dark", "colour theme: dark, light, high-contrast, colorblind, or a user theme")
 	fs.StringVar(&o.Color, "color", "auto", "colour output: auto, always, never (NO_COLOR is honoured)")
 	fs.BoolVar(&o.NoMouse, "no-mouse", false, "do not capture the mouse")
-	fs.Float64Var(&o.FailUnderFPS, "fail-under-fps", 0, "gate: exit 1 when fps is below N")
-	fs.Float64Var(&o.MaxJankPct, "max-jank-pct", 0, "gate: exit 1 when the janky-frame share exceeds P %")
+	bindGates(fs, o)
 	fs.BoolVar(&o.Reset, "reset", false, "send gfxinfo 'reset' with each poll (wipes the app's counters for everyone)")
 	fs.IntVar(&o.SetSlowThreshold, "set-slow-threshold", 0, "run 'setprop log.looper.<uid>.main.slow MS' on the device (restart the app after)")
 	fs.StringVar(&o.Config, "config", "", "config file (default $FPSTOP_CONFIG or the user config dir)")
@@ -96,8 +98,9 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 
 var validSources = []string{"auto", "sim", "gfxinfo", "logcat", "gfxinfo+logcat"}
 
-// validate checks flag values and their combinations; changed reports whether a flag was set.
-func (o *Options) validate(changed func(string) bool) error {
+// validate checks flag values and their combinations. changed reports whether a flag was given
+// on the command line (only that implies the simulator); set also counts the config file.
+func (o *Options) validate(changed, set func(string) bool) error {
 	ok := false
 	for _, s := range validSources {
 		if o.Source == s {
@@ -107,6 +110,7 @@ func (o *Options) validate(changed func(string) bool) error {
 	if !ok {
 		return usageErr("--source %q: want one of %s", o.Source, strings.Join(validSources, ", "))
 	}
+	o.gateFPSSet, o.gateJankSet = set("fail-under-fps"), set("max-jank-pct")
 	o.simImplied = changed("scenario") || changed("hz") || changed("seed")
 	if o.simImplied {
 		switch o.Source {
@@ -160,6 +164,14 @@ func (o *Options) validate(changed func(string) bool) error {
 	default:
 		return usageErr("--color %q: want auto, always or never", o.Color)
 	}
+	if o.Package != "" {
+		if err := device.ValidPackage(o.Package); err != nil {
+			return usageErr("--package: %v", err)
+		}
+	}
+	if o.Serial != "" && strings.ContainsAny(o.Serial, "\x00\n\r") {
+		return usageErr("--serial %q: not a device serial", o.Serial)
+	}
 	lv, err := metrics.ParseDropLevels(o.DropLevels)
 	if err != nil {
 		return usageErr("--%v", err)
@@ -179,3 +191,11 @@ func (o *Options) metricsConfig() metrics.Config {
 func (o *Options) String() string {
 	return fmt.Sprintf("source=%s input=%q serial=%q package=%q", o.Source, o.Input, o.Serial, o.Package)
 }
+
+// bindGates adds the CI gate flags (main command and `report`).
+func bindGates(fs *pflag.FlagSet, o *Options) {
+	fs.Float64Var(&o.FailUnderFPS, "fail-under-fps", 0, "gate: exit 1 when fps is below N (a run without frames fails)")
+	fs.Float64Var(&o.MaxJankPct, "max-jank-pct", 0, "gate: exit 1 when the janky-frame share exceeds P % (a run without frames fails)")
+}
+
+const defaultRefresh = 250 * time.Millisecond

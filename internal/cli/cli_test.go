@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fpstop/fpstop/internal/buildinfo"
+	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/metrics"
+)
+
+// run invokes the command line in-process and returns stdout, stderr and the exit status.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string {
+			if k == "FPSTOP_CONFIG" || k == "XDG_CONFIG_HOME" {
+				return "" // never read the developer's config in tests
+			}
+			return os.Getenv(k)
+		},
+		Build: buildinfo.Info{Version: "test", Commit: "c", Date: "d", GoVersion: "go", Platform: "p"}}
+	t.Setenv("HOME", t.TempDir()) // user config/cache dirs inside the test
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	code := Main(context.Background(), args, env)
+	return out.String(), errb.String(), code
+}
+
+func decode(t *testing.T, s string) metrics.Report {
+	t.Helper()
+	var r metrics.Report
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, s)
+	}
+	return r
+}
+
+// TestHeadlessSimMatchesTruth is issue 2's acceptance check: the headless report of a
+// simulator run agrees with what its --truth file gives by DESIGN §4.
+func TestHeadlessSimMatchesTruth(t *testing.T) {
+	dir := t.TempDir()
+	truth := filepath.Join(dir, "t.jsonl")
+	out, errs, code := run(t, "", "--source", "sim", "--scenario", "janky", "--hz", "120", "--seed", "7",
+		"--headless", "--duration", "60s", "--speed", "0", "--json", "--truth", truth)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decode(t, out)
+	f, err := os.Open(truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ref, err := reference.FromTruth(f, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Frames != ref.Frames || r.JankyFrames != ref.Janky || ref.Frames < 1000 {
+		t.Errorf("frames %d janky %d; truth %d and %d", r.Frames, r.JankyFrames, ref.Frames, ref.Janky)
+	}
+	got := [5]int64{r.DropLevels.Best, r.DropLevels.Normal, r.DropLevels.Middle, r.DropLevels.High, r.DropLevels.Frozen}
+	if got != ref.Levels {
+		t.Errorf("drop levels %v; truth %v", got, ref.Levels)
+	}
+	if r.FPS == nil || math.Abs(float64(*r.FPS)-ref.FPS) > 0.01 {
+		t.Errorf("fps %v; truth %.3f", r.FPS, ref.FPS)
+	}
+	if r.Source != "sim" || r.RefreshHz == nil || float64(*r.RefreshHz) != 120 || float64(r.DurationS) != 60 {
+		t.Errorf("source %q refresh %v duration %v", r.Source, r.RefreshHz, r.DurationS)
+	}
+	// The same seed gives the same report.
+	out2, _, _ := run(t, "", "--scenario", "janky", "--hz", "120", "--seed", "7", "--headless", "--duration", "60s", "--speed", "0", "--json")
+	if out2 != out {
+		t.Errorf("same seed, different report")
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	empty := t.TempDir()
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"bad source", []string{"--source", "bogus", "--headless"}, ExitUsage, "--source"},
+		{"bad hz", []string{"--hz", "1000", "--headless"}, ExitUsage, "--hz"},
+		{"unknown flag", []string{"--nope"}, ExitUsage, "unknown flag"},
+		{"json without headless", []string{"--json"}, ExitUsage, "--json"},
+		{"sim flags with gfxinfo", []string{"--source", "gfxinfo", "--hz", "90", "--headless"}, ExitUsage, "simulator"},
+		{"bad drop levels", []string{"--drop-levels", "9,3,24,42", "--headless", "--source", "sim"}, ExitUsage, "increase"},
+		{"hostile package", []string{"-p", "com.x;rm -rf /", "--headless"}, ExitUsage, "--package"},
+		{"hostile package 2", []string{"-p", "$(reboot)", "--headless"}, ExitUsage, "--package"},
+		{"missing input", []string{"--input", filepath.Join(empty, "nope.txt"), "--headless"}, ExitRuntime, "cannot read input"},
+		{"empty input", []string{"--input", "-", "--headless"}, ExitRuntime, "empty"},
+		{"gate fails", []string{"--scenario", "janky", "--headless", "--duration", "5s", "--speed", "0", "--fail-under-fps", "1000"}, ExitGate, "gate failed"},
+		{"jank gate fails", []string{"--scenario", "janky", "--headless", "--duration", "5s", "--speed", "0", "--max-jank-pct", "1"}, ExitGate, "jank"},
+		{"gates pass", []string{"--scenario", "smooth", "--headless", "--duration", "5s", "--speed", "0", "--fail-under-fps", "30", "--max-jank-pct", "50"}, ExitOK, ""},
+		{"dashboard needs a terminal", []string{"--source", "sim"}, ExitUsage, "terminal"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, errs, code := run(t, "", c.args...)
+			if code != c.code || !strings.Contains(errs, c.msg) {
+				t.Errorf("exit %d (want %d), stderr %q (want it to mention %q)", code, c.code, errs, c.msg)
+			}
+			if c.code != ExitOK && strings.Count(strings.TrimSpace(errs), "\n") > 2 {
+				t.Errorf("errors are one clear sentence, got %q", errs)
+			}
+		})
+	}
+}
+
+// TestHeadlessNeedsDevice: in headless mode `auto` without a device is an error, never the
+// simulator (CI must not pass on simulated data). adb is kept off PATH and the server port is
+// one nothing listens on, so no real adb server is touched.
+func TestHeadlessNeedsDevice(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("ADB_SERVER_SOCKET", "")
+	_, errs, code := run(t, "", "--headless", "--adb-port", "1", "--duration", "1s")
+	if code != ExitRuntime || !strings.Contains(errs, "device") {
+		t.Errorf("exit %d stderr %q: want 3 and a message about the device", code, errs)
+	}
+}
+
+// TestInputRealdata runs `--input FILE --headless --json` on every real capture: a report or
+// one clear error, never a crash; gfxinfo captures with windows carry Android's own numbers.
+func TestInputRealdata(t *testing.T) {
+	for _, sub := range []string{"gfxinfo", "logcat"} {
+		for _, f := range realdata.Files(t, sub) {
+			t.Run(sub+"/"+filepath.Base(f), func(t *testing.T) {
+				out, errs, code := run(t, "", "--input", f, "--headless", "--json")
+				if code != ExitOK {
+					if code != ExitRuntime || strings.Count(strings.TrimSpace(errs), "\n") > 0 || errs == "" {
+						t.Fatalf("exit %d, stderr %q", code, errs)
+					}
+					return
+				}
+				r := decode(t, out)
+				if r.Source != sub {
+					t.Errorf("detected as %q", r.Source)
+				}
+			})
+		}
+	}
+}
+
+func TestRecordReportExport(t *testing.T) {
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "run.jsonl.gz")
+	live, errs, code := run(t, "", "--scenario", "demo", "--hz", "90", "--headless", "--duration", "20s", "--speed", "0", "--json", "--record", rec)
+	if code != ExitOK {
+		t.Fatalf("record: exit %d %s", code, errs)
+	}
+	// refuses to overwrite
+	if _, errs, code := run(t, "", "--scenario", "demo", "--headless", "--duration", "1s", "--speed", "0", "--record", rec); code != ExitUsage || !strings.Contains(errs, "exists") {
+		t.Errorf("overwrite: exit %d %q", code, errs)
+	}
+	rep, errs, code := run(t, "", "report", rec)
+	if code != ExitOK {
+		t.Fatalf("report: exit %d %s", code, errs)
+	}
+	a, b := decode(t, live), decode(t, rep)
+	a.DurationS, b.DurationS = 0, 0
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("report of the recording differs from the live report:\nlive   %s\nreport %s", ja, jb)
+	}
+	md, _, code := run(t, "", "report", rec, "--format", "md")
+	if code != ExitOK || !strings.Contains(md, "|") {
+		t.Errorf("md report: exit %d\n%s", code, md)
+	}
+	if _, errs, code := run(t, "", "report", rec, "--fail-under-fps", "1000"); code != ExitGate {
+		t.Errorf("report gate: exit %d %s", code, errs)
+	}
+	csv, _, code := run(t, "", "report", rec, "--format", "csv")
+	if code != ExitOK || strings.Count(csv, "\n") != int(b.Frames)+1 {
+		t.Errorf("csv: exit %d, %d lines for %d frames", code, strings.Count(csv, "\n"), b.Frames)
+	}
+	trace := filepath.Join(dir, "trace.json")
+	if _, errs, code := run(t, "", "export", rec, "--trace", trace); code != ExitOK {
+		t.Fatalf("export: exit %d %s", code, errs)
+	}
+	var tr struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	raw, _ := os.ReadFile(trace)
+	if err := json.Unmarshal(raw, &tr); err != nil || len(tr.TraceEvents) < int(b.Frames) {
+		t.Errorf("trace: %v, %d events", err, len(tr.TraceEvents))
+	}
+	// --input on a recording replays it
+	in, errs, code := run(t, "", "--input", rec, "--headless", "--json", "--speed", "0")
+	if code != ExitOK || decode(t, in).Frames != b.Frames {
+		t.Errorf("--input recording: exit %d %s", code, errs)
+	}
+}
+
+func TestVersionAndMan(t *testing.T) {
+	out, _, code := run(t, "", "version")
+	if code != 0 || !strings.Contains(out, "fpstop test (commit c") {
+		t.Errorf("version: %d %q", code, out)
+	}
+	out, _, code = run(t, "", "--version")
+	if code != 0 || !strings.Contains(out, "fpstop test") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	out, _, code = run(t, "", "man")
+	if code != 0 || !strings.Contains(out, ".TH FPSTOP") {
+		t.Errorf("man: %d %q", code, out[:min(200, len(out))])
+	}
+	out, _, code = run(t, "", "completion", "bash")
+	if code != 0 || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion: %d", code)
+	}
+}
+
+func TestDetectKind(t *testing.T) {
+	for in, want := range map[string]inputKind{
+		"Applications Graphics Acceleration Info:\nUptime: 1": inputGfxinfo,
+		"\xef\xbb\xbf---PROFILEDATA---\n":                     inputGfxinfo,
+		"0,1,2,3,4,5,6,7,8,9,10,11,12,13,\n":                  inputGfxinfo,
+		`{"type":"header","format":1}`:                        inputRecording,
+		"\x1f\x8b\x08":                                        inputRecording,
+		"05-18 00:42:29.500  123  123 D Looper  : >>>>> Dispatching to Handler (a) {1} null: 0":                                                                                                                       inputLogcat,
+		"\xff\xfeA\x00p\x00p\x00l\x00i\x00c\x00a\x00t\x00i\x00o\x00n\x00s\x00 \x00G\x00r\x00a\x00p\x00h\x00i\x00c\x00s\x00 \x00A\x00c\x00c\x00e\x00l\x00e\x00r\x00a\x00t\x00i\x00o\x00n\x00 \x00I\x00n\x00f\x00o\x00": inputGfxinfo,
+	} {
+		if got := detectKind([]byte(in)); got != want {
+			t.Errorf("detectKind(%q) = %s, want %s", in[:min(30, len(in))], got, want)
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
+)
+
+// gateFPS and gateJank turn the gate flags into record.Gate's arguments (unset = off).
+func (a *app) gateFPS() float64 {
+	if !a.opts.gateFPSSet {
+		return record.GateOff
+	}
+	return a.opts.FailUnderFPS
+}
+
+func (a *app) gateJank() float64 {
+	if !a.opts.gateJankSet {
+		return record.GateOff
+	}
+	return a.opts.MaxJankPct
+}
+
+// replaySource opens a recording as a source.
+func (a *app) replaySource(path string, speed float64) (*opened, error) {
+	rp, err := record.NewReplay(path, record.ReplayOptions{Speed: speed})
+	if err != nil {
+		return nil, runtimeErr(err)
+	}
+	return &opened{src: rp, kind: string(rp.Header().Source)}, nil
+}
+
+func (a *app) replayCmd() *cobra.Command {
+	var follow bool
+	c := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "the dashboard driven by a recording (space pause, ←/→ seek 10 s, +/- speed, home/end)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.prepare(cmd); err != nil {
+				return err
+			}
+			a.startLog()
+			if !a.env.StdoutIsTerminal {
+				return usageErr("replay needs a terminal: use `fpstop report %s` in scripts", args[0])
+			}
+			speed := a.opts.Speed
+			if speed == 0 {
+				speed = 1
+			}
+			rp, err := record.NewReplay(args[0], record.ReplayOptions{Speed: speed, Follow: follow, StayAtEnd: true})
+			if err != nil {
+				return runtimeErr(err)
+			}
+			a.opts.Input = args[0]
+			op := &opened{src: rp, kind: string(rp.Header().Source), note: "replay of " + args[0]}
+			return a.runScreen(cmd.Context(), op, rp.Control())
+		},
+	}
+	fs := c.Flags()
+	fs.Float64Var(&a.opts.Speed, "speed", 1, "playback speed (0.25 to 16)")
+	fs.BoolVar(&follow, "follow", false, "keep following an uncompressed recording that is still being written")
+	a.bindScreenFlags(c)
+	return c
+}
+
+// bindScreenFlags adds the flags that shape the screen and the numbers to a subcommand.
+func (a *app) bindScreenFlags(c *cobra.Command) {
+	fs := c.Flags()
+	fs.StringVar(&a.opts.Theme, "theme", "dark", "colour theme")
+	fs.StringVar(&a.opts.Color, "color", "auto", "colour output: auto, always, never")
+	fs.BoolVar(&a.opts.NoMouse, "no-mouse", false, "do not capture the mouse")
+	fs.DurationVar(&a.opts.Refresh, "refresh", defaultRefresh, "screen refresh period")
+	a.bindMetricsFlags(c)
+}
+
+// bindMetricsFlags adds the flags that change the numbers.
+func (a *app) bindMetricsFlags(c *cobra.Command) {
+	fs := c.Flags()
+	fs.Float64Var(&a.opts.TargetFPS, "target-fps", 55, "FPS target the current value is coloured against")
+	fs.Float64Var(&a.opts.SlowMs, "slow-ms", 0, "list messages whose max reaches this many ms (default: one frame interval)")
+	fs.StringVar(&a.opts.DropLevels, "drop-levels", "3,9,24,42", "NORMAL,MIDDLE,HIGH,FROZEN thresholds in 60 Hz frames")
+}
+
+func (a *app) reportCmd() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "report FILE",
+		Short: "summarise a recording: json (the headless report), md (for a pull request), csv (one row per frame)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.prepare(cmd); err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			meta := metrics.ReportMeta{Version: a.env.Build.Version}
+			switch strings.ToLower(format) {
+			case "csv":
+				if err := record.WriteCSV(out, args[0]); err != nil {
+					return runtimeErr(err)
+				}
+				return nil
+			case "md", "markdown":
+				rep, series, err := record.ReportSeries(args[0], a.cfg(), meta)
+				if err != nil {
+					return runtimeErr(err)
+				}
+				if err := record.WriteMarkdownSeries(out, rep, series); err != nil {
+					return runtimeErr(err)
+				}
+				return a.gateReport(rep)
+			case "json":
+				rep, err := record.Report(args[0], a.cfg(), meta)
+				if err != nil {
+					return runtimeErr(err)
+				}
+				if err := writeJSON(out, rep); err != nil {
+					return runtimeErr(err)
+				}
+				return a.gateReport(rep)
+			default:
+				return usageErr("--format %q: want json, md or csv", format)
+			}
+		},
+	}
+	c.Flags().StringVar(&format, "format", "json", "json, md or csv")
+	bindGates(c.Flags(), &a.opts)
+	a.bindMetricsFlags(c)
+	return c
+}
+
+func (a *app) gateReport(rep *metrics.Report) error {
+	if f := record.Gate(rep, a.gateFPS(), a.gateJank()); len(f) > 0 {
+		return &gateErr{failures: f}
+	}
+	return nil
+}
+
+func (a *app) exportCmd() *cobra.Command {
+	var trace string
+	c := &cobra.Command{
+		Use:   "export FILE --trace OUT.json",
+		Short: "export a recording as Chrome trace-event JSON for Perfetto UI and chrome://tracing",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if trace == "" {
+				return usageErr("export needs --trace OUT.json")
+			}
+			f, err := createFile(trace, a.opts.Force)
+			if err != nil {
+				return runtimeErr(err)
+			}
+			if err := record.ExportTrace(f, args[0]); err != nil {
+				f.Close()
+				os.Remove(trace)
+				return runtimeErr(err)
+			}
+			if err := f.Close(); err != nil {
+				return runtimeErr(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n", trace)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&trace, "trace", "", "output file (Chrome trace-event JSON)")
+	c.Flags().BoolVar(&a.opts.Force, "force", false, "overwrite OUT.json")
+	return c
+}

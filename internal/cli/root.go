@@ -1,0 +1,188 @@
+// Package cli is fpstop's command line: flags and subcommands, source selection (DESIGN §7),
+// the headless run and the dashboard's wiring. main.go only calls Main.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fpstop/fpstop/internal/buildinfo"
+	"github.com/fpstop/fpstop/internal/logging"
+	"github.com/fpstop/fpstop/metrics"
+)
+
+// Env is what the command line runs with: streams, environment and build information. Tests
+// substitute every field.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Build          buildinfo.Info
+	// StdinIsTerminal / StdoutIsTerminal say whether the dashboard can run.
+	StdoutIsTerminal bool
+}
+
+// app is one invocation.
+type app struct {
+	env        Env
+	opts       Options
+	log        *slog.Logger
+	logPath    string
+	configPath string
+	closers    []func() error
+}
+
+// Main runs fpstop with args (without the program name) and returns the exit status.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	a := &app{env: env, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(ctx)
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		_ = a.closers[i]()
+	}
+	if a.opts.Debug && a.logPath != "" {
+		fmt.Fprintf(env.Stderr, "log: %s\n", a.logPath)
+	}
+	if err == nil {
+		return ExitOK
+	}
+	code := codeOf(err)
+	if code == ExitOK {
+		code = ExitRuntime
+	}
+	var ge *gateErr
+	if errors.As(err, &ge) {
+		for _, f := range ge.failures {
+			fmt.Fprintf(env.Stderr, "fpstop: gate failed: %s\n", f)
+		}
+		return ExitGate
+	}
+	if isFlagError(err) {
+		code = ExitUsage
+	}
+	fmt.Fprintf(env.Stderr, "fpstop: %s\n", oneSentence(err))
+	return code
+}
+
+func isFlagError(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "invalid argument", "flag needs an argument",
+		"unknown command", "accepts ", "requires at least", "requires exactly", "bad flag syntax"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneSentence keeps the first line of an error and ends it like a sentence.
+func oneSentence(err error) string {
+	s := strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])
+	if s != "" && !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, ")") {
+		s += "."
+	}
+	return s
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "fpstop",
+		Short: "top for Android frame rate",
+		Long: `fpstop shows, live, how smoothly an Android app renders: FPS per window, dropped frames by
+severity, and the main-thread messages that caused the stutter. It reads a phone over adb
+(dumpsys gfxinfo framestats, logcat Looper lines), a captured file, a recording, or its built-in
+vsync simulator, which it shows when no device is connected.`,
+		Example: `  fpstop                                  # the dashboard: the device's foreground app, or the simulator
+  fpstop -p com.example.app               # a given app on the only device
+  fpstop --scenario janky --hz 120        # the simulator
+  fpstop --headless --duration 30s --json --fail-under-fps 55 --max-jank-pct 5
+  adb logcat -v threadtime | fpstop --source logcat --input -
+  fpstop report run.jsonl.gz --format md`,
+		Version:       a.env.Build.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE:          a.runMain,
+	}
+	root.SetVersionTemplate(a.env.Build.String() + "\n")
+	a.opts.bind(root.Flags())
+	root.Flags().SortFlags = false
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v (see fpstop --help)", err)
+	})
+	root.AddCommand(a.versionCmd())
+	for _, c := range a.extraCommands() {
+		root.AddCommand(c)
+	}
+	return root
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "version",
+		Short: "print version, commit, build date and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), a.env.Build)
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), a.env.Build.String())
+			return err
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return c
+}
+
+// startLog opens the log file (never the terminal).
+func (a *app) startLog() {
+	path, err := logging.DefaultPath()
+	if err != nil {
+		return
+	}
+	lg, closeFn, err := logging.Open(path, a.opts.Debug)
+	a.log = lg
+	a.logPath = path
+	a.closers = append(a.closers, closeFn)
+	if err != nil {
+		a.logPath = ""
+	}
+}
+
+func (a *app) runMain(cmd *cobra.Command, _ []string) error {
+	if err := a.prepare(cmd); err != nil {
+		return err
+	}
+	a.startLog()
+	a.log.Info("start", "version", a.env.Build.Version, "opts", a.opts.String())
+	if a.opts.Headless {
+		return a.headless(cmd.Context())
+	}
+	return a.dashboard(cmd.Context())
+}
+
+func (a *app) cfg() metrics.Config { return a.opts.metricsConfig() }
+
+// prepare applies the config file to the command's flags and validates them.
+func (a *app) prepare(cmd *cobra.Command) error {
+	if err := a.loadConfig(cmd.Flags()); err != nil {
+		return err
+	}
+	fs := cmd.Flags()
+	return a.opts.validate(fs.Changed, func(name string) bool { return flagSet(fs, name) })
+}

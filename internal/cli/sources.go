@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/gfxinfo"
+	"github.com/fpstop/fpstop/source/logcat"
+	"github.com/fpstop/fpstop/source/sim"
+)
+
+// opened is a source ready to run, with what the screen and report say about it.
+type opened struct {
+	src  source.Source
+	kind string // the --source it runs as
+	// live is true for a device: the report's duration is the wall time of the run.
+	live bool
+	// virtual is true when the source ends by itself at --duration (the simulator).
+	virtual bool
+	// note is shown on screen (e.g. why the simulator runs).
+	note string
+	// device picking left to the dashboard (several devices, no serial)
+	needPick bool
+}
+
+// simSource builds the simulator from the flags; truth is written to --truth.
+func (a *app) simSource(note string) (*opened, error) {
+	s, err := sim.New(sim.Config{Scenario: a.opts.Scenario, Hz: a.opts.Hz, Seed: a.opts.Seed,
+		Speed: a.opts.Speed, Duration: a.opts.Duration})
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if a.opts.Truth != "" {
+		f, err := createFile(a.opts.Truth, a.opts.Force)
+		if err != nil {
+			return nil, runtimeErr(err)
+		}
+		s.SetTruth(f)
+		a.closers = append(a.closers, f.Close)
+	}
+	return &opened{src: s, kind: "sim", virtual: true, note: note}, nil
+}
+
+// inputSource reads --input: a gfxinfo dump, logcat text or a recording, detected from the
+// content unless --source says.
+func (a *app) inputSource() (*opened, error) {
+	br, c, kind, err := openInput(a.opts.Input, a.env.Stdin)
+	if err != nil {
+		return nil, runtimeErr(err)
+	}
+	a.closers = append(a.closers, c.Close)
+	switch a.opts.Source {
+	case "gfxinfo":
+		kind = inputGfxinfo
+	case "logcat":
+		kind = inputLogcat
+	case "gfxinfo+logcat":
+		return nil, usageErr("--source gfxinfo+logcat needs a device; for files, run fpstop once per capture")
+	}
+	switch kind {
+	case inputGfxinfo:
+		return &opened{src: gfxinfo.FromReader(br, a.opts.Input), kind: "gfxinfo"}, nil
+	case inputLogcat:
+		return &opened{src: logcat.FromReader(br, logcat.Options{Name: a.opts.Input, Package: a.opts.Package, Raw: a.opts.RecordRaw}), kind: "logcat"}, nil
+	default:
+		if a.opts.Input == "-" {
+			return nil, usageErr("a recording cannot be read from stdin: pass its file name (or use fpstop replay FILE)")
+		}
+		return a.replaySource(a.opts.Input, a.opts.Speed)
+	}
+}
+
+// createFile creates path for writing with mode 0644, refusing to overwrite unless force.
+func createFile(path string, force bool) (*os.File, error) {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if !force {
+		flags |= os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		if os.IsExist(err) {
+			return nil, fmt.Errorf("%s already exists (add --force to overwrite)", path)
+		}
+		return nil, fmt.Errorf("cannot create %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// openSource picks the source by DESIGN §7's table.
+func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
+	o := &a.opts
+	if o.Input != "" {
+		return a.inputSource()
+	}
+	switch o.Source {
+	case "sim":
+		return a.simSource("")
+	case "gfxinfo", "logcat", "gfxinfo+logcat":
+		return a.deviceSource(ctx, o.Source, headless)
+	}
+	// auto
+	op, err := a.deviceSource(ctx, "gfxinfo", headless)
+	if err == nil {
+		return op, nil
+	}
+	if headless {
+		return nil, runtimeErr(fmt.Errorf("%v (headless runs need a device; the simulator runs only with --source sim)", err))
+	}
+	return a.simSource("no device: " + oneSentence(err) + " Showing the simulator.")
+}

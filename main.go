@@ -1,0 +1,38 @@
+// Command fpstop is "top for Android frame rate": a live terminal dashboard of how smoothly an
+// Android app renders, read over adb, from a capture or recording, or from its simulator.
+//
+// Everything lives in internal/cli; main only collects what the process was started with.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/fpstop/fpstop/internal/buildinfo"
+	"github.com/fpstop/fpstop/internal/cli"
+)
+
+// Set by the release build (goreleaser ldflags:
+// -X main.version={{.Version}} -X main.commit={{.ShortCommit}} -X main.date={{.CommitDate}}).
+// Empty in a plain `go build`/`go install`; buildinfo.Get then falls back to what the toolchain
+// recorded.
+var version, commit, date string
+
+func main() {
+	// SIGINT/SIGTERM cancel the context, so recordings are flushed and closed and the terminal is
+	// restored before exiting (the dashboard handles Ctrl-C itself while it owns the terminal).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], cli.Env{
+		Stdin:            os.Stdin,
+		Stdout:           os.Stdout,
+		Stderr:           os.Stderr,
+		Build:            buildinfo.Get(version, commit, date),
+		StdoutIsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
+	})
+	stop()
+	os.Exit(code)
+}

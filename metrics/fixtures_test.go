@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/fpstop/fpstop/source"
@@ -329,5 +330,16 @@ func TestFramesLostWindowClosedBetweenPolls(t *testing.T) {
 	p.Add(&source.Poll{AtNs: origin + 2e9, Pid: 7, Process: true, TotalFrames: 470, NewRows: 120})
 	if r := p.Report(ReportMeta{}); r.FramesLost == nil || *r.FramesLost != 140 {
 		t.Errorf("frames_lost = %v, want 140", r.FramesLost)
+	}
+}
+
+func TestDisconnectionAndResumptionWarned(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Notice{AtNs: origin, Level: source.LevelInfo, State: source.StateLive, Text: "live"})
+	p.Add(&source.Notice{AtNs: origin + 1e9, Level: source.LevelWarn, State: source.StateDisconnected, Text: "device offline"})
+	p.Add(&source.Notice{AtNs: origin + 5e9, Level: source.LevelInfo, State: source.StateLive, Text: "live"})
+	w := p.Report(ReportMeta{}).Warnings
+	if len(w) != 2 || w[0] != "device offline" || !strings.Contains(w[1], "resumed") {
+		t.Errorf("warnings %q", w)
 	}
 }

@@ -222,6 +222,9 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.touch(e.ToNs)
 	case *source.Notice:
 		if e.State != "" {
+			if p.state == source.StateDisconnected && e.State == source.StateLive {
+				p.warn.add(fmt.Sprintf("resumed after a disconnection (%s)", e.Text))
+			}
 			p.state = e.State
 			p.stateText = e.Text
 			if e.State == source.StateEnded {

@@ -1,0 +1,175 @@
+// Package e2e runs fpstop end to end over a real adb server (Debian's adb, on a private port)
+// against a fake device on 127.0.0.1 whose dumpsys and logcat output is generated live from the
+// simulator, so every number can be held against the simulator's truth.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
+)
+
+const pkg = "com.example.feed"
+
+// phone is a simulated app on a fake device: the simulator runs in real time, feeding a
+// gfxinfo dump (the last 120 frames per window, as Android keeps them) and any open logcat
+// streams.
+type phone struct {
+	sim   *sim.Sim
+	dump  *sim.GfxinfoDump
+	hz    float64
+	truth bytes.Buffer // complete once stop returned
+
+	logOffsetNs int64        // added to logcat times (a logcat clock that disagrees)
+	pid         atomic.Int64 // the app's pid (tests change it to act out a restart)
+	cutAfter    atomic.Int64 // a logcat stream ends by itself after this many ns (0 never)
+
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu   sync.Mutex
+	subs map[chan []source.Event]struct{}
+}
+
+func startPhone(t *testing.T, hz float64, scenario string, seed int64, logOffsetNs int64) *phone {
+	t.Helper()
+	s, err := sim.New(sim.Config{Scenario: scenario, Hz: hz, Seed: seed, Speed: 1, Duration: 10 * time.Minute, Package: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &phone{sim: s, hz: hz, logOffsetNs: logOffsetNs, done: make(chan struct{}),
+		subs: map[chan []source.Event]struct{}{}}
+	p.pid.Store(int64(s.Config().Pid))
+	p.dump = sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
+	s.SetGfxinfo(p.dump)
+	s.SetTruth(&p.truth)
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	ch := make(chan []source.Event, 64)
+	go func() {
+		_ = s.Run(ctx, ch)
+		close(ch)
+	}()
+	go func() {
+		defer close(p.done)
+		for b := range ch {
+			p.mu.Lock()
+			for sub := range p.subs {
+				select {
+				case sub <- b:
+				default: // a stalled reader loses lines, as logd drops them
+				}
+			}
+			p.mu.Unlock()
+		}
+	}()
+	t.Cleanup(p.stop)
+	return p
+}
+
+// stop ends the simulator; the truth is complete afterwards.
+func (p *phone) stop() {
+	p.cancel()
+	<-p.done
+}
+
+func (p *phone) subscribe() chan []source.Event {
+	ch := make(chan []source.Event, 256)
+	p.mu.Lock()
+	p.subs[ch] = struct{}{}
+	p.mu.Unlock()
+	return ch
+}
+
+func (p *phone) unsubscribe(ch chan []source.Event) {
+	p.mu.Lock()
+	delete(p.subs, ch)
+	p.mu.Unlock()
+}
+
+// handler serves the shell commands fpstop sends, as a device running the app would answer.
+func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
+	args := fakeadb.Args(cmd)
+	switch {
+	case len(args) >= 3 && args[0] == "dumpsys" && args[1] == "gfxinfo":
+		var b bytes.Buffer
+		if args[2] != pkg {
+			_ = sim.RenderNoProcess(&b, args[2])
+		} else if err := p.dump.Render(&b, p.sim.Now(), sim.LayoutAndroid13); err != nil {
+			return err
+		}
+		_, err := w.Write(b.Bytes())
+		return err
+	case len(args) >= 2 && args[0] == "dumpsys" && args[1] == "display":
+		_, err := fmt.Fprintf(w, "  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:1\", 1080 x 2400, modeId 1, renderFrameRate %.5f, defaultModeId 1, supportedModes [{id=1, width=1080, height=2400, fps=%.5f, vsync=%.5f}]}\n", p.hz, p.hz, p.hz)
+		return err
+	case len(args) >= 2 && args[0] == "dumpsys" && args[1] == "activity":
+		_, err := fmt.Fprintf(w, "  mResumedActivity: ActivityRecord{5e1f2a u0 %s/.FeedActivity t41}\n", pkg)
+		return err
+	case len(args) >= 2 && args[0] == "dumpsys" && args[1] == "window":
+		_, err := fmt.Fprintf(w, "  mCurrentFocus=Window{a1b2c3 u0 %s/%s.FeedActivity}\n", pkg, pkg)
+		return err
+	case len(args) == 2 && args[0] == "pidof":
+		if args[1] != pkg {
+			return nil
+		}
+		_, err := fmt.Fprintf(w, "%d\n", p.pid.Load())
+		return err
+	case len(args) >= 2 && args[0] == "pm" && args[1] == "list":
+		_, err := fmt.Fprintf(w, "package:%s\npackage:com.example.other\n", pkg)
+		return err
+	case len(args) >= 1 && args[0] == "logcat":
+		return p.streamLogcat(ctx, w)
+	}
+	_, err := fmt.Fprintf(w, "/system/bin/sh: %s: inaccessible or not found\n", strings.Join(args, " "))
+	return err
+}
+
+// streamLogcat writes the app's log as `logcat -v monotonic -v usec` prints it, as it happens.
+func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
+	sub := p.subscribe()
+	defer p.unsubscribe(sub)
+	start := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case b := <-sub:
+			pid := int(p.pid.Load())
+			evs := b[:0:0]
+			for _, ev := range b {
+				switch e := ev.(type) {
+				case *source.Message:
+					m := *e
+					m.Pid, m.Tid = pid, pid
+					evs = append(evs, &m)
+				case *source.Skipped:
+					s := *e
+					s.Pid = pid
+					evs = append(evs, &s)
+				}
+			}
+			var buf bytes.Buffer
+			if err := sim.RenderLogcat(&buf, evs, sim.FormatMonotonic, sim.LogcatOptions{ClockOffsetNs: p.logOffsetNs, Pid: pid}); err != nil {
+				return err
+			}
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return nil
+			}
+			if cut := p.cutAfter.Load(); cut > 0 && time.Since(start) > time.Duration(cut) {
+				p.cutAfter.Store(0)
+				return nil // the stream ends, as when logd restarts
+			}
+		}
+	}
+}

@@ -17,7 +17,9 @@ type dropsModel struct {
 	w, h   int
 	totals metrics.Totals
 	window string
-	lost   int64 // frames provably missed between polls (run-wide)
+	lost   int64    // frames provably missed between polls (run-wide)
+	thr    [4]int64 // NORMAL..FROZEN thresholds in dropped vsyncs (zero: unknown)
+	hz     float64
 	lines  []string
 }
 
@@ -34,11 +36,12 @@ func (m dropsModel) Update(msg tea.Msg) (dropsModel, tea.Cmd) {
 	if d, ok := msg.(dataMsg); ok && d.snap != nil {
 		m.window = d.window
 		m.totals = d.snap.Totals
+		m.thr, m.hz = d.snap.DropThresholds, d.snap.RefreshHz
 		m.lost = 0
 		if d.snap.LostKnown {
 			m.lost = d.snap.FramesLost
 		}
-		if w := findWindow(d.snap, d.window); w != nil {
+		if w := windowOf(d.snap, d.window); w != nil {
 			m.totals = w.Totals
 		}
 		return m.render(), nil
@@ -61,17 +64,18 @@ func (m dropsModel) render() dropsModel {
 	for _, l := range metrics.Levels {
 		total += t.DropLevels.Get(l)
 	}
-	const lw, cw, pw = 7, 7, 7
+	const cw, pw = 7, 7
+	labels, lw := m.labels(inner - cw - pw)
 	bw := inner - lw - cw - pw
 	var body []string
-	for _, l := range metrics.Levels {
+	for i, l := range metrics.Levels {
 		n := t.DropLevels.Get(l)
 		frac, pct := 0.0, "—"
 		if total > 0 {
 			frac = float64(n) / float64(total)
 			pct = fmt.Sprintf("%.1f%%", frac*100)
 		}
-		line := st.DropLevel[l].Render(fit(l.String(), lw))
+		line := st.DropLevel[l].Render(fit(labels[i], lw))
 		if bw > 0 {
 			line += st.DropLevel[l].Render(hbar(frac, bw))
 		}
@@ -96,6 +100,49 @@ func (m dropsModel) render() dropsModel {
 	if m.window != "" {
 		title += " · " + shortClass(m.window)
 	}
-	m.lines = box(st, title, "", body, m.w, m.h)
+	// Say what the threshold numbers count, as room allows.
+	right := ""
+	if labels[1] != metrics.LevelNormal.String() {
+		var say []string
+		if m.hz > 0 {
+			say = append(say, fmt.Sprintf("vsyncs dropped at %.0f Hz", m.hz))
+		}
+		for _, r := range append(say, "vsyncs dropped") {
+			if width(title)+width(r)+8 <= m.w {
+				right = st.Muted.Render(r)
+				break
+			}
+		}
+	}
+	m.lines = box(st, title, right, body, m.w, m.h)
 	return m
+}
+
+// labels are the level names with their thresholds in dropped vsyncs ("best <6", "normal ≥6",
+// …, at 120 Hz) and the column width, keeping at least 3 cells of bar in avail; names alone
+// when the thresholds are unknown or do not fit.
+func (m dropsModel) labels(avail int) ([len(metrics.Levels)]string, int) {
+	var out [len(metrics.Levels)]string
+	lw := 7
+	for i, l := range metrics.Levels {
+		out[i] = l.String()
+	}
+	if m.thr[0] <= 0 {
+		return out, lw
+	}
+	with := out
+	w := 0
+	for i := range with {
+		with[i] = fmt.Sprintf("%-6s", with[i]) // names are at most 6 cells: thresholds line up
+		if i == 0 {
+			with[i] += fmt.Sprintf(" <%d", m.thr[0])
+		} else {
+			with[i] += fmt.Sprintf(" ≥%d", m.thr[i-1])
+		}
+		w = max(w, width(with[i])+1)
+	}
+	if avail-w < 3 {
+		return out, lw
+	}
+	return with, max(w, lw)
 }

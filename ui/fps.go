@@ -46,10 +46,13 @@ func (m fpsModel) Update(msg tea.Msg) (fpsModel, tea.Cmd) {
 		}
 		m.window = d.window
 		m.series, m.totals = s.Series, s.Totals
-		if w := findWindow(s, d.window); w != nil {
+		if w := windowOf(s, d.window); w != nil {
 			m.series, m.totals = w.Series, w.Totals
 		}
-		m.sliceS = sliceSeconds(m.series)
+		m.sliceS = 1
+		if s.SliceNs > 0 {
+			m.sliceS = float64(s.SliceNs) / 1e9
+		}
 		return m.render(), nil
 	}
 	return m, nil
@@ -209,13 +212,19 @@ func findWindow(s *metrics.Snapshot, name string) *metrics.WindowSnapshot {
 	return nil
 }
 
-// sliceSeconds infers the slice length from the series (1 s when unknown).
-func sliceSeconds(pts []metrics.SlicePoint) float64 {
-	if len(pts) >= 2 {
-		d := float64(pts[1].StartNs-pts[0].StartNs) / 1e9
-		if d > 0 {
-			return d
-		}
+// windowOf is what the panels show for the window filter: nil for all windows, else the named
+// window, or an empty one when the snapshot has no window by that name (just after `c`, after
+// a backward seek in a replay, after switching apps), so a panel titled with a window never
+// shows the whole run's numbers.
+func windowOf(s *metrics.Snapshot, name string) *metrics.WindowSnapshot {
+	if name == "" || s == nil {
+		return nil
 	}
-	return 1
+	if w := findWindow(s, name); w != nil {
+		return w
+	}
+	nan := math.NaN()
+	return &metrics.WindowSnapshot{Name: name, Totals: metrics.Totals{
+		FPS: nan, FPSWall: nan, JankPct: nan, Low1Pct: nan, MinFPS: nan, AvgFPS: nan, MaxFPS: nan,
+	}}
 }

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/themes"
 )
@@ -15,13 +16,13 @@ import (
 // buckets in use and condensed (adjacent buckets merged) to fit the width. Bars are coloured by
 // how their frame time compares with the frame budget.
 type histogramModel struct {
-	st       *themes.Styles
-	w, h     int
-	buckets  []metrics.HistogramBucket
-	budget   float64
-	filtered bool
-	lines    []string
-	row      cellRow
+	st      *themes.Styles
+	w, h    int
+	buckets []metrics.HistogramBucket
+	budget  float64
+	window  string
+	lines   []string
+	row     cellRow
 }
 
 func newHistogram(st *themes.Styles) histogramModel { return histogramModel{st: st} }
@@ -35,12 +36,14 @@ func (m histogramModel) SetStyles(st *themes.Styles) histogramModel { m.st = st;
 // Update applies a dataMsg.
 func (m histogramModel) Update(msg tea.Msg) (histogramModel, tea.Cmd) {
 	if d, ok := msg.(dataMsg); ok && d.snap != nil {
-		m.buckets = d.snap.Histogram
+		m.buckets, m.window = dense(d.snap.Histogram), ""
+		if w := windowOf(d.snap, d.window); w != nil {
+			m.buckets, m.window = dense(w.Histogram), w.Name
+		}
 		m.budget = 0
 		if d.snap.RefreshHz > 0 {
 			m.budget = 1000 / d.snap.RefreshHz
 		}
-		m.filtered = d.window != ""
 		return m.render(), nil
 	}
 	return m, nil
@@ -48,6 +51,33 @@ func (m histogramModel) Update(msg tea.Msg) (histogramModel, tea.Cmd) {
 
 // View returns the cached panel.
 func (m histogramModel) View() []string { return m.lines }
+
+// dense spreads bs (the snapshot lists only non-empty buckets) over every Android bucket, so
+// neighbouring columns are neighbouring buckets and empty buckets inside the range show as gaps.
+func dense(bs []metrics.HistogramBucket) []metrics.HistogramBucket {
+	if len(bs) == 0 {
+		return nil
+	}
+	out := make([]metrics.HistogramBucket, hwui.NumBuckets)
+	for i := range out {
+		out[i].Ms = hwui.BucketMs(i)
+	}
+	for _, b := range bs {
+		if i, ok := bucketAt[b.Ms]; ok {
+			out[i].Count += b.Count
+		}
+	}
+	return out
+}
+
+// bucketAt maps a bucket label (ms) to its index.
+var bucketAt = func() map[int]int {
+	at := make(map[int]int, hwui.NumBuckets)
+	for i := range hwui.NumBuckets {
+		at[hwui.BucketMs(i)] = i
+	}
+	return at
+}()
 
 // group is condensed buckets: frames from loMs up to hiMs (bucket labels); tail marks the
 // group of every bucket past the cap.
@@ -111,10 +141,10 @@ func (m histogramModel) render() histogramModel {
 	st := m.st
 	inner, ih := m.w-4, m.h-2
 	title := "Frame-time histogram"
-	right := ""
-	if m.filtered {
-		right = st.Muted.Render("all windows")
+	if m.window != "" {
+		title += " · " + shortClass(m.window)
 	}
+	right := ""
 	gh := ih - 1
 	if gh < 1 {
 		m.lines = box(st, title, right, nil, m.w, m.h)

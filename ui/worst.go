@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -80,11 +81,8 @@ func (m worstModel) render() worstModel {
 				break
 			}
 			tail := " " + msu(float64(msg.Ms))
-			name := fmt.Sprintf("%s(%d)", shortClass(msg.Handler), msg.What)
-			if cb := callbackLabel(msg.Callback); cb != "-" {
-				name += " " + cb
-			}
-			body = append(body, st.Muted.Render("   ↳ ")+st.Accent.Render(fit(name, inner-5-width(tail)))+st.Text.Render(tail))
+			nw := inner - 5 - width(tail)
+			body = append(body, st.Muted.Render("   ↳ ")+st.Accent.Render(fit(frameMessageLabel(msg, nw), nw))+st.Text.Render(tail))
 		}
 	}
 	title := "Worst frames"
@@ -93,4 +91,29 @@ func (m worstModel) render() worstModel {
 	}
 	m.lines = box(st, title, "", body, m.w, m.h)
 	return m
+}
+
+// frameMessageLabel names a frame's message in about w cells: "ActivityThread$H
+// EXECUTE_TRANSACTION" when the what code is known, else "Handler(2)", then the callback.
+// When it is too long the handler is shortened first (to 8 cells at least), so the what name,
+// the most telling part, stays readable.
+func frameMessageLabel(msg metrics.FrameMessage, w int) string {
+	h := shortClass(msg.Handler)
+	if msg.WhatName == "" {
+		h = fmt.Sprintf("%s(%d)", h, msg.What)
+	}
+	rest := ""
+	if msg.WhatName != "" {
+		rest = " " + msg.WhatName
+	}
+	if cb := callbackLabel(msg.Callback); cb != "-" {
+		rest += " " + cb
+	}
+	if msg.WhatName != "" && width(h)+width(rest) > w {
+		hw := max(w-width(" "+msg.WhatName), min(8, width(h)))
+		if hw < width(h) {
+			h = strings.TrimRight(fit(h, hw), " ")
+		}
+	}
+	return h + rest
 }

@@ -55,16 +55,35 @@ func (r *recording) tap(batch []source.Event) {
 				break
 			}
 		}
-		w, err := record.Create(r.path, record.HeaderFromSession(sess, r.version, r.started), r.opts)
-		if err != nil {
-			r.err = err
+		if r.create(sess) != nil {
 			return
 		}
-		r.w = w
 	}
 	if err := r.w.Write(batch); err != nil {
 		r.err = fmt.Errorf("recording to %s stopped: %w", r.path, err)
 	}
+}
+
+// create makes the file with a header from sess; the error is kept. Call with r.mu held.
+func (r *recording) create(sess *source.Session) error {
+	w, err := record.Create(r.path, record.HeaderFromSession(sess, r.version, r.started), r.opts)
+	if err != nil {
+		r.err = err
+		return err
+	}
+	r.w = w
+	return nil
+}
+
+// open creates the file now, from the session already known (a recording started from the
+// dashboard), so that a clash or an unwritable directory is reported at once.
+func (r *recording) open() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.w != nil || r.err != nil {
+		return r.err
+	}
+	return r.create(r.session)
 }
 
 // status reports the recording's state for the screen.
@@ -79,6 +98,9 @@ func (r *recording) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.w == nil {
+		if r.err == nil {
+			r.err = fmt.Errorf("nothing was recorded to %s: no events arrived", r.path)
+		}
 		return r.err
 	}
 	err := r.w.Close()

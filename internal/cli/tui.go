@@ -146,6 +146,9 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 		}
 		sess := snap.Session
 		r.session = &sess
+		if err := r.open(); err != nil {
+			return "", err
+		}
 		if !runner.Do(ctx, func(*metrics.Pipeline) { runner.SetTap(r.tap) }) {
 			return "", errors.New("the pipeline has stopped")
 		}

@@ -350,6 +350,12 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 	end := f.DoneNs
 	if end == 0 {
 		end = f.UIDoneNs
+		// A Looper-derived frame's intended vsync (DESIGN §4's rule: at or after the previous
+		// frame's Finished) can fall after its own Finished when the previous frame overran:
+		// it was on time for the tick it was meant for, so its main-thread cost is 0.
+		if end > 0 && end < f.VsyncNs {
+			end = f.VsyncNs
+		}
 	}
 	if f.VsyncNs <= 0 || end <= 0 || end < f.VsyncNs {
 		p.warn.add("frames with impossible timestamps ignored")

@@ -77,12 +77,12 @@ func (m worstModel) render() worstModel {
 				break
 			}
 			if i == 2 && len(f.Messages) > 3 {
-				body = append(body, st.Muted.Render(fmt.Sprintf("   ↳ … %d more", len(f.Messages)-2)))
+				body = append(body, st.Muted.Render(fmt.Sprintf("   └ … %d more", len(f.Messages)-2)))
 				break
 			}
 			tail := " " + msu(float64(msg.Ms))
 			nw := inner - 5 - width(tail)
-			body = append(body, st.Muted.Render("   ↳ ")+st.Accent.Render(fit(frameMessageLabel(msg, nw), nw))+st.Text.Render(tail))
+			body = append(body, st.Muted.Render("   └ ")+st.Accent.Render(fit(frameMessageLabel(msg, nw), nw))+st.Text.Render(tail))
 		}
 	}
 	title := "Worst frames"

@@ -52,6 +52,13 @@ type devicesMsg struct {
 	err   error
 }
 
+// devicePollMsg asks an open picker to list the devices again (hot-plug shows up within about a
+// second); gen ties it to the listing that scheduled it, so reopening never doubles the loop.
+type devicePollMsg struct{ gen int }
+
+// DevicePollInterval is how often an open device picker lists the devices again.
+const DevicePollInterval = time.Second
+
 // pickDeviceMsg says a usable device was chosen.
 type pickDeviceMsg struct{ serial string }
 
@@ -122,6 +129,15 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 		if msg.gen == m.gen {
 			m.loading, m.items, m.err = false, msg.items, msg.err
 			m.sel = max(0, min(m.sel, len(m.items)-1))
+			gen := m.gen
+			return m, tea.Tick(DevicePollInterval, func(time.Time) tea.Msg { return devicePollMsg{gen: gen} })
+		}
+	case devicePollMsg:
+		if msg.gen == m.gen && !m.loading {
+			items, sel := m.items, m.sel
+			m, cmd := m.Load()
+			m.loading, m.items, m.sel = false, items, sel // refresh quietly: keep the list on screen
+			return m, cmd
 		}
 	case tea.KeyMsg:
 		switch {

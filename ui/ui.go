@@ -289,6 +289,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case devicesMsg:
 		m.devs, cmd = m.devs.Update(msg)
 		return m, cmd
+	case devicePollMsg:
+		if m.overlay != overlayDevices {
+			return m, nil // the picker was closed: the polling stops
+		}
+		m.devs, cmd = m.devs.Update(msg)
+		return m, cmd
 	case appsMsg:
 		m.apps, cmd = m.apps.Update(msg)
 		return m, cmd

@@ -21,8 +21,9 @@ type opened struct {
 	virtual bool
 	// note is shown on screen (e.g. why the simulator runs).
 	note string
-	// device picking left to the dashboard (several devices, no serial)
-	needPick bool
+	// fallback: the simulator runs because no device could be used (the dashboard watches for
+	// one being plugged in)
+	fallback bool
 }
 
 // simSource builds the simulator from the flags; truth is written to --truth.
@@ -108,5 +109,9 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	if headless {
 		return nil, runtimeErr(fmt.Errorf("%v (headless runs need a device; the simulator runs only with --source sim)", err))
 	}
-	return a.simSource("no device: " + oneSentence(err) + " Showing the simulator.")
+	op, serr := a.simSource("no device: " + oneSentence(err) + " Showing the simulator.")
+	if op != nil {
+		op.fallback = true
+	}
+	return op, serr
 }

@@ -216,7 +216,11 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	if !a.opts.NoMouse {
 		progOpts = append(progOpts, tea.WithMouseCellMotion())
 	}
-	_, runErr := tea.NewProgram(ui.New(opts), progOpts...).Run()
+	prog := tea.NewProgram(ui.New(opts), progOpts...)
+	if op.fallback {
+		go a.announceDevices(ctx, prog)
+	}
+	_, runErr := prog.Run()
 	fd.stop()
 	if _, err := stopRec(); err != nil {
 		fmt.Fprintf(a.env.Stderr, "fpstop: recording: %s\n", oneSentence(err))
@@ -291,4 +295,26 @@ func (a *app) listApps(ctx context.Context, serial string) ([]ui.AppItem, error)
 		}
 	}
 	return out, nil
+}
+
+// announceDevices watches the adb server while the simulator stands in for a missing device,
+// and says when a usable device appears (hot-plug), so the user can pick it with d.
+func (a *app) announceDevices(ctx context.Context, prog *tea.Program) {
+	addr, err := device.ServerAddr(a.opts.AdbHost, a.opts.AdbPort)
+	if err != nil {
+		return
+	}
+	cl, err := device.Connect(ctx, addr, device.Options{NoStartServer: true})
+	if err != nil {
+		return
+	}
+	told := map[string]bool{}
+	for u := range device.Watch(ctx, cl, device.DefaultWatchInterval) {
+		for _, d := range u.Devices {
+			if d.Online() && !told[d.Serial] {
+				told[d.Serial] = true
+				prog.Send(ui.FlashMsg{Level: ui.FlashInfo, Text: fmt.Sprintf("device %s (%s) connected: press d to read it", d.Serial, d.Model)})
+			}
+		}
+	}
 }

@@ -71,6 +71,8 @@ type Options struct {
 	// Note is a persistent line for the notice area, e.g. "no device found: showing the
 	// simulator".
 	Note string
+	// PickDevice opens the device picker at start (several devices and none chosen).
+	PickDevice bool
 }
 
 // SnapshotMsg hands the dashboard a snapshot directly (besides the Refresh tick); it is applied
@@ -220,7 +222,15 @@ func New(opts Options) Model {
 }
 
 // Init starts the refresh loop with an immediate first read.
-func (m Model) Init() tea.Cmd { return m.poll(0) }
+func (m Model) Init() tea.Cmd {
+	if m.opts.PickDevice && m.opts.Devices != nil {
+		return tea.Batch(m.poll(0), func() tea.Msg { return openDevicePickerMsg{} })
+	}
+	return m.poll(0)
+}
+
+// openDevicePickerMsg opens the device picker as if `d` was pressed.
+type openDevicePickerMsg struct{}
 
 // poll reads the callbacks inside a Cmd after d (0 = now) and reports a tickMsg. Exactly one
 // poll is in flight at any time: the next one is armed when its tickMsg arrives.
@@ -288,6 +298,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, flashCmd(FlashInfo, "statistics cleared")
 	case devicesMsg:
 		m.devs, cmd = m.devs.Update(msg)
+		return m, cmd
+	case openDevicePickerMsg:
+		m.overlay = overlayDevices
+		m.devs, cmd = m.devs.Load()
 		return m, cmd
 	case devicePollMsg:
 		if m.overlay != overlayDevices {

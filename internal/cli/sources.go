@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+
+	"github.com/fpstop/fpstop/device"
 
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"
@@ -24,6 +27,20 @@ type opened struct {
 	// fallback: the simulator runs because no device could be used (the dashboard watches for
 	// one being plugged in)
 	fallback bool
+	// pick: several devices and none chosen; the dashboard opens the device picker
+	pick bool
+}
+
+// waiting is the source shown while the user picks a device: it says so and waits.
+type waiting struct{ text string }
+
+func (w waiting) Run(ctx context.Context, out chan<- []source.Event) error {
+	select {
+	case out <- []source.Event{&source.Notice{Level: source.LevelInfo, State: source.StateWaiting, Text: w.text}}:
+	case <-ctx.Done():
+	}
+	<-ctx.Done()
+	return ctx.Err()
 }
 
 // simSource builds the simulator from the flags; truth is written to --truth.
@@ -105,6 +122,11 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	op, err := a.deviceSource(ctx, "gfxinfo", headless)
 	if err == nil {
 		return op, nil
+	}
+	if !headless && errors.Is(err, device.ErrSeveralDevices) {
+		// several devices and none named: the dashboard opens the device picker
+		return &opened{src: waiting{text: "several devices: choose one (d)"}, kind: "gfxinfo", pick: true,
+			note: oneSentence(err)}, nil
 	}
 	if headless {
 		return nil, runtimeErr(fmt.Errorf("%v (headless runs need a device; the simulator runs only with --source sim)", err))

@@ -192,8 +192,9 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 			path, since, err := rec.status()
 			return true, path, since, err
 		},
-		Replay: replay,
-		Note:   op.note,
+		Replay:     replay,
+		Note:       op.note,
+		PickDevice: op.pick,
 	}
 	if replay == nil && a.opts.Input == "" {
 		opts.Devices = a.listDevices

@@ -138,8 +138,26 @@ type Pipeline struct {
 	looper  *LooperFrames
 	aligner *ClockAligner
 
+	onFrame func(ClassifiedFrame)
+
 	seq uint64
 }
+
+// ClassifiedFrame is one frame as the pipeline counted it (DESIGN §4): the interval T that
+// applied, its cost, the vsyncs it dropped and its drop level.
+type ClassifiedFrame struct {
+	// Frame is the frame (for Looper-derived frames, the one derived from the vsync message).
+	Frame      source.Frame
+	IntervalNs int64
+	CostNs     int64
+	Dropped    int64
+	Level      Level
+}
+
+// OnFrame sets a function called, in order, for every frame the pipeline counts, right after
+// it is classified — how exports (CSV, traces) show frames with exactly the report's numbers,
+// including frames derived from Looper messages. nil removes it.
+func (p *Pipeline) OnFrame(fn func(ClassifiedFrame)) { p.onFrame = fn }
 
 // NewPipeline returns an empty pipeline.
 func NewPipeline(cfg Config) *Pipeline {
@@ -393,6 +411,9 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 		p.rlen++
 	}
 	p.considerWorst(w.name, f, cost, ff.dropped)
+	if p.onFrame != nil {
+		p.onFrame(ClassifiedFrame{Frame: *f, IntervalNs: t, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
+	}
 }
 
 // mainEnd is the end of a frame's main-thread part: SyncStart when known, else the vsync

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/csv"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -52,54 +51,32 @@ func WriteCSV(w io.Writer, path string) error {
 	return WriteCSVConfig(w, path, metrics.Config{})
 }
 
-// WriteCSVConfig writes one row per frame of a recording. Raw fields are as recorded (0 and
-// empty mean unknown, as in the recording). Derived columns: t_ns is the frame interval that
-// applied (the frame's own, else the refresh rate last announced by a refresh or session
-// event; empty when neither is known — the pipeline then estimates it, see the report),
-// rate_hz is metrics.RateHz(t_ns), cost_ms the frame's cost (frame completion − intended
-// vsync, or the main thread's end − intended vsync when the session's cost basis is
-// main_thread or completion is unknown), dropped is metrics.Dropped(cost, t_ns) and level its
-// metrics.Classify drop level under cfg.DropLevels.
+// WriteCSVConfig writes one row per frame the report counts, in the order the pipeline counted
+// them. Raw fields are as recorded (0 means unknown); the derived columns are the pipeline's
+// own: t_ns is the frame interval that applied (the row's own, the refresh rate, or the
+// learned frame spacing), rate_hz its rate, cost_ms the frame's cost (DESIGN §4: completion −
+// intended vsync, or the main thread's part for Looper-derived frames), dropped the vsyncs it
+// missed and level its drop level under cfg.DropLevels. A recording of logcat alone has rows
+// for the frames derived from its vsync messages.
 func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
-	levels := cfg.DropLevels
-	if levels == ([4]int{}) {
-		levels = metrics.DefaultDropLevels
-	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	cw := csv.NewWriter(bw)
 	if err := cw.Write(CSVHeader()); err != nil {
 		return err
 	}
-	ft := newFrameTimer(levels)
+	ft := newFrameTimer(cfg)
 	row := make([]string, 0, len(CSVHeader()))
 	var werr error
-	_, err := readBatches(path, func(evs []source.Event) {
-		if werr != nil {
-			return
-		}
-		for _, ev := range evs {
-			f, ok := ft.observe(ev)
-			if !ok {
-				continue
+	write := func(frames []metrics.ClassifiedFrame) {
+		for i := range frames {
+			if werr != nil {
+				return
 			}
-			fr := ev.(*source.Frame)
-			row = append(row[:0], fr.Window, fr.Process, i64(fr.VsyncNs), i64(fr.DoneNs), i64(fr.UIDoneNs), i64(fr.IntervalNs))
-			if f.intervalNs > 0 {
-				row = append(row, i64(f.intervalNs), i64(metrics.RateHz(f.intervalNs)))
-			} else {
-				row = append(row, "", "")
-			}
-			if f.costKnown {
-				row = append(row, strconv.FormatFloat(float64(f.costNs)/1e6, 'f', 3, 64))
-			} else {
-				row = append(row, "")
-			}
-			if f.costKnown && f.intervalNs > 0 {
-				row = append(row, i64(f.dropped), f.level.String())
-			} else {
-				row = append(row, "", "")
-			}
-			row = append(row, i64(fr.Flags), i64(fr.DeadlineNs), i64(fr.VsyncID))
+			c := &frames[i]
+			fr := &c.Frame
+			row = append(row[:0], fr.Window, fr.Process, i64(fr.VsyncNs), i64(fr.DoneNs), i64(fr.UIDoneNs), i64(fr.IntervalNs),
+				i64(c.IntervalNs), i64(metrics.RateHz(c.IntervalNs)), strconv.FormatFloat(float64(c.CostNs)/1e6, 'f', 3, 64),
+				i64(c.Dropped), c.Level.String(), i64(fr.Flags), i64(fr.DeadlineNs), i64(fr.VsyncID))
 			for _, p := range csvPhases {
 				if fr.Phases == nil {
 					row = append(row, "")
@@ -107,11 +84,17 @@ func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 					row = append(row, i64(p.get(fr.Phases)))
 				}
 			}
-			if werr = cw.Write(row); werr != nil {
-				return
-			}
+			werr = cw.Write(row)
+		}
+	}
+	_, err := readBatches(path, func(evs []source.Event) {
+		for _, ev := range evs {
+			write(ft.feed(ev))
 		}
 	})
+	if err == nil {
+		write(ft.flush())
+	}
 	if err != nil {
 		return err
 	}
@@ -127,65 +110,31 @@ func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
-// frameTimer follows a recording's session and refresh events to time its frames for the CSV
-// and the trace: the interval that applied, the cost, dropped vsyncs and drop level, all
-// through metrics' exported definitions.
+// frameTimer classifies a recording's frames through a metrics pipeline, so exports show each
+// frame with exactly the report's interval, cost, dropped vsyncs and drop level (frames the
+// pipeline derives from Looper messages included).
 type frameTimer struct {
-	levels    [4]int
-	refreshNs int64
-	mainOnly  bool
+	p   *metrics.Pipeline
+	out []metrics.ClassifiedFrame
 }
 
-type frameTime struct {
-	intervalNs int64
-	costNs     int64
-	costKnown  bool
-	dropped    int64
-	level      metrics.Level
+func newFrameTimer(cfg metrics.Config) *frameTimer {
+	t := &frameTimer{p: metrics.NewPipeline(cfg)}
+	t.p.OnFrame(func(c metrics.ClassifiedFrame) { t.out = append(t.out, c) })
+	return t
 }
 
-func newFrameTimer(levels [4]int) *frameTimer { return &frameTimer{levels: levels} }
-
-func hzToNs(hz float64) int64 {
-	if hz <= 0 || math.IsNaN(hz) || math.IsInf(hz, 0) {
-		return 0
-	}
-	return int64(math.Round(1e9 / hz))
+// feed applies ev and returns the frames it made known (valid until the next call).
+func (t *frameTimer) feed(ev source.Event) []metrics.ClassifiedFrame {
+	t.out = t.out[:0]
+	t.p.Add(ev)
+	return t.out
 }
 
-// observe updates the state with ev and, for a frame, returns its timing.
-func (t *frameTimer) observe(ev source.Event) (frameTime, bool) {
-	switch e := ev.(type) {
-	case *source.Session:
-		if ns := hzToNs(e.RefreshHz); ns > 0 {
-			t.refreshNs = ns
-		}
-		t.mainOnly = e.CostBasis == source.CostMainThread
-	case *source.Refresh:
-		if ns := hzToNs(e.Hz); ns > 0 {
-			t.refreshNs = ns
-		}
-	case *source.Frame:
-		var ft frameTime
-		ft.intervalNs = e.IntervalNs
-		if ft.intervalNs <= 0 {
-			ft.intervalNs = t.refreshNs
-		}
-		end := e.DoneNs
-		if t.mainOnly || end == 0 {
-			end = e.UIDoneNs
-		}
-		if end > 0 {
-			ft.costNs, ft.costKnown = end-e.VsyncNs, true
-			if ft.costNs < 0 {
-				ft.costNs = 0
-			}
-		}
-		if ft.costKnown && ft.intervalNs > 0 {
-			ft.dropped = metrics.Dropped(ft.costNs, ft.intervalNs)
-			ft.level = metrics.Classify(ft.dropped, metrics.Thresholds(t.levels, metrics.RateHz(ft.intervalNs)))
-		}
-		return ft, true
-	}
-	return frameTime{}, false
+// flush returns the frames held back at the end of the input (Looper-derived frames still
+// waiting for the vsync grid).
+func (t *frameTimer) flush() []metrics.ClassifiedFrame {
+	t.out = t.out[:0]
+	t.p.Report(metrics.ReportMeta{})
+	return t.out
 }

@@ -42,13 +42,11 @@ func ExportTrace(w io.Writer, path string) error {
 //   - the pipeline's FPS per slice as a counter (C) "FPS", with an "idle" counter that is 1
 //     while nothing was drawn (FPS is then shown as 0 but means idle).
 func ExportTraceConfig(w io.Writer, path string, cfg metrics.Config) error {
-	levels := cfg.DropLevels
-	if levels == ([4]int{}) {
-		levels = metrics.DefaultDropLevels
-	}
-	tw := &traceWriter{bw: bufio.NewWriterSize(w, 256<<10), ft: newFrameTimer(levels),
-		tracks: map[string]*track{}}
+	tw := &traceWriter{bw: bufio.NewWriterSize(w, 256<<10), tracks: map[string]*track{}}
+	// One pipeline gives both the frames, classified exactly as the report counts them
+	// (Looper-derived frames included), and the FPS series for the counters.
 	p := metrics.NewPipeline(cfg)
+	p.OnFrame(tw.frame)
 	sc := newSeriesCollector(p, cfg)
 	tw.bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
 	r, err := readBatches(path, func(evs []source.Event) {
@@ -60,6 +58,7 @@ func ExportTraceConfig(w io.Writer, path string, cfg metrics.Config) error {
 	if err != nil {
 		return err
 	}
+	p.Report(metrics.ReportMeta{}) // releases frames held back at the end (Looper-derived)
 	name := r.Header.Package
 	if name == "" {
 		name = "app"
@@ -77,7 +76,6 @@ func ExportTraceConfig(w io.Writer, path string, cfg metrics.Config) error {
 
 type traceWriter struct {
 	bw     *bufio.Writer
-	ft     *frameTimer
 	n      int
 	buf    []byte
 	tracks map[string]*track
@@ -260,24 +258,23 @@ func jsonArg(key string, v any) string {
 	return strconv.Quote(key) + ":" + string(b)
 }
 
+// frame writes one classified frame as a slice on its window's track.
+func (tw *traceWriter) frame(c metrics.ClassifiedFrame) {
+	e := &c.Frame
+	tid := tw.lane("w:"+e.Window, e.Window, e.VsyncNs, e.VsyncNs+c.CostNs, 1)
+	args := jsonArg("cost_ms", roundMs(c.CostNs)) + "," + jsonArg("dropped", c.Dropped) + "," +
+		jsonArg("level", c.Level.String()) + "," + jsonArg("interval_ms", roundMs(c.IntervalNs))
+	if e.VsyncID != 0 {
+		args += "," + jsonArg("vsync_id", e.VsyncID)
+	}
+	if e.Flags != 0 {
+		args += "," + jsonArg("flags", e.Flags)
+	}
+	tw.slice(tid, "frame", frameName(c), e.VsyncNs, c.CostNs, args)
+}
+
 func (tw *traceWriter) event(ev source.Event) {
-	ft, isFrame := tw.ft.observe(ev)
 	switch e := ev.(type) {
-	case *source.Frame:
-		dur := ft.costNs
-		tid := tw.lane("w:"+e.Window, e.Window, e.VsyncNs, e.VsyncNs+dur, 1)
-		name, args := frameName(ft), ""
-		if isFrame {
-			args = jsonArg("cost_ms", roundMs(ft.costNs)) + "," + jsonArg("dropped", ft.dropped) + "," +
-				jsonArg("level", ft.level.String()) + "," + jsonArg("interval_ms", roundMs(ft.intervalNs))
-			if e.VsyncID != 0 {
-				args += "," + jsonArg("vsync_id", e.VsyncID)
-			}
-			if e.Flags != 0 {
-				args += "," + jsonArg("flags", e.Flags)
-			}
-		}
-		tw.slice(tid, "frame", name, e.VsyncNs, dur, args)
 	case *source.Message:
 		dur := int64(0)
 		if e.EndNs > e.StartNs {
@@ -321,20 +318,15 @@ func (tw *traceWriter) event(ev source.Event) {
 func roundMs(ns int64) float64 { return math.Round(float64(ns)/1e4) / 100 }
 
 // frameName names a frame slice by its drop level and cost.
-func frameName(ft frameTime) string {
-	if !ft.costKnown {
-		return "frame (cost unknown)"
-	}
-	ms := strconv.FormatFloat(roundMs(ft.costNs), 'f', 1, 64)
+func frameName(c metrics.ClassifiedFrame) string {
+	ms := strconv.FormatFloat(roundMs(c.CostNs), 'f', 1, 64)
 	switch {
-	case ft.intervalNs <= 0:
+	case c.Dropped == 0:
 		return "frame " + ms + " ms"
-	case ft.dropped == 0:
-		return "frame " + ms + " ms"
-	case ft.level == metrics.LevelBest:
-		return fmt.Sprintf("janky %d dropped · %s ms", ft.dropped, ms)
+	case c.Level == metrics.LevelBest:
+		return fmt.Sprintf("janky %d dropped · %s ms", c.Dropped, ms)
 	}
-	return fmt.Sprintf("%s %d dropped · %s ms", ft.level, ft.dropped, ms)
+	return fmt.Sprintf("%s %d dropped · %s ms", c.Level, c.Dropped, ms)
 }
 
 // traceMsgName names a Looper message as Android's Handler.getTraceName does in Perfetto:

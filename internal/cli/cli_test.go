@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/realdata"
 	"github.com/fpstop/fpstop/internal/reference"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
 )
 
 // run invokes the command line in-process and returns stdout, stderr and the exit status.
@@ -236,5 +239,54 @@ func TestDetectKind(t *testing.T) {
 		if got := detectKind([]byte(in)); got != want {
 			t.Errorf("detectKind(%q) = %s, want %s", in[:min(30, len(in))], got, want)
 		}
+	}
+}
+
+// TestLogcatRecordingExports: a recording of logcat text alone (frames derived from the vsync
+// messages, cost basis main_thread) reports, exports to CSV and traces the same frames.
+func TestLogcatRecordingExports(t *testing.T) {
+	dir := t.TempDir()
+	s, err := sim.New(sim.Config{Scenario: "demo", Hz: 60, Seed: 9, Duration: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan []source.Event, 16)
+	go func() { _ = s.Run(context.Background(), ch); close(ch) }()
+	var evs []source.Event
+	for b := range ch {
+		evs = append(evs, b...)
+	}
+	var text bytes.Buffer
+	if err := sim.RenderLogcat(&text, evs, sim.FormatThreadtime, sim.LogcatOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "log.txt")
+	if err := os.WriteFile(in, text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(dir, "log.jsonl")
+	out, errs, code := run(t, "", "--input", in, "--headless", "--json", "--record", rec)
+	if code != ExitOK {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	live := decode(t, out)
+	if live.Source != "logcat" || live.CostBasis != "main_thread" || live.Frames < 500 {
+		t.Fatalf("source %q basis %q frames %d", live.Source, live.CostBasis, live.Frames)
+	}
+	rep, _, _ := run(t, "", "report", rec)
+	if r := decode(t, rep); r.Frames != live.Frames {
+		t.Errorf("report of the recording: %d frames, live %d", r.Frames, live.Frames)
+	}
+	csv, _, code := run(t, "", "report", rec, "--format", "csv")
+	if code != ExitOK || strings.Count(csv, "\n") != int(live.Frames)+1 {
+		t.Errorf("csv: exit %d, %d rows for %d frames", code, strings.Count(csv, "\n")-1, live.Frames)
+	}
+	trace := filepath.Join(dir, "t.json")
+	if _, errs, code := run(t, "", "export", rec, "--trace", trace); code != ExitOK {
+		t.Fatalf("export: %d %s", code, errs)
+	}
+	raw, _ := os.ReadFile(trace)
+	if n := strings.Count(string(raw), `"cat":"frame"`); n != int(live.Frames) {
+		t.Errorf("trace has %d frame slices, report %d frames", n, live.Frames)
 	}
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"sort"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -195,13 +196,24 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 			JankPct: P2(wa.jankPct()), DropLevels: wa.levels, PercentilesMs: wa.percentiles(),
 		}
 		if s := w.android; s != nil {
-			wr.Android = &AndroidPrinted{
-				TotalFrames: s.TotalFrames, JankyFrames: s.JankyFrames, JankyLegacy: s.JankyLegacy,
-				P50Ms: f2(s.P50Ms), P90Ms: f2(s.P90Ms), P95Ms: f2(s.P95Ms), P99Ms: f2(s.P99Ms),
-			}
+			wr.Android = printed(s)
 		}
 		r.Windows = append(r.Windows, wr)
 	}
+	r.AndroidProcesses = []ProcessAndroid{}
+	for k, s := range p.procAndroid {
+		r.AndroidProcesses = append(r.AndroidProcesses, ProcessAndroid{Process: k.name, Pid: k.pid, AndroidPrinted: *printed(s)})
+	}
+	sort.Slice(r.AndroidProcesses, func(i, j int) bool {
+		a, b := r.AndroidProcesses[i], r.AndroidProcesses[j]
+		if ta, tb := deref(a.TotalFrames), deref(b.TotalFrames); ta != tb {
+			return ta > tb
+		}
+		if a.Process != b.Process {
+			return a.Process < b.Process
+		}
+		return a.Pid < b.Pid
+	})
 	for _, sg := range p.msgs.listed(p.SlowMs(), 50) {
 		r.SlowMessages = append(r.SlowMessages, SlowMessageReport{
 			Handler: sg.key.handler, Callback: sg.key.callback, What: sg.key.what,
@@ -227,4 +239,19 @@ func f2(v *float64) *R2 {
 		return nil
 	}
 	return P2(*v)
+}
+
+// printed copies what dumpsys printed into the report's shape.
+func printed(s *source.AndroidSummary) *AndroidPrinted {
+	return &AndroidPrinted{
+		TotalFrames: s.TotalFrames, JankyFrames: s.JankyFrames, JankyLegacy: s.JankyLegacy,
+		P50Ms: f2(s.P50Ms), P90Ms: f2(s.P90Ms), P95Ms: f2(s.P95Ms), P99Ms: f2(s.P99Ms),
+	}
+}
+
+func deref(v *int64) int64 {
+	if v == nil {
+		return -1
+	}
+	return *v
 }

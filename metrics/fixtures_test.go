@@ -108,7 +108,7 @@ func TestFixture60Hz(t *testing.T) {
 	for _, k := range []string{"fpstop_version", "source", "cost_basis", "device", "package", "refresh_hz",
 		"duration_s", "frames", "janky_frames", "janky_deadline", "jank_pct", "fps", "fps_wall",
 		"fps_low_1pct", "idle_s", "active_pct", "drop_levels", "percentiles_ms", "histogram_ms",
-		"perfdog", "flagged_frames", "frames_lost", "windows", "slow_messages", "messages",
+		"perfdog", "flagged_frames", "frames_lost", "windows", "android_processes", "slow_messages", "messages",
 		"skipped_frames", "slow_looper", "slow_looper_total", "worst_frames", "warnings"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("report lacks key %q", k)
@@ -341,5 +341,21 @@ func TestDisconnectionAndResumptionWarned(t *testing.T) {
 	w := p.Report(ReportMeta{}).Warnings
 	if len(w) != 2 || w[0] != "device offline" || !strings.Contains(w[1], "resumed") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+func TestAndroidSummariesAsPrinted(t *testing.T) {
+	n := func(v int64) *int64 { return &v }
+	f := func(v float64) *float64 { return &v }
+	p := NewPipeline(Config{})
+	p.Add(&source.AndroidSummary{Process: "com.x", Pid: 4, TotalFrames: n(43), JankyFrames: n(7), P50Ms: f(5), P99Ms: f(200)})
+	p.Add(&source.AndroidSummary{Window: "com.x/.Main", Process: "com.x", Pid: 4, TotalFrames: n(40), JankyLegacy: n(6)})
+	r := p.Report(ReportMeta{})
+	if len(r.AndroidProcesses) != 1 || *r.AndroidProcesses[0].TotalFrames != 43 || *r.AndroidProcesses[0].P99Ms != 200 ||
+		r.AndroidProcesses[0].JankyLegacy != nil {
+		t.Errorf("processes %+v", r.AndroidProcesses)
+	}
+	if len(r.Windows) != 1 || r.Windows[0].Android == nil || *r.Windows[0].Android.JankyLegacy != 6 || r.Windows[0].Frames != 0 {
+		t.Errorf("windows %+v", r.Windows)
 	}
 }

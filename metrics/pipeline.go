@@ -140,7 +140,16 @@ type Pipeline struct {
 
 	onFrame func(ClassifiedFrame)
 
+	// the latest process-wide summary dumpsys printed, per process
+	procAndroid map[procKey]*source.AndroidSummary
+
 	seq uint64
+}
+
+// procKey identifies a process in dumpsys output.
+type procKey struct {
+	name string
+	pid  int
 }
 
 // ClassifiedFrame is one frame as the pipeline counted it (DESIGN §4): the interval T that
@@ -183,6 +192,7 @@ func (p *Pipeline) Reset() {
 	p.warn = warnTable{}
 	p.framesLost, p.lostKnown = 0, false
 	p.procTotals, p.windowLost = map[int]int64{}, map[int]int64{}
+	p.procAndroid = map[procKey]*source.AndroidSummary{}
 	p.spacing = [400]int32{}
 	p.spacingSum = [400]int64{}
 	p.spacingN, p.learnedT = 0, 0
@@ -214,10 +224,11 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.msgs.addSlow(e)
 		p.touch(e.AtNs)
 	case *source.AndroidSummary:
+		cp := *e
 		if e.Window != "" {
-			w := p.window(e.Window, e.Process)
-			cp := *e
-			w.android = &cp
+			p.window(e.Window, e.Process).android = &cp
+		} else {
+			p.procAndroid[procKey{e.Process, e.Pid}] = &cp
 		}
 	case *source.Poll:
 		p.addPoll(e)

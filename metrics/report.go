@@ -105,6 +105,14 @@ type AndroidPrinted struct {
 	P99Ms       *R2    `json:"p99_ms"`
 }
 
+// ProcessAndroid is what dumpsys gfxinfo printed for a whole process (all its windows, including
+// windows already gone), as printed.
+type ProcessAndroid struct {
+	Process string `json:"process"`
+	Pid     int    `json:"pid"`
+	AndroidPrinted
+}
+
 // WindowReport is one Android window's numbers.
 type WindowReport struct {
 	Name          string          `json:"name"`
@@ -183,36 +191,39 @@ type WorstFrame struct {
 // Report is the headless JSON report (DESIGN §7). Keys a source cannot fill are null, never
 // missing. Times are ms unless a key says otherwise; rates are fps.
 type Report struct {
-	FpstopVersion   string              `json:"fpstop_version"`
-	Source          string              `json:"source"`
-	CostBasis       string              `json:"cost_basis"`
-	Device          *DeviceReport       `json:"device"`
-	Package         *string             `json:"package"`
-	RefreshHz       *R2                 `json:"refresh_hz"`
-	DurationS       R2                  `json:"duration_s"`
-	Frames          int64               `json:"frames"`
-	JankyFrames     int64               `json:"janky_frames"`
-	JankyDeadline   *int64              `json:"janky_deadline"`
-	JankPct         *R2                 `json:"jank_pct"`
-	FPS             *R2                 `json:"fps"`
-	FPSWall         *R2                 `json:"fps_wall"`
-	FPSLow1Pct      *R2                 `json:"fps_low_1pct"`
-	IdleS           R2                  `json:"idle_s"`
-	ActivePct       *R2                 `json:"active_pct"`
-	DropLevels      DropLevels          `json:"drop_levels"`
-	PercentilesMs   *Percentiles        `json:"percentiles_ms"`
-	HistogramMs     []HistogramBucket   `json:"histogram_ms"`
-	PerfDog         PerfDog             `json:"perfdog"`
-	FlaggedFrames   int64               `json:"flagged_frames"`
-	FramesLost      *int64              `json:"frames_lost"`
-	Windows         []WindowReport      `json:"windows"`
-	SlowMessages    []SlowMessageReport `json:"slow_messages"`
-	Messages        MessagesReport      `json:"messages"`
-	SkippedFrames   SkippedReport       `json:"skipped_frames"`
-	SlowLooper      []SlowLooperReport  `json:"slow_looper"`
-	SlowLooperTotal int64               `json:"slow_looper_total"`
-	WorstFrames     []WorstFrame        `json:"worst_frames"`
-	Warnings        []string            `json:"warnings"`
+	FpstopVersion string            `json:"fpstop_version"`
+	Source        string            `json:"source"`
+	CostBasis     string            `json:"cost_basis"`
+	Device        *DeviceReport     `json:"device"`
+	Package       *string           `json:"package"`
+	RefreshHz     *R2               `json:"refresh_hz"`
+	DurationS     R2                `json:"duration_s"`
+	Frames        int64             `json:"frames"`
+	JankyFrames   int64             `json:"janky_frames"`
+	JankyDeadline *int64            `json:"janky_deadline"`
+	JankPct       *R2               `json:"jank_pct"`
+	FPS           *R2               `json:"fps"`
+	FPSWall       *R2               `json:"fps_wall"`
+	FPSLow1Pct    *R2               `json:"fps_low_1pct"`
+	IdleS         R2                `json:"idle_s"`
+	ActivePct     *R2               `json:"active_pct"`
+	DropLevels    DropLevels        `json:"drop_levels"`
+	PercentilesMs *Percentiles      `json:"percentiles_ms"`
+	HistogramMs   []HistogramBucket `json:"histogram_ms"`
+	PerfDog       PerfDog           `json:"perfdog"`
+	FlaggedFrames int64             `json:"flagged_frames"`
+	FramesLost    *int64            `json:"frames_lost"`
+	Windows       []WindowReport    `json:"windows"`
+	// AndroidProcesses is dumpsys gfxinfo's process-wide summary per process, as printed (an
+	// extension of DESIGN §7's keys: plain dumps without framestats carry only these).
+	AndroidProcesses []ProcessAndroid    `json:"android_processes"`
+	SlowMessages     []SlowMessageReport `json:"slow_messages"`
+	Messages         MessagesReport      `json:"messages"`
+	SkippedFrames    SkippedReport       `json:"skipped_frames"`
+	SlowLooper       []SlowLooperReport  `json:"slow_looper"`
+	SlowLooperTotal  int64               `json:"slow_looper_total"`
+	WorstFrames      []WorstFrame        `json:"worst_frames"`
+	Warnings         []string            `json:"warnings"`
 }
 
 // ReportMeta is what the caller knows that the events do not: the version, and the wall-clock

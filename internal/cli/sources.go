@@ -131,9 +131,27 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	if headless {
 		return nil, runtimeErr(fmt.Errorf("%v (headless runs need a device; the simulator runs only with --source sim)", err))
 	}
-	op, serr := a.simSource("no device: " + oneSentence(err) + " Showing the simulator.")
+	a.log.Info("no device: showing the simulator", "why", err)
+	op, serr := a.simSource("no device (" + shortReason(err) + "): showing the simulator · d picks a device")
 	if op != nil {
 		op.fallback = true
 	}
 	return op, serr
+}
+
+// shortReason says in a few words why no device could be used (the log has the whole error).
+func shortReason(err error) string {
+	switch {
+	case errors.Is(err, device.ErrNoAdb):
+		return "adb is not installed"
+	case errors.Is(err, device.ErrNoServer):
+		return "no adb server"
+	case errors.Is(err, device.ErrUnauthorized):
+		return "unauthorized: accept the prompt on the phone"
+	case errors.Is(err, device.ErrOffline):
+		return "the device is offline"
+	case errors.Is(err, device.ErrNoDevice):
+		return "none connected"
+	}
+	return oneSentence(err)
 }

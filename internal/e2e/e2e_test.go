@@ -378,3 +378,33 @@ func topOverlap(msgs []*source.Message, from, to int64) *source.Message {
 	}
 	return best
 }
+
+// TestChangesNothingUnlessAsked (DESIGN §8): a run sends no setprop and no gfxinfo reset; with
+// --set-slow-threshold it sends exactly `setprop log.looper.<uid>.main.slow MS` for the app's
+// uid, and nothing else that changes the device.
+func TestChangesNothingUnlessAsked(t *testing.T) {
+	t.Parallel()
+	ph := startPhone(t, 60, "smooth", 1, 0)
+	env := startEnv(t, ph)
+	if _, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "3s", "--source", "gfxinfo+logcat"); code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, c := range env.Fake.Commands() {
+		if strings.Contains(c, "setprop") || strings.Contains(c, "reset") || strings.HasPrefix(c, "am ") || strings.HasPrefix(c, "pm clear") {
+			t.Errorf("a plain run sent %q", c)
+		}
+	}
+	n := len(env.Fake.Commands())
+	if _, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "2s", "--set-slow-threshold", "50"); code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var setprops []string
+	for _, c := range env.Fake.Commands()[n:] {
+		if strings.Contains(c, "setprop") || strings.Contains(c, "reset") {
+			setprops = append(setprops, c)
+		}
+	}
+	if len(setprops) != 1 || setprops[0] != "setprop log.looper.10234.main.slow 50" {
+		t.Errorf("--set-slow-threshold sent %q", setprops)
+	}
+}

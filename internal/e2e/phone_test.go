@@ -125,9 +125,14 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 		}
 		_, err := fmt.Fprintf(w, "%d\n", p.pid.Load())
 		return err
+	case len(args) >= 3 && args[0] == "pm" && args[1] == "list" && contains(args, "-U"):
+		_, err := fmt.Fprintf(w, "package:%s uid:10234\n", pkg)
+		return err
 	case len(args) >= 2 && args[0] == "pm" && args[1] == "list":
 		_, err := fmt.Fprintf(w, "package:%s\npackage:com.example.other\n", pkg)
 		return err
+	case len(args) == 3 && args[0] == "setprop":
+		return nil // setprop prints nothing on success
 	case len(args) >= 1 && args[0] == "logcat":
 		return p.streamLogcat(ctx, w)
 	}
@@ -172,4 +177,13 @@ func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
 			}
 		}
 	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

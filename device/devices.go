@@ -98,10 +98,14 @@ func (c *Client) list(ctx context.Context) ([]Info, error) {
 // up the list for long.
 const versionTimeout = 5 * time.Second
 
-// fillVersion reads ro.build.version.release and ro.build.version.sdk.
+// fillVersion reads ro.build.version.release and ro.build.version.sdk, and the model's real
+// name (ro.product.model: `adb devices -l` turns its spaces into '_').
 func (c *Client) fillVersion(ctx context.Context, info *Info) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
+	if v, err := c.Getprop(ctx, info.Serial, "ro.product.model"); err == nil && v != "" {
+		info.Model = v
+	}
 	if v, err := c.Getprop(ctx, info.Serial, "ro.build.version.release"); err == nil {
 		info.Android = v
 	}

@@ -60,7 +60,8 @@ func TestE2EDevices(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Select: %v (devices %+v)", err, infos)
 	}
-	want := device.Info{Serial: env.Serial, State: "device", Model: "Pixel_7_Pro", Product: "cheetah", Device: "cheetah",
+	// online devices carry the real model name (getprop), not adb's underscored one
+	want := device.Info{Serial: env.Serial, State: "device", Model: "Pixel 7 Pro", Product: "cheetah", Device: "cheetah",
 		TransportID: got.TransportID, Android: "13", SDK: 33}
 	if got != want || got.TransportID <= 0 {
 		t.Errorf("device:\n got %+v\nwant %+v", got, want)
@@ -70,7 +71,7 @@ func TestE2EDevices(t *testing.T) {
 	if err := device.FormatDevices(&table, infos, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{env.Serial, "Pixel_7_Pro", " 13 ", "33"} {
+	for _, s := range []string{env.Serial, "Pixel 7 Pro", " 13 ", "33"} {
 		if !strings.Contains(table.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, table.String())
 		}

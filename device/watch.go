@@ -71,7 +71,7 @@ func poll(ctx context.Context, c *Client, versions map[string]Info) Update {
 		key := in.Serial + "\x00" + strconv.FormatInt(in.TransportID, 10)
 		seen[key] = true
 		if v, ok := versions[key]; ok {
-			in.Android, in.SDK = v.Android, v.SDK
+			in.Android, in.SDK, in.Model = v.Android, v.SDK, v.Model
 			continue
 		}
 		c.fillVersion(ctx, in)

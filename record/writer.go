@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/source"
 	"github.com/klauspost/compress/gzip"
 )
@@ -28,7 +28,7 @@ type Options struct {
 }
 
 // ErrExists is returned (wrapped) by Create when the file exists and Force is not set.
-var ErrExists = errors.New("file exists")
+var ErrExists = outfile.ErrExists
 
 // Writer writes one recording. Write, Flush and Close may be called from different goroutines
 // (the Runner's tap writes; a signal handler closes). After a write error the Writer stops
@@ -141,22 +141,11 @@ func newWriter(out io.Writer, gz bool, raw io.Writer, hdr Header) (*Writer, erro
 	return w, w.start(hdr)
 }
 
+// createFile creates a recording file (0644, never over an existing one unless force).
 func createFile(path string, force bool) (*os.File, error) {
-	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if force {
-		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flag, 0o644)
+	f, err := outfile.Create(path, force)
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("recording %s: %w; choose another name or force overwriting", path, ErrExists)
-		}
-		return nil, fmt.Errorf("creating recording: %w", err)
-	}
-	// The umask may have narrowed the mode; a recording is meant to be shared.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("creating recording: %w", err)
+		return nil, fmt.Errorf("recording: %w", err)
 	}
 	return f, nil
 }

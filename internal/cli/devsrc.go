@@ -66,10 +66,6 @@ func (a *app) resolveTarget(ctx context.Context) (*target, error) {
 		}
 		pkg = fg
 	}
-	// `adb devices -l` rewrites the model's spaces to '_': ask the device for the real name.
-	if m, err := cl.Getprop(cctx, info.Serial, "ro.product.model"); err == nil && m != "" {
-		info.Model = m
-	}
 	hz, err := cl.RefreshRate(cctx, info.Serial)
 	if err != nil {
 		a.log.Warn("refresh rate unknown", "err", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
 )
@@ -151,7 +152,7 @@ func (a *app) exportCmd() *cobra.Command {
 			if trace == "" {
 				return usageErr("export needs --trace OUT.json")
 			}
-			f, err := createFile(trace, a.opts.Force)
+			f, err := outfile.Create(trace, a.opts.Force)
 			if err != nil {
 				return runtimeErr(err)
 			}

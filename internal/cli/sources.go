@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/internal/outfile"
 
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"
@@ -51,7 +51,7 @@ func (a *app) simSource(note string) (*opened, error) {
 		return nil, usageErr("%v", err)
 	}
 	if a.opts.Truth != "" {
-		f, err := createFile(a.opts.Truth, a.opts.Force)
+		f, err := outfile.Create(a.opts.Truth, a.opts.Force)
 		if err != nil {
 			return nil, runtimeErr(err)
 		}
@@ -88,22 +88,6 @@ func (a *app) inputSource() (*opened, error) {
 		}
 		return a.replaySource(a.opts.Input, a.opts.Speed)
 	}
-}
-
-// createFile creates path for writing with mode 0644, refusing to overwrite unless force.
-func createFile(path string, force bool) (*os.File, error) {
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if !force {
-		flags |= os.O_EXCL
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		if os.IsExist(err) {
-			return nil, fmt.Errorf("%s already exists (add --force to overwrite)", path)
-		}
-		return nil, fmt.Errorf("cannot create %s: %w", path, err)
-	}
-	return f, nil
 }
 
 // openSource picks the source by DESIGN §7's table.

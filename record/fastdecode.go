@@ -262,6 +262,20 @@ func (s *scanner) intTo(p *int64) bool {
 	return ok
 }
 
+// boolTo reads a JSON true or false.
+func (s *scanner) boolTo(p *bool) bool {
+	rest := s.b[s.i:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		*p, s.i = true, s.i+4
+		return true
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		*p, s.i = false, s.i+5
+		return true
+	}
+	return false
+}
+
 func (s *scanner) intToInt(p *int) bool {
 	v, ok := s.int()
 	*p = int(v)
@@ -280,7 +294,7 @@ func (s *scanner) strTo(d *decoder, p *string) bool {
 // Keys of the two fast line types and of Phases, in source.AppendLine's order.
 var (
 	frameKeys = newKeyTable("window", "process", "vsync_ns", "done_ns", "ui_done_ns", "interval_ns", "flags",
-		"deadline_ns", "vsync_id", "phases")
+		"deadline_ns", "vsync_id", "start_vsync_ns", "present_ns", "history", "phases")
 	phaseKeys = newKeyTable("vsync_actual_ns", "handle_input_start_ns", "animation_start_ns",
 		"perform_traversals_start_ns", "draw_start_ns", "sync_queued_ns", "sync_start_ns",
 		"issue_draw_commands_start_ns", "swap_buffers_ns", "frame_completed_ns",
@@ -312,6 +326,12 @@ func (s *scanner) frame(d *decoder, f *source.Frame) bool {
 		case 8:
 			return s.intTo(&f.VsyncID)
 		case 9:
+			return s.intTo(&f.StartVsyncNs)
+		case 10:
+			return s.intTo(&f.PresentNs)
+		case 11:
+			return s.boolTo(&f.History)
+		case 12:
 			if f.Phases == nil {
 				f.Phases = d.newPhases()
 			}

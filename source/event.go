@@ -104,7 +104,17 @@ type Frame struct {
 	// DeadlineNs is Android 12+'s FrameDeadline (0 unknown).
 	DeadlineNs int64 `json:"deadline_ns,omitempty"`
 	// VsyncID is Android 12+'s FrameTimelineVsyncId (0 unknown; -1 invalid as Android prints it).
-	VsyncID int64   `json:"vsync_id,omitempty"`
+	VsyncID int64 `json:"vsync_id,omitempty"`
+	// StartVsyncNs is the vsync the frame actually started on (gfxinfo Vsync) when it differs
+	// from VsyncNs: the main thread was busy and Choreographer ran the frame late. 0 = on time
+	// or unknown (Phases.Vsync carries it for gfxinfo rows).
+	StartVsyncNs int64 `json:"start_vsync_ns,omitempty"`
+	// PresentNs is when the display showed the frame (DisplayPresentTime; the simulator knows
+	// it). 0 unknown. Real devices print stale and garbage values: a cross-check only.
+	PresentNs int64 `json:"present_ns,omitempty"`
+	// History marks a frame drawn before the live session started (the first poll's backlog):
+	// it counts in frames, jank, drop levels and the histogram, never in a rate.
+	History bool    `json:"history,omitempty"`
 	Phases  *Phases `json:"phases,omitempty"`
 }
 

@@ -1,0 +1,455 @@
+// PROFILEDATA blocks: column maps by header name, layouts of headerless rows, and the hot
+// row decoder.
+
+package gfxinfo
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/bits"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// Column identifiers for PROFILEDATA.
+const (
+	colIgnore = iota
+	colFlags
+	colVsyncID
+	colIntendedVsync
+	colVsync
+	colOldestInput
+	colNewestInput
+	colInputEventID
+	colHandleInput
+	colAnimation
+	colTraversals
+	colDrawStart
+	colDeadline
+	colFrameInterval // labelled FrameInterval: period or timestamp, decided by value
+	colFrameStart    // labelled FrameStartTime: period or timestamp, decided by value
+	colWorkload
+	colSyncQueued
+	colSyncStart
+	colIssueDraw
+	colSwapBuffers
+	colFrameCompleted
+	colDequeue
+	colQueue
+	colGpuCompleted
+	colSwapCompleted
+	colPresent
+	colCommandSubmission
+	numCols
+)
+
+var columnNames = map[string]int{
+	"Flags":                      colFlags,
+	"FrameTimelineVsyncId":       colVsyncID,
+	"IntendedVsync":              colIntendedVsync,
+	"Vsync":                      colVsync,
+	"OldestInputEvent":           colOldestInput,
+	"NewestInputEvent":           colNewestInput,
+	"InputEventId":               colInputEventID,
+	"HandleInputStart":           colHandleInput,
+	"AnimationStart":             colAnimation,
+	"PerformTraversalsStart":     colTraversals,
+	"DrawStart":                  colDrawStart,
+	"FrameDeadline":              colDeadline,
+	"FrameInterval":              colFrameInterval,
+	"FrameStartTime":             colFrameStart,
+	"WorkloadTarget":             colWorkload,
+	"SyncQueued":                 colSyncQueued,
+	"SyncStart":                  colSyncStart,
+	"IssueDrawCommandsStart":     colIssueDraw,
+	"SwapBuffers":                colSwapBuffers,
+	"FrameCompleted":             colFrameCompleted,
+	"DequeueBufferDuration":      colDequeue,
+	"QueueBufferDuration":        colQueue,
+	"GpuCompleted":               colGpuCompleted,
+	"SwapBuffersCompleted":       colSwapCompleted,
+	"DisplayPresentTime":         colPresent,
+	"CommandSubmissionCompleted": colCommandSubmission,
+}
+
+// Layouts of rows printed without a header, by column count (anchors-android §4.2).
+var (
+	layout14 = []int{colFlags, colIntendedVsync, colVsync, colOldestInput, colNewestInput,
+		colHandleInput, colAnimation, colTraversals, colDrawStart, colSyncQueued, colSyncStart,
+		colIssueDraw, colSwapBuffers, colFrameCompleted}
+	layout16 = append(append([]int{}, layout14...), colDequeue, colQueue)
+	layout17 = append(append([]int{}, layout16...), colGpuCompleted)
+	layout20 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
+		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colSyncQueued,
+		colSyncStart, colIssueDraw, colSwapBuffers, colFrameCompleted, colDequeue, colQueue,
+		colGpuCompleted, colSwapCompleted, colPresent}
+	layout22 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
+		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colFrameInterval,
+		colFrameStart, colSyncQueued, colSyncStart, colIssueDraw, colSwapBuffers,
+		colFrameCompleted, colDequeue, colQueue, colGpuCompleted, colSwapCompleted, colPresent}
+	layout23 = append(append([]int{}, layout22...), colCommandSubmission)
+	layout24 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
+		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colFrameStart,
+		colFrameInterval, colWorkload, colSyncQueued, colSyncStart, colIssueDraw, colSwapBuffers,
+		colFrameCompleted, colDequeue, colQueue, colGpuCompleted, colSwapCompleted, colPresent,
+		colCommandSubmission}
+)
+
+func layoutFor(n int) []int {
+	switch n {
+	case 14:
+		return layout14
+	case 16:
+		return layout16
+	case 17:
+		return layout17
+	case 20:
+		return layout20
+	case 22:
+		return layout22
+	case 23:
+		return layout23
+	case 24:
+		return layout24
+	}
+	return nil
+}
+
+const (
+	int64Max = math.MaxInt64
+	// A frame period is 1–100 ms (1000 Hz … 10 Hz); anything else in the FrameInterval /
+	// FrameStartTime pair is the timestamp.
+	minPeriodNs = 1_000_000
+	maxPeriodNs = 100_000_000
+	// A "complete" row whose FrameCompleted lies more than an hour after its IntendedVsync is
+	// uninitialised memory, not a frame (seen in real Android 13 dumps for frames still waiting
+	// for their GPU fence).
+	maxFrameNs = 3600 * 1_000_000_000
+)
+
+// startBlock opens a PROFILEDATA block. rest is the text after the marker line, used to size
+// the window's frame slice.
+func (p *parser) startBlock(rest []byte) {
+	p.inBlock = true
+	p.cols = nil
+	p.oldTable = false
+	w := p.curWin()
+	if w == nil || w.Rows > 0 || w.Columns > 0 {
+		w = p.newWindow("", -1)
+	}
+	// Size Frames and the Phases slab for the rows up to the closing marker.
+	end := bytes.Index(rest, profileMarker)
+	if end < 0 {
+		end = len(rest)
+	}
+	n := bytes.Count(rest[:end], []byte{'\n'})
+	if n < 1 {
+		n = 1
+	}
+	f, ph := p.ps.frameSlice(n)
+	if len(w.Frames) > 0 {
+		f = append(f, w.Frames...)
+	}
+	w.Frames, p.slab = f, ph
+}
+
+func (p *parser) endBlock() {
+	p.inBlock = false
+	p.cols = nil
+}
+
+func (p *parser) blockLine(line, rest []byte) {
+	l := trimSpace(line)
+	if len(l) == 0 {
+		return
+	}
+	if p.cols == nil && (l[0] < '0' || l[0] > '9') && l[0] != '-' {
+		p.header(l)
+		return
+	}
+	if p.cols == nil {
+		if lay := layoutFor(countFields(l)); lay != nil {
+			p.setCols(lay)
+			p.warn("PROFILEDATA rows without a header line (layout told by column count)")
+		} else {
+			p.warn("PROFILEDATA row without a header and of unknown width")
+			return
+		}
+	}
+	p.dataRow(l)
+}
+
+// countFields counts comma-separated fields, ignoring one trailing comma.
+func countFields(l []byte) int {
+	if len(l) == 0 {
+		return 0
+	}
+	n := bytes.Count(l, []byte{','}) + 1
+	if l[len(l)-1] == ',' {
+		n--
+	}
+	return n
+}
+
+func (p *parser) header(l []byte) {
+	// Successive dumps repeat the same header: reuse the last mapping (and its warnings).
+	ps := p.ps
+	if ps.hdrCols != nil && bytes.Equal(l, ps.hdr) {
+		for _, w := range ps.hdrWarn {
+			p.warn(w)
+		}
+		p.installHeader(ps.hdrCols)
+		return
+	}
+	ps.hdr = append(ps.hdr[:0], l...)
+	ps.hdrWarn = ps.hdrWarn[:0]
+	cols := make([]int, 0, 24)
+	for len(l) > 0 {
+		i := bytes.IndexByte(l, ',')
+		var f []byte
+		if i < 0 {
+			f, l = l, nil
+		} else {
+			f, l = l[:i], l[i+1:]
+		}
+		f = trimSpace(f)
+		if len(f) == 0 && len(l) == 0 {
+			break // trailing comma
+		}
+		c, ok := columnNames[string(f)]
+		if !ok {
+			ps.hdrWarn = append(ps.hdrWarn, "ignored unknown PROFILEDATA column \""+string(f)+"\"")
+		}
+		cols = append(cols, c)
+	}
+	var seen [numCols]bool
+	for _, c := range cols {
+		if c != colIgnore && seen[c] {
+			ps.hdrWarn = append(ps.hdrWarn, "PROFILEDATA header repeats a column; block skipped")
+			cols = []int{}
+			break
+		}
+		seen[c] = true
+	}
+	if len(cols) > 0 && (!seen[colIntendedVsync] || !seen[colFrameCompleted]) {
+		ps.hdrWarn = append(ps.hdrWarn, "PROFILEDATA header without IntendedVsync/FrameCompleted; block skipped")
+		cols = []int{}
+	}
+	ps.hdrCols = cols
+	for _, w := range ps.hdrWarn {
+		p.warn(w)
+	}
+	p.installHeader(cols)
+}
+
+// installHeader makes cols the current block's layout ([] = unreadable block).
+func (p *parser) installHeader(cols []int) {
+	if len(cols) == 0 {
+		p.cols = []int{}
+		return
+	}
+	p.setCols(cols)
+	if w := p.curWin(); w != nil {
+		w.Columns = len(cols)
+	}
+}
+
+// dataRow parses one CSV row by hand into a Frame.
+func (p *parser) dataRow(l []byte) {
+	w := p.curWin()
+	if len(p.cols) == 0 {
+		p.warn("row in an unreadable PROFILEDATA block skipped")
+		return
+	}
+	// The hot loop: fields are parsed in place, without a call per field. A field is an
+	// optional '-' and 1–19 digits, followed by ',' or the end of the line.
+	cols := p.cols
+	i, col, n := 0, 0, len(l)
+	for i < n {
+		if col >= len(cols) {
+			p.warn("torn PROFILEDATA row (more fields than the header) skipped")
+			return
+		}
+		neg := l[i] == '-'
+		if neg {
+			i++
+		}
+		start := i
+		var v uint64
+		// Eight bytes at a time (SWAR): the digits at the front of each 8-byte word are
+		// converted together; the first non-digit ends the field. Near the line's end (fewer
+		// than 8 bytes left) digits are taken one by one.
+		for i+8 <= n && i-start <= 16 {
+			x := binary.LittleEndian.Uint64(l[i:])
+			m := nonDigits(x)
+			if m == 0 {
+				v = v*100_000_000 + parseEight(x)
+				i += 8
+				continue
+			}
+			if k := bits.TrailingZeros64(m) >> 3; k > 0 {
+				x = x<<(64-8*k) | 0x3030303030303030>>(8*k)
+				v = v*pow10[k] + parseEight(x)
+				i += k
+			}
+			goto done
+		}
+		for i < n {
+			c := l[i] - '0'
+			if c > 9 {
+				break
+			}
+			v = v*10 + uint64(c)
+			i++
+		}
+	done:
+		nd := i - start
+		if nd == 0 || nd > 19 || (i < n && l[i] != ',') || (!neg && v > math.MaxInt64) || (neg && v > 1<<63) {
+			p.warn("torn PROFILEDATA row (non-integer field) skipped")
+			return
+		}
+		i++ // the comma (or past the end)
+		if neg {
+			p.row[cols[col]] = -int64(v)
+		} else {
+			p.row[cols[col]] = int64(v)
+		}
+		col++
+	}
+	if col != len(cols) {
+		p.warn("torn PROFILEDATA row (fewer fields than the header) skipped")
+		return
+	}
+	if w.Columns == 0 {
+		w.Columns = len(cols)
+	}
+	p.emit(w)
+}
+
+var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
+
+// nonDigits returns x (8 bytes, little-endian) with a non-zero byte wherever x's byte is not an
+// ASCII digit. (A carry out of a byte ≥ 0xFA can only mark later bytes, so the lowest marked
+// byte is always the first non-digit.)
+func nonDigits(x uint64) uint64 {
+	return (x&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) | ((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
+}
+
+// eightDigits reports whether the 8 bytes of x (little-endian) are all ASCII digits.
+func eightDigits(x uint64) bool {
+	return (x&0xF0F0F0F0F0F0F0F0)|(((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) == 0x3333333333333333
+}
+
+// parseEight converts 8 ASCII digits (little-endian in x, first digit in the low byte) to
+// their value with three multiplications (SWAR).
+func parseEight(x uint64) uint64 {
+	x -= 0x3030303030303030
+	x = x*10 + x>>8
+	x = ((x&0x000000FF000000FF)*(100+(1000000<<32)) + ((x>>16)&0x000000FF000000FF)*(1+(10000<<32))) >> 32
+	return x
+}
+
+// setCols installs a column map and records which columns it has.
+func (p *parser) setCols(cols []int) {
+	p.cols = cols
+	p.have = [numCols]bool{}
+	for _, c := range cols {
+		p.have[c] = true
+	}
+	p.have[colIgnore] = false
+}
+
+func (p *parser) headerlessRow(l []byte) {
+	lay := layoutFor(countFields(l))
+	if lay == nil {
+		p.warn("CSV-like line of unknown width outside PROFILEDATA ignored")
+		return
+	}
+	w := p.curWin()
+	if w == nil || (w.Columns != 0 && w.Columns != len(lay)) {
+		w = p.newWindow("", -1)
+	}
+	p.setCols(lay)
+	p.warn("PROFILEDATA rows without a header line (layout told by column count)")
+	p.dataRow(l)
+	p.cols = nil
+}
+
+// get returns column c's value, 0 when the layout lacks it.
+func (p *parser) get(c int) int64 {
+	if p.have[c] {
+		return p.row[c]
+	}
+	return 0
+}
+
+func (p *parser) emit(w *Window) {
+	w.Rows++
+	vs := p.get(colIntendedVsync)
+	done := p.get(colFrameCompleted)
+	if vs <= 0 {
+		p.warn("PROFILEDATA row without an IntendedVsync skipped")
+		w.Incomplete++
+		return
+	}
+	if done <= vs || done-vs >= maxFrameNs || (p.d.UptimeNs > 0 && done > p.d.UptimeNs+10_000_000_000) {
+		w.Incomplete++
+		return
+	}
+	// FrameInterval / FrameStartTime: decide by value which is the period (real Android 12+
+	// output prints the labels swapped relative to the values).
+	var period, start int64
+	a, b := p.get(colFrameInterval), p.get(colFrameStart)
+	switch {
+	case a >= minPeriodNs && a <= maxPeriodNs:
+		period, start = a, b
+	case b >= minPeriodNs && b <= maxPeriodNs:
+		period, start = b, a
+	default:
+		// Neither is a period (-1 = unknown interval). Keep the timestamp-like one as start.
+		if a > maxPeriodNs {
+			start = a
+		} else if b > maxPeriodNs {
+			start = b
+		}
+	}
+	deadline := p.get(colDeadline)
+	if deadline == int64Max || deadline <= 0 {
+		deadline = 0
+	}
+	if len(p.slab) == cap(p.slab) {
+		_, p.slab = p.ps.frameSlice(64) // more rows than the block was sized for
+	}
+	p.slab = append(p.slab, source.Phases{
+		Vsync:                      p.get(colVsync),
+		HandleInputStart:           p.get(colHandleInput),
+		AnimationStart:             p.get(colAnimation),
+		PerformTraversalsStart:     p.get(colTraversals),
+		DrawStart:                  p.get(colDrawStart),
+		SyncQueued:                 p.get(colSyncQueued),
+		SyncStart:                  p.get(colSyncStart),
+		IssueDrawCommandsStart:     p.get(colIssueDraw),
+		SwapBuffers:                p.get(colSwapBuffers),
+		FrameCompleted:             done,
+		DequeueBufferDuration:      p.get(colDequeue),
+		QueueBufferDuration:        p.get(colQueue),
+		GpuCompleted:               p.get(colGpuCompleted),
+		SwapBuffersCompleted:       p.get(colSwapCompleted),
+		DisplayPresentTime:         p.get(colPresent),
+		CommandSubmissionCompleted: p.get(colCommandSubmission),
+		FrameStartTime:             start,
+		WorkloadTarget:             p.get(colWorkload),
+	})
+	ph := &p.slab[len(p.slab)-1]
+	w.Frames = append(w.Frames, source.Frame{
+		VsyncNs:    vs,
+		DoneNs:     done,
+		UIDoneNs:   ph.SyncStart,
+		IntervalNs: period,
+		Flags:      p.get(colFlags),
+		DeadlineNs: deadline,
+		VsyncID:    p.get(colVsyncID),
+		Phases:     ph,
+	})
+}

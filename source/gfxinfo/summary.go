@@ -1,0 +1,357 @@
+// The summary side of a dump: the lines outside PROFILEDATA blocks (processes, view roots,
+// counters, percentiles, histograms and the old profile table).
+
+package gfxinfo
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// summary returns the summary the current summary line belongs to: the current window's, else
+// the current process's.
+func (p *parser) summary() *source.AndroidSummary {
+	if w := p.curWin(); w != nil {
+		if w.Summary == nil {
+			w.Summary = &source.AndroidSummary{AtNs: p.d.UptimeNs}
+		}
+		return w.Summary
+	}
+	pr := p.curProc()
+	if pr.Summary == nil {
+		pr.Summary = &source.AndroidSummary{AtNs: p.d.UptimeNs}
+	}
+	return pr.Summary
+}
+
+// line handles a line outside PROFILEDATA blocks.
+func (p *parser) line(raw, rest []byte) {
+	l := trimLeft(raw)
+	if len(l) == 0 {
+		return
+	}
+	if p.oldTable {
+		if isProfileTableRow(l) {
+			if w := p.curWin(); w != nil {
+				w.ProfileRows++
+			}
+			return
+		}
+		p.oldTable = false
+	}
+	switch l[0] {
+	case '-':
+		if bytes.HasPrefix(l, profileMarker) {
+			p.startBlock(rest)
+			return
+		}
+	case '*':
+		if hasPrefix(l, "** Graphics info for pid ") {
+			p.process(l[len("** Graphics info for pid "):])
+			return
+		}
+	case 'A':
+		if bytes.HasPrefix(l, dumpHeader) {
+			return
+		}
+	case 'U':
+		if hasPrefix(l, "Uptime:") {
+			v, ok := firstInt(l[len("Uptime:"):])
+			if ok && v > 0 && v < int64Max/1_000_000 {
+				p.d.UptimeNs = v * 1_000_000
+			} else {
+				p.warn("unreadable Uptime line")
+			}
+			return
+		}
+	case 'N':
+		if hasPrefix(l, "No process found for:") {
+			p.d.NotRunning = true
+			return
+		}
+		if hasPrefix(l, "Number ") {
+			p.number(l[len("Number "):])
+			return
+		}
+		if hasPrefix(l, "Note: Data has been filtered") {
+			p.warn("Android says its data has been filtered (test-overhead filtering is on)")
+			return
+		}
+	case 'F':
+		if hasPrefix(l, "Failure while dumping the app:") {
+			p.d.Failure = string(trimSpace(l[len("Failure while dumping the app:"):]))
+			if p.d.Failure == "" {
+				p.d.Failure = "unknown failure"
+			}
+			return
+		}
+	case 'P':
+		if hasPrefix(l, "Profile data in ms:") {
+			p.curProc()
+			p.win = -1
+			p.inHierarchy = false
+			return
+		}
+	case 'V':
+		if hasPrefix(l, "View hierarchy:") {
+			p.win = -1
+			p.inHierarchy = true
+			return
+		}
+	case 'W':
+		if hasPrefix(l, "Window:") {
+			p.windowLine(string(trimSpace(l[len("Window:"):])))
+			return
+		}
+	case 'S':
+		if hasPrefix(l, "Stats since:") {
+			s := p.summary()
+			_ = s // the start time is not part of AndroidSummary; the line opens the summary
+			return
+		}
+	case 'T':
+		if hasPrefix(l, "Total frames rendered:") {
+			if v, ok := firstInt(l[len("Total frames rendered:"):]); ok {
+				p.summary().TotalFrames = ptr(v)
+			} else {
+				p.warn("unreadable Total frames rendered line")
+			}
+			return
+		}
+	case 'J':
+		if hasPrefix(l, "Janky frames (legacy):") {
+			if v, ok := firstInt(l[len("Janky frames (legacy):"):]); ok {
+				p.summary().JankyLegacy = ptr(v)
+			} else {
+				p.warn("unreadable Janky frames (legacy) line")
+			}
+			return
+		}
+		if hasPrefix(l, "Janky frames:") {
+			if v, ok := firstInt(l[len("Janky frames:"):]); ok {
+				p.summary().JankyFrames = ptr(v)
+			} else {
+				p.warn("unreadable Janky frames line")
+			}
+			return
+		}
+	case 'H':
+		if hasPrefix(l, "HISTOGRAM:") {
+			p.histogram(l[len("HISTOGRAM:"):])
+			return
+		}
+	case 'G':
+		if hasPrefix(l, "GPU HISTOGRAM:") {
+			return
+		}
+	case 'D':
+		if isProfileTableHeader(l) {
+			p.oldTable = true
+			if p.curWin() == nil {
+				p.newWindow("", -1)
+			}
+			return
+		}
+	case '5', '9':
+		if p.percentile(l) {
+			return
+		}
+	}
+	if bytes.Contains(l, viewRootMark) {
+		if !p.inHierarchy {
+			p.viewRoot(l)
+		}
+		return
+	}
+	if l[0] >= '0' && l[0] <= '9' || l[0] == '-' {
+		// Rows printed without a header and outside PROFILEDATA markers (Google's doc sample).
+		if bytes.IndexByte(l, ',') > 0 && bytes.Count(l, []byte{','}) >= 13 {
+			p.headerlessRow(l)
+		}
+	}
+}
+
+func (p *parser) process(b []byte) {
+	// "<pid> [<name>] **" (some captures pad the pid with spaces).
+	pid, n, ok := parseInt(b)
+	name := ""
+	if lb := bytes.IndexByte(b, '['); lb >= 0 {
+		if rb := bytes.LastIndexByte(b, ']'); rb > lb {
+			name = string(b[lb+1 : rb])
+		}
+	}
+	if !ok || n == 0 || pid < 0 || pid > math.MaxInt32 {
+		p.warn("unreadable pid in a Graphics info line")
+		pid = 0
+	}
+	p.d.Processes = append(p.d.Processes, Process{Pid: int(pid), Name: name})
+	p.proc = len(p.d.Processes) - 1
+	p.win = -1
+	p.inHierarchy = false
+}
+
+func (p *parser) viewRoot(l []byte) {
+	i := bytes.Index(l, viewRootMark)
+	title := string(trimSpace(l[:i]))
+	vis := -1
+	if j := bytes.Index(l, []byte("(visibility=")); j >= 0 {
+		if v, n, ok := parseInt(l[j+len("(visibility="):]); ok && n > 0 && v >= -1 && v < 1<<16 {
+			vis = int(v)
+		}
+	}
+	p.newWindow(title, vis)
+	p.oldTable = false
+}
+
+func (p *parser) windowLine(title string) {
+	// The "Window:" line names the view root printed just before it (framestats output).
+	if w := p.curWin(); w != nil && !w.named && w.Rows == 0 && w.Summary == nil {
+		w.Title = title
+		w.named = true
+		return
+	}
+	vis := -1
+	w := p.newWindow(title, vis)
+	w.named = true
+}
+
+// number reads a "Number <cause>: N" line.
+func (p *parser) number(b []byte) {
+	c := bytes.LastIndexByte(b, ':')
+	if c < 0 {
+		p.warn("unreadable Number line")
+		return
+	}
+	name := string(trimSpace(b[:c]))
+	v, ok := firstInt(b[c+1:])
+	if !ok {
+		p.warn("unreadable Number line")
+		return
+	}
+	s := p.summary()
+	switch name {
+	case "Missed Vsync":
+		s.MissedVsync = ptr(v)
+	case "High input latency":
+		s.HighInput = ptr(v)
+	case "Slow UI thread":
+		s.SlowUIThread = ptr(v)
+	case "Slow bitmap uploads":
+		s.SlowBitmap = ptr(v)
+	case "Slow issue draw commands", "Slow draw":
+		s.SlowIssue = ptr(v)
+	case "Frame deadline missed":
+		s.DeadlineMiss = ptr(v)
+	case "Frame deadline missed (legacy)":
+		// Android 12+'s legacy counter; AndroidSummary has no field for it (Android 9–11 printed
+		// the same counter as "Frame deadline missed", which is kept).
+	default:
+		p.warn("unknown counter \"Number " + name + "\"")
+	}
+}
+
+// percentile reads "50th percentile: 11ms" (gpu percentiles are skipped). It reports whether
+// the line was a percentile line.
+func (p *parser) percentile(l []byte) bool {
+	var which int
+	switch {
+	case hasPrefix(l, "50th "):
+		which = 50
+	case hasPrefix(l, "90th "):
+		which = 90
+	case hasPrefix(l, "95th "):
+		which = 95
+	case hasPrefix(l, "99th "):
+		which = 99
+	default:
+		return false
+	}
+	r := l[5:]
+	if hasPrefix(r, "gpu percentile:") {
+		return true
+	}
+	if !hasPrefix(r, "percentile:") {
+		return false
+	}
+	v, ok := firstInt(r[len("percentile:"):])
+	if !ok || v < 0 {
+		p.warn("unreadable percentile line")
+		return true
+	}
+	f := float64(v)
+	s := p.summary()
+	switch which {
+	case 50:
+		s.P50Ms = &f
+	case 90:
+		s.P90Ms = &f
+	case 95:
+		s.P95Ms = &f
+	case 99:
+		s.P99Ms = &f
+	}
+	return true
+}
+
+// histogram reads " 5ms=0 6ms=3 …". A histogram with an unreadable entry (a cut line) is
+// dropped entirely, with a warning: a partial histogram would present wrong numbers as right.
+func (p *parser) histogram(b []byte) {
+	hist := p.ps.bucketSlice()
+	i, n := 0, len(b)
+	for {
+		for i < n && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		if i == n {
+			break
+		}
+		// "<ms>ms=<count>", both small non-negative integers (at most 12 digits).
+		var ms, c uint64
+		s := i
+		for i < n && b[i]-'0' <= 9 {
+			ms = ms*10 + uint64(b[i]-'0')
+			i++
+		}
+		if i == s || i-s > 12 || i+3 > n || b[i] != 'm' || b[i+1] != 's' || b[i+2] != '=' {
+			p.warn("unreadable HISTOGRAM line dropped")
+			return
+		}
+		i += 3
+		s = i
+		for i < n && b[i]-'0' <= 9 {
+			c = c*10 + uint64(b[i]-'0')
+			i++
+		}
+		if i == s || i-s > 12 || (i < n && b[i] != ' ' && b[i] != '\t') {
+			p.warn("unreadable HISTOGRAM line dropped")
+			return
+		}
+		hist = append(hist, source.Bucket{Ms: int(ms), Count: int64(c)})
+	}
+	p.summary().Histogram = hist
+}
+
+func isProfileTableHeader(l []byte) bool {
+	s := string(trimSpace(l))
+	return s == "Draw\tPrepare\tProcess\tExecute" || s == "Draw\tProcess\tExecute"
+}
+
+// isProfileTableRow reports whether l is a row of the old profile table: 3 or 4 tab-separated
+// decimal numbers.
+func isProfileTableRow(l []byte) bool {
+	fields := 0
+	for _, f := range bytes.Split(trimSpace(l), []byte{'\t'}) {
+		if len(f) == 0 {
+			return false
+		}
+		for _, c := range f {
+			if (c < '0' || c > '9') && c != '.' && c != ',' {
+				return false
+			}
+		}
+		fields++
+	}
+	return fields == 3 || fields == 4
+}

@@ -335,6 +335,9 @@ type Session struct {
 	Seed        int64  `json:"seed,omitempty"`
 	// Input is the file the events came from, when not a live device.
 	Input string `json:"input,omitempty"`
+	// Layer is the SurfaceFlinger layer the session measures (source surfaceflinger): the
+	// run-level frames, fps and jank are that layer's.
+	Layer string `json:"layer,omitempty"`
 }
 
 // At implements Event.

@@ -51,6 +51,10 @@ func LineType(ev Event) string {
 		return LineNotice
 	case *Session:
 		return LineSession
+	case *LayerFrame:
+		return LineLayerFrame
+	case *LayerSample:
+		return LineLayerSample
 	}
 	return ""
 }
@@ -109,6 +113,10 @@ func ParseLine(line []byte) (typ string, ev Event, err error) {
 		ev = &Notice{}
 	case LineSession:
 		ev = &Session{}
+	case LineLayerFrame:
+		ev = &LayerFrame{}
+	case LineLayerSample:
+		ev = &LayerSample{}
 	default:
 		return typ, nil, nil
 	}

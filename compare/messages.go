@@ -1,0 +1,117 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Message tests resample at most this many occurrences per side (an even, deterministic
+// thinning of longer samples) this many times at most: a p95's spread needs no more.
+const (
+	msgSampleCap     = 400
+	msgResampleCap   = 500
+	msgMinOccurrence = 5
+)
+
+// messages compares every slow-message signature either side's reports list: new (only in
+// NEW), gone (only in BASE), or the p95 duration of its occurrences tested (slower, faster,
+// unchanged). Occurrences of a message are far apart compared with frames, so they are
+// resampled one by one.
+func (c *comparer) messages(base, new []*Run) []Message {
+	type info struct {
+		whatName string
+		max      float64
+	}
+	sigs := map[Signature]*info{}
+	for _, runs := range [][]*Run{base, new} {
+		for _, r := range runs {
+			for _, m := range r.Report.SlowMessages {
+				s := Signature{Handler: m.Handler, Callback: m.Callback, What: m.What}
+				in := sigs[s]
+				if in == nil {
+					in = &info{whatName: m.WhatName}
+					sigs[s] = in
+				}
+				in.max = max(in.max, float64(m.MaxMs))
+			}
+		}
+	}
+	keys := make([]Signature, 0, len(sigs))
+	for s := range sigs {
+		keys = append(keys, s)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := sigs[keys[i]].max, sigs[keys[j]].max
+		if a != b {
+			return a > b
+		}
+		return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j])
+	})
+	out := make([]Message, 0, len(keys))
+	for _, s := range keys {
+		out = append(out, c.message(s, sigs[s].whatName, base, new))
+	}
+	return out
+}
+
+func gather(runs []*Run, s Signature) (samples []float64, count int64) {
+	for _, r := range runs {
+		samples = append(samples, r.Messages[s]...)
+		count += r.MessageCounts[s]
+	}
+	return samples, count
+}
+
+// thin keeps at most n values, evenly spaced (deterministic).
+func thin(x []float64, n int) []float64 {
+	if len(x) <= n {
+		return x
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = x[i*len(x)/n]
+	}
+	return out
+}
+
+func (c *comparer) message(s Signature, name string, base, new []*Run) Message {
+	bs, bc := gather(base, s)
+	ns, nc := gather(new, s)
+	if name == "" {
+		name = whatName(s.Handler, s.What)
+	}
+	m := Message{Handler: s.Handler, Callback: s.Callback, What: s.What, WhatName: name, CountBase: bc, CountNew: nc,
+		Status: MsgUnchanged}
+	m.P95 = Metric{Name: "p95_ms", Unit: UnitMs, Better: "lower", MinEffect: c.o.MinEffect.Ms, Verdict: Unchanged, Method: MethodNone}
+	if len(bs) > 0 {
+		m.P95.Base = r2p(p95(append([]float64(nil), bs...)))
+	}
+	if len(ns) > 0 {
+		m.P95.New = r2p(p95(append([]float64(nil), ns...)))
+	}
+	switch {
+	case bc == 0:
+		m.Status = MsgNew
+		return m
+	case nc == 0:
+		m.Status = MsgGone
+		return m
+	}
+	if len(bs) < msgMinOccurrence || len(ns) < msgMinOccurrence {
+		m.P95.Diff = r2p(*m.P95.New - *m.P95.Base)
+		return m
+	}
+	d := *m.P95.New - *m.P95.Base
+	bt, nt := thin(bs, msgSampleCap), thin(ns, msgSampleCap)
+	rng := rngFor(c.o.Seed, fmt.Sprintf("message:%s|%s|%d", s.Handler, s.Callback, s.What))
+	dist := meanBootstrap(bt, nt, min(c.o.Resamples, msgResampleCap), rng, p95)
+	m.P95.Method, m.P95.NBase, m.P95.NNew = MethodOccurrenceBootstrap, len(bt), len(nt)
+	c.fill(&m.P95, false, d, *m.P95.Base, dist)
+	switch m.P95.Verdict {
+	case Worse:
+		m.Status = MsgSlower
+	case Better:
+		m.Status = MsgFaster
+	}
+	return m
+}

@@ -1,0 +1,164 @@
+package compare
+
+// The comparison result is a plain value with JSON tags: `fpstop compare --format json` prints
+// it as is, and renderers (text, Markdown, HTML) read it. docs/compare.md documents the schema;
+// a change here is a change of that schema (bump SchemaVersion when a key changes meaning or
+// goes away).
+
+// SchemaVersion names the JSON layout of Result.
+const SchemaVersion = "fpstop-compare/1"
+
+// Verdict is a metric's or the comparison's outcome; in JSON exactly "better", "worse" or
+// "unchanged".
+type Verdict string
+
+// Verdicts.
+const (
+	Better    Verdict = "better"
+	Worse     Verdict = "worse"
+	Unchanged Verdict = "unchanged"
+)
+
+// Methods a difference was tested with (Metric.Method).
+const (
+	// MethodBlockBootstrap: one run (or recordings pooled) per side; one-second secs resampled
+	// with replacement (a block bootstrap: frames within a second stay together).
+	MethodBlockBootstrap = "block-bootstrap-1s"
+	// MethodIterationBootstrap: several recordings on both sides; per-recording values resampled
+	// with replacement, difference of the means.
+	MethodIterationBootstrap = "iteration-bootstrap"
+	// MethodOccurrenceBootstrap: slow messages; occurrence durations resampled, difference of the p95.
+	MethodOccurrenceBootstrap = "occurrence-bootstrap"
+	// MethodNone: no test (a value is missing on one side, or too few data).
+	MethodNone = "none"
+)
+
+// MinEffect is the smallest difference that counts as a change, per unit.
+type MinEffect struct {
+	FPS float64 `json:"fps"` // fps
+	Pct float64 `json:"pct"` // percentage points (jank %, drop-level shares)
+	Ms  float64 `json:"ms"`  // frame-time percentiles and message durations
+}
+
+// Side describes BASE or NEW.
+type Side struct {
+	// Label is what the user named (a file or directory).
+	Label      string   `json:"label"`
+	Recordings []string `json:"recordings"`
+	Source     string   `json:"source"`
+	Package    *string  `json:"package"`
+	Device     string   `json:"device"` // model (serial), "" when unknown
+	RefreshHz  *float64 `json:"refresh_hz"`
+	Frames     int64    `json:"frames"` // over all its recordings
+	DurationS  float64  `json:"duration_s"`
+	// Scenario and Seed name a simulator run.
+	Scenario string  `json:"scenario,omitempty"`
+	Seeds    []int64 `json:"seeds,omitempty"`
+}
+
+// Metric is one metric compared. Values are null when they have no meaning (no frames). Diff is
+// NEW − BASE in the metric's unit (percentage points for pct); CI is the confidence interval of
+// Diff at Result.Confidence.
+type Metric struct {
+	Name   string `json:"name"`
+	Unit   string `json:"unit"`
+	Better string `json:"better"` // "higher" or "lower": which direction is an improvement
+	// Base and New are the sides' values: a recording's report value, or the mean over the
+	// side's recordings.
+	Base *float64 `json:"base"`
+	New  *float64 `json:"new"`
+	Diff *float64 `json:"diff"`
+	// DiffPct is Diff relative to Base in percent (null when Base is 0 or missing).
+	DiffPct     *float64 `json:"diff_pct"`
+	CILow       *float64 `json:"ci_low"`
+	CIHigh      *float64 `json:"ci_high"`
+	P           *float64 `json:"p"`
+	MinEffect   float64  `json:"min_effect"`
+	Significant bool     `json:"significant"`
+	Verdict     Verdict  `json:"verdict"`
+	Method      string   `json:"method"`
+	// NBase and NNew are the sample sizes the test used: secs, recordings or occurrences.
+	NBase int `json:"n_base"`
+	NNew  int `json:"n_new"`
+}
+
+// Scope presence of a window or message on the two sides.
+const (
+	PresentBoth = "both"
+	PresentNew  = "new"  // only in NEW
+	PresentGone = "gone" // only in BASE
+)
+
+// Window is one Android window compared (matched by name).
+type Window struct {
+	Name    string   `json:"name"`
+	Present string   `json:"present"` // both, new, gone
+	Verdict Verdict  `json:"verdict"`
+	Metrics []Metric `json:"metrics"`
+}
+
+// Message statuses.
+const (
+	MsgNew       = "new"
+	MsgGone      = "gone"
+	MsgSlower    = "slower"
+	MsgFaster    = "faster"
+	MsgUnchanged = "unchanged"
+)
+
+// Message is one slow main-thread message signature compared: its p95 duration on each side.
+type Message struct {
+	Handler  string `json:"handler"`
+	Callback string `json:"callback"`
+	What     int    `json:"what"`
+	WhatName string `json:"what_name"`
+	// CountBase and CountNew are occurrences over each side's recordings.
+	CountBase int64  `json:"count_base"`
+	CountNew  int64  `json:"count_new"`
+	Status    string `json:"status"` // new, gone, slower, faster, unchanged
+	// P95 compares the p95 duration in ms (Name "p95_ms").
+	P95 Metric `json:"p95"`
+}
+
+// Gate is one CI gate checked on one scope.
+type Gate struct {
+	// Name is the flag: "max-fps-drop" or "max-jank-increase".
+	Name string `json:"name"`
+	// Scope is "run" or "window"; Window names the window.
+	Scope     string  `json:"scope"`
+	Window    string  `json:"window,omitempty"`
+	Threshold float64 `json:"threshold"`
+	// Measured is the regression: the fps drop (BASE − NEW) or the jank increase (NEW − BASE), in
+	// fps or percentage points; null when a side has no value.
+	Measured    *float64 `json:"measured"`
+	Significant bool     `json:"significant"`
+	Failed      bool     `json:"failed"`
+	Message     string   `json:"message"`
+}
+
+// Bootstrap says how the resampling was done, so a result can be reproduced.
+type Bootstrap struct {
+	Resamples int    `json:"resamples"`
+	Seed      uint64 `json:"seed"`
+}
+
+// Result is a whole comparison.
+type Result struct {
+	Schema        string    `json:"schema"`
+	FpstopVersion string    `json:"fpstop_version"`
+	Confidence    float64   `json:"confidence"`
+	MinEffect     MinEffect `json:"min_effect"`
+	Bootstrap     Bootstrap `json:"bootstrap"`
+	Base          Side      `json:"base"`
+	New           Side      `json:"new"`
+	// Verdict is the overall outcome: worse when any run-level metric is significantly worse,
+	// better when at least one is significantly better and none worse, else unchanged.
+	Verdict  Verdict   `json:"verdict"`
+	Metrics  []Metric  `json:"metrics"`
+	Windows  []Window  `json:"windows"`
+	Messages []Message `json:"slow_messages"`
+	Gates    []Gate    `json:"gates"`
+	// GatesFailed is true when any gate failed (the command then exits 1).
+	GatesFailed bool     `json:"gates_failed"`
+	Warnings    []string `json:"warnings"`
+}

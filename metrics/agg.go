@@ -63,11 +63,16 @@ func (r *sliceRing) get(idx int64) *slice {
 // agg aggregates frames: the whole run, or one window.
 type agg struct {
 	frames, janky, flagged int64
-	jankyDeadline          int64
-	hasDeadline            bool
-	levels                 DropLevels
-	displayNs              int64 // Σ (dropped+1)·T
-	hist                   hwui.Histogram
+	// rateFrames are the frames that count in rates: all but history frames (DESIGN §4).
+	rateFrames    int64
+	jankyDeadline int64
+	hasDeadline   bool
+	// Android's legacy rule, over frames with a completion time (not Looper-derived ones)
+	jankyLegacy int64
+	legacyKnown bool
+	levels      DropLevels
+	displayNs   int64 // Σ (dropped+1)·T
+	hist        hwui.Histogram
 	// display time → count, for the exact 1 % low (values are few: multiples of T).
 	display map[int64]int64
 
@@ -94,6 +99,8 @@ type frameFacts struct {
 	level                                      Level
 	flagged, inHist                            bool
 	hasDeadline, deadlineJanky                 bool
+	legacyKnown, legacyJanky                   bool
+	history                                    bool
 }
 
 func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
@@ -111,11 +118,24 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 			a.jankyDeadline++
 		}
 	}
+	if ff.legacyKnown {
+		a.legacyKnown = true
+		if ff.legacyJanky {
+			a.jankyLegacy++
+		}
+	}
 	a.levels.add(ff.level)
-	a.displayNs += ff.displayNs
 	if ff.inHist {
 		a.hist.Add(ff.histNs)
 	}
+	if vsync > a.lastFrameNs {
+		a.lastFrameNs = vsync
+	}
+	if ff.history {
+		return // history frames count above, never in a rate or a slice
+	}
+	a.rateFrames++
+	a.displayNs += ff.displayNs
 	if _, ok := a.display[ff.displayNs]; ok || len(a.display) < maxDisplayKeys {
 		a.display[ff.displayNs]++
 	} else {
@@ -151,9 +171,6 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 		}
 		c.displayNs += ff.displayNs
 	}
-	if vsync > a.lastFrameNs {
-		a.lastFrameNs = vsync
-	}
 }
 
 func foldKey(m map[int64]int64, v int64) int64 {
@@ -175,15 +192,15 @@ func foldKey(m map[int64]int64, v int64) int64 {
 
 // fps is frames / Σ(dropped+1)·T, NaN without frames.
 func (a *agg) fps() float64 {
-	if a.frames == 0 || a.displayNs == 0 {
+	if a.rateFrames == 0 || a.displayNs == 0 {
 		return math.NaN()
 	}
-	return float64(a.frames) * 1e9 / float64(a.displayNs)
+	return float64(a.rateFrames) * 1e9 / float64(a.displayNs)
 }
 
 // low1pct is 1000 / (99th percentile of (dropped+1)·T in ms), nearest rank.
 func (a *agg) low1pct() float64 {
-	if a.frames == 0 {
+	if a.rateFrames == 0 {
 		return math.NaN()
 	}
 	keys := make([]int64, 0, len(a.display))
@@ -191,7 +208,7 @@ func (a *agg) low1pct() float64 {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	rank := int64(math.Ceil(0.99 * float64(a.frames))) // 1-based nearest rank
+	rank := int64(math.Ceil(0.99 * float64(a.rateFrames))) // 1-based nearest rank
 	var cum int64
 	for _, k := range keys {
 		cum += a.display[k]
@@ -234,10 +251,25 @@ func (a *agg) nonIdleNs(lastIdx, lastLen, sliceNs int64) int64 {
 
 func (a *agg) fpsWall(lastIdx, lastLen, sliceNs int64) float64 {
 	d := a.nonIdleNs(lastIdx, lastLen, sliceNs)
-	if a.frames == 0 || d <= 0 {
+	if a.rateFrames == 0 || d <= 0 {
 		return math.NaN()
 	}
-	return float64(a.frames) * 1e9 / float64(d)
+	return float64(a.rateFrames) * 1e9 / float64(d)
+}
+
+// androidJank returns Android's two janky counts computed from the rows: the Android 12+
+// deadline rule (nil when no frame carried a deadline) and the legacy rule (nil when no frame
+// had a completion time, e.g. Looper-derived frames only).
+func (a *agg) androidJank() (deadline, legacy *int64) {
+	if a.hasDeadline {
+		n := a.jankyDeadline
+		deadline = &n
+	}
+	if a.legacyKnown {
+		n := a.jankyLegacy
+		legacy = &n
+	}
+	return deadline, legacy
 }
 
 func (a *agg) jankPct() float64 {

@@ -170,10 +170,7 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 	} else {
 		r.DurationS = R2(float64(elapsed) / 1e9)
 	}
-	if a.hasDeadline {
-		n := a.jankyDeadline
-		r.JankyDeadline = &n
-	}
+	r.JankyDeadline, r.JankyLegacy = a.androidJank()
 	nonIdle := a.nonIdleNs(lastIdx, lastLen, p.cfg.SliceNs)
 	if elapsed > 0 {
 		r.IdleS = R2(float64(elapsed-nonIdle) / 1e9)
@@ -191,9 +188,14 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 	for _, w := range p.sortedWindows() {
 		wa := w.agg
 		wr := WindowReport{
-			Name: w.name, Process: w.process, Visible: w.visible, Frames: wa.frames,
+			Name: w.name, Process: w.process, Visible: w.visible, Frames: wa.frames, JankyFrames: wa.janky,
 			FPS: P2(wa.fps()), FPSWall: P2(wa.fpsWall(lastIdx, lastLen, p.cfg.SliceNs)),
 			JankPct: P2(wa.jankPct()), DropLevels: wa.levels, PercentilesMs: wa.percentiles(),
+			HistogramMs: wa.histogram(),
+		}
+		wr.JankyDeadline, wr.JankyLegacy = wa.androidJank()
+		if wr.HistogramMs == nil {
+			wr.HistogramMs = []HistogramBucket{}
 		}
 		if s := w.android; s != nil {
 			wr.Android = printed(s)

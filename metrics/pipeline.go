@@ -27,6 +27,7 @@ type windowState struct {
 	lastVsync     int64
 	lastTotal     int64 // last "Total frames rendered" seen in a poll; -1 none
 	jank          JankTracker
+	budgets       budgetTally // budgets of the window's on-time Android 12+ frames
 }
 
 // recentFrame is a frame kept for the screen's frame-time graph.
@@ -397,16 +398,22 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 	t := p.intervalFor(f, w)
 	w.lastVsync = f.VsyncNs
 	cost := end - f.VsyncNs
-	// Android's own view of the frame (histogram duration, deadline jank) from JankTracker's
-	// rules; the simulator's deadlines are Choreographer's originals, not hwui's extended ones.
+	// Android's own view of the frame (histogram duration, deadline and legacy jank) from
+	// JankTracker's rules; the simulator's deadlines are Choreographer's originals, not hwui's
+	// extended ones.
 	w.jank.RawDeadlines = p.session.Source == source.KindSim
 	af := w.jank.Frame(f, t)
-	ff := frameFacts{cost: cost, interval: t, dropped: Dropped(cost, t), histNs: af.DurationNs,
-		inHist: af.Counted, flagged: f.Flags != 0, hasDeadline: af.HasDeadline, deadlineJanky: af.DeadlineJanky}
+	ff := frameFacts{cost: cost, interval: t, dropped: p.dropped(f, w, t, cost, af), histNs: af.DurationNs,
+		inHist: af.Counted, flagged: f.Flags != 0, hasDeadline: af.HasDeadline, deadlineJanky: af.DeadlineJanky,
+		legacyKnown: f.DoneNs > 0, legacyJanky: af.LegacyJanky, history: f.History}
 	ff.displayNs = (ff.dropped + 1) * t
 	ff.level = Classify(ff.dropped, p.thresholdsFor(RateHz(t)))
-	p.touch(f.VsyncNs)
-	p.touch(end)
+	if !f.History {
+		// A frame drawn before a live session started is history: it sets neither the
+		// session's origin nor a slice (DESIGN §4).
+		p.touch(f.VsyncNs)
+		p.touch(end)
+	}
 	idx := int64(0)
 	if f.VsyncNs > p.originNs {
 		idx = (f.VsyncNs - p.originNs) / p.cfg.SliceNs
@@ -425,6 +432,26 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 	if p.onFrame != nil {
 		p.onFrame(ClassifiedFrame{Frame: *f, IntervalNs: t, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
 	}
+}
+
+// dropped is DESIGN §4's `dropped` for one frame: against the budget the frame really had on
+// Android 12+ rows (DeadlineDropped), by the era's rule on rows without a deadline (Android's
+// JankTracker duration, IntendedVsync → FrameCompleted less the sync stall, in whole periods
+// past the first), and from the main thread's own vsync grid for Looper-derived frames.
+func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, af AndroidFrame) int64 {
+	if f.DoneNs == 0 { // Looper-derived: main-thread cost only
+		return Dropped(cost, t)
+	}
+	if f.DeadlineNs != 0 {
+		if d, ok := DeadlineDropped(f, t, &w.budgets); ok {
+			return d
+		}
+	}
+	switch {
+	case af.Counted:
+		return Dropped(af.DurationNs, t)
+	}
+	return Dropped(cost, t)
 }
 
 // mainEnd is the end of a frame's main-thread part: SyncStart when known, else the vsync

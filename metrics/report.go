@@ -115,16 +115,20 @@ type ProcessAndroid struct {
 
 // WindowReport is one Android window's numbers.
 type WindowReport struct {
-	Name          string          `json:"name"`
-	Process       string          `json:"process"`
-	Visible       bool            `json:"visible"`
-	Frames        int64           `json:"frames"`
-	FPS           *R2             `json:"fps"`
-	FPSWall       *R2             `json:"fps_wall"`
-	JankPct       *R2             `json:"jank_pct"`
-	DropLevels    DropLevels      `json:"drop_levels"`
-	PercentilesMs *Percentiles    `json:"percentiles_ms"`
-	Android       *AndroidPrinted `json:"android,omitempty"`
+	Name          string            `json:"name"`
+	Process       string            `json:"process"`
+	Visible       bool              `json:"visible"`
+	Frames        int64             `json:"frames"`
+	JankyFrames   int64             `json:"janky_frames"`
+	JankyDeadline *int64            `json:"janky_deadline"`
+	JankyLegacy   *int64            `json:"janky_legacy"`
+	FPS           *R2               `json:"fps"`
+	FPSWall       *R2               `json:"fps_wall"`
+	JankPct       *R2               `json:"jank_pct"`
+	DropLevels    DropLevels        `json:"drop_levels"`
+	PercentilesMs *Percentiles      `json:"percentiles_ms"`
+	HistogramMs   []HistogramBucket `json:"histogram_ms"`
+	Android       *AndroidPrinted   `json:"android,omitempty"`
 }
 
 // Occurrence is one occurrence of a slow message: when it started (ms since the session origin)
@@ -201,6 +205,7 @@ type Report struct {
 	Frames        int64             `json:"frames"`
 	JankyFrames   int64             `json:"janky_frames"`
 	JankyDeadline *int64            `json:"janky_deadline"`
+	JankyLegacy   *int64            `json:"janky_legacy"`
 	JankPct       *R2               `json:"jank_pct"`
 	FPS           *R2               `json:"fps"`
 	FPSWall       *R2               `json:"fps_wall"`

@@ -120,6 +120,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	}
 	st := newTracker(p.cfg.Package, "")
 	st.device = p.cfg.Device
+	st.live = true
 	backoff := backoffStart
 	disconnected := false
 	var gapFrom int64 // device time last seen before a disconnection
@@ -230,6 +231,11 @@ type tracker struct {
 	windows  map[string]*winState
 	failure  string
 	fresh    []int // scratch: indexes of a window's new rows
+	// live: a device session, whose first dump's backlog is history (DESIGN §4: frames drawn
+	// before the session started count in frames and jank, never in a rate). startNs is the
+	// device uptime of that first dump.
+	live    bool
+	startNs int64
 }
 
 type winState struct {
@@ -318,6 +324,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		t.windows = map[string]*winState{} // a new process: its rows and counters start over
 		session()
 	}
+	t.markStart(d, procs)
 	for _, w := range d.Warnings {
 		evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn, Text: "gfxinfo: " + w})
 	}
@@ -391,6 +398,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 					frs[j] = *f
 					fr := &frs[j]
 					fr.Window = title
+					fr.History = t.live && f.VsyncNs < t.startNs
 					if f.Phases != nil {
 						phs[j] = *f.Phases
 						fr.Phases = &phs[j]
@@ -459,6 +467,28 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		at = newest
 	}
 	return t.tick(evs, at)
+}
+
+// markStart fixes the live session's start at its first dump: the dump's uptime, or (a dump
+// without an Uptime line) the newest frame completion it holds, so every row of that first
+// ring is history. Frames of a process that starts later are drawn after it: not history.
+func (t *tracker) markStart(d *Dump, procs []*Process) {
+	if !t.live || t.startNs != 0 {
+		return
+	}
+	t.startNs = d.UptimeNs
+	if t.startNs > 0 {
+		return
+	}
+	for _, pr := range procs {
+		for wi := range pr.Windows {
+			for i := range pr.Windows[wi].Frames {
+				if v := pr.Windows[wi].Frames[i].DoneNs + 1; v > t.startNs {
+					t.startNs = v
+				}
+			}
+		}
+	}
 }
 
 // cloneSummary copies a summary for an event: the parser may reuse the histogram's storage.

@@ -1,0 +1,129 @@
+package metrics
+
+import "github.com/fpstop/fpstop/source"
+
+// Android 12+ pipelines frames: the UI thread starts the next frame while RenderThread and the
+// GPU finish this one, and Choreographer gives each frame a deadline that is more than one
+// period (the real captures print a base of one period at 120 Hz and 20 ms at 60 Hz, plus one
+// period when hwui's JankTracker finds the pipeline buffer-stuffed and writes the extension
+// back into the row). A frame is late — and the display showed an old frame — only when it
+// completed after the budget it really had, not after one period (DESIGN §4, `dropped`).
+
+// budgetQuantumNs is the resolution at which the budgets of on-time frames are tallied: printed
+// budgets jitter by a few µs (16.64 vs 16.65 ms in the same steady scroll), so the mode is taken
+// over 100 µs steps.
+const budgetQuantumNs = 100_000
+
+// maxBudgetKeys bounds a window's budget tally: real windows show two or three distinct
+// budgets; garbage rows must not grow it.
+const maxBudgetKeys = 64
+
+// budgetTally is the per-window tally of the budgets (FrameDeadline − IntendedVsync) of frames
+// that started on their intended vsync, in budgetQuantumNs steps, with its running mode.
+type budgetTally struct {
+	counts map[int64]int64
+	modeQ  int64 // most frequent step; ties go to the smaller step
+	modeN  int64
+}
+
+// add counts a budget (ns) and keeps the mode current.
+func (b *budgetTally) add(budgetNs int64) {
+	q := roundDiv(budgetNs, budgetQuantumNs)
+	if b.counts == nil {
+		b.counts = make(map[int64]int64, 4)
+	}
+	c, ok := b.counts[q]
+	if !ok && len(b.counts) >= maxBudgetKeys {
+		return
+	}
+	c++
+	b.counts[q] = c
+	if c > b.modeN || (c == b.modeN && q < b.modeQ) {
+		b.modeQ, b.modeN = q, c
+	}
+}
+
+// mode returns the most frequent budget in ns, ok=false before any on-time frame.
+func (b *budgetTally) mode() (int64, bool) {
+	if b.modeN == 0 {
+		return 0, false
+	}
+	return b.modeQ * budgetQuantumNs, true
+}
+
+// roundDiv is a/b rounded to the nearest integer, halves away from zero (b > 0).
+func roundDiv(a, b int64) int64 {
+	if a >= 0 {
+		return (a + b/2) / b
+	}
+	return -((-a + b/2) / b)
+}
+
+// ceilDiv is ⌈a/b⌉ for b > 0.
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return -((-a) / b)
+	}
+	return (a + b - 1) / b
+}
+
+// maxSaneBudgetNs: a printed deadline further than this from its vsync is garbage (INT64_MAX is
+// Android's "unknown"); such a row is treated as one without a deadline.
+const maxSaneBudgetNs = 10_000_000_000
+
+// frameEnd is when a frame was really done for the display: GpuCompleted where the row has it
+// (Android 12+), else FrameCompleted (DoneNs).
+func frameEnd(f *source.Frame) int64 {
+	if f.Phases != nil && f.Phases.GpuCompleted >= f.VsyncNs && f.Phases.GpuCompleted > 0 {
+		return f.Phases.GpuCompleted
+	}
+	return f.DoneNs
+}
+
+// startVsync is the vsync a frame actually started on: StartVsyncNs, else the row's Vsync,
+// else its intended vsync.
+func startVsync(f *source.Frame) int64 {
+	if f.StartVsyncNs > 0 {
+		return f.StartVsyncNs
+	}
+	if f.Phases != nil && f.Phases.Vsync > 0 {
+		return f.Phases.Vsync
+	}
+	return f.VsyncNs
+}
+
+// DeadlineDropped is DESIGN §4's `dropped` for a frame with a printed FrameDeadline: the display
+// refreshes (of period t) by which the frame's completion (GpuCompleted, else FrameCompleted)
+// overran its budget. The budget is the printed FrameDeadline − IntendedVsync when the frame
+// started on its intended vsync (less than t/2 late), which is also counted in the window's
+// tally; a frame the main thread started late — or whose printed deadline is garbage (not
+// after its vsync, or absurdly far) — gets the budget the window's on-time frames most often
+// had. Before any on-time frame, a late frame gets its printed deadline − the vsync it started
+// on when Choreographer moved the deadline with the late start, else its printed deadline −
+// its intended vsync; ok=false when no budget can be had (a garbage deadline and no tally).
+func DeadlineDropped(f *source.Frame, t int64, tally *budgetTally) (dropped int64, ok bool) {
+	start := startVsync(f)
+	printed := f.DeadlineNs - f.VsyncNs
+	sane := printed > 0 && printed < maxSaneBudgetNs
+	var budget int64
+	switch m, haveMode := tally.mode(); {
+	case sane && start-f.VsyncNs < t/2:
+		budget = printed
+		tally.add(budget)
+	case haveMode:
+		budget = m
+	case !sane:
+		return 0, false
+	default:
+		if budget = f.DeadlineNs - start; budget <= 0 {
+			// Choreographer did not move the deadline with the late start: the printed one
+			// is the budget the frame was given.
+			budget = printed
+		}
+	}
+	over := frameEnd(f) - f.VsyncNs - budget
+	if over <= 0 || t <= 0 {
+		return 0, true
+	}
+	return ceilDiv(over, t), true
+}

@@ -64,7 +64,14 @@ func (r *sliceRing) get(idx int64) *slice {
 type agg struct {
 	frames, janky, flagged int64
 	// rateFrames are the frames that count in rates: all but history frames (DESIGN §4).
-	rateFrames    int64
+	rateFrames int64
+	// refreshes, for the run's aggregate only (slots != nil): display refreshes on which at least
+	// one window showed a new frame — two windows drawing on the same vsync count once, so the
+	// run's fps_wall can never exceed the refresh rate (DESIGN §4).
+	slots     *slotSet
+	refreshes int64
+	// slotEnd is the end of the newest rate frame's refresh (vsync + T), from the origin.
+	slotEnd       int64
 	jankyDeadline int64
 	hasDeadline   bool
 	// Android's legacy rule, over frames with a completion time (not Looper-derived ones)
@@ -136,6 +143,9 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	}
 	a.rateFrames++
 	a.displayNs += ff.displayNs
+	if a.slots != nil && a.slots.add(vsync/vsyncKeyNs) {
+		a.refreshes++
+	}
 	if _, ok := a.display[ff.displayNs]; ok || len(a.display) < maxDisplayKeys {
 		a.display[ff.displayNs]++
 	} else {
@@ -250,11 +260,19 @@ func (a *agg) nonIdleNs(lastIdx, lastLen, sliceNs int64) int64 {
 }
 
 func (a *agg) fpsWall(lastIdx, lastLen, sliceNs int64) float64 {
+	// The slice the session is in lasts at least to the end of its newest frame's refresh.
+	if l := a.slotEnd - lastIdx*sliceNs; l > lastLen && lastIdx >= 0 {
+		lastLen = min(l, sliceNs)
+	}
 	d := a.nonIdleNs(lastIdx, lastLen, sliceNs)
 	if a.rateFrames == 0 || d <= 0 {
 		return math.NaN()
 	}
-	return float64(a.rateFrames) * 1e9 / float64(d)
+	n := a.rateFrames
+	if a.slots != nil {
+		n = a.refreshes
+	}
+	return float64(n) * 1e9 / float64(d)
 }
 
 // androidJank returns Android's two janky counts computed from the rows: the Android 12+
@@ -331,4 +349,32 @@ func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Total
 		t.AvgFPS = sum / float64(n)
 	}
 	return t
+}
+
+// vsyncKeyNs: frames of different windows drawn for the same vsync carry the same intended vsync
+// timestamp; keys at 1 ms resolution (well under the 6.9 ms period at 144 Hz) tolerate rounding.
+const vsyncKeyNs = 1_000_000
+
+// slotSet remembers the last len(ring) vsync keys seen, so frames of several windows for one
+// refresh count once. Bounded: frames arrive in near time order, so an old key never returns.
+type slotSet struct {
+	ring [1024]int64
+	head int
+	seen map[int64]struct{}
+}
+
+func newSlotSet() *slotSet { return &slotSet{seen: make(map[int64]struct{}, 1024)} }
+
+// add records key and reports whether it was new.
+func (s *slotSet) add(key int64) bool {
+	if _, ok := s.seen[key]; ok {
+		return false
+	}
+	if old := s.ring[s.head]; len(s.seen) >= len(s.ring) {
+		delete(s.seen, old)
+	}
+	s.ring[s.head] = key
+	s.head = (s.head + 1) % len(s.ring)
+	s.seen[key] = struct{}{}
+	return true
 }

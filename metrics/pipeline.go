@@ -184,6 +184,7 @@ func (p *Pipeline) Reset() {
 	p.hasOrigin = false
 	p.originNs, p.endNs = 0, 0
 	p.total = newAgg(p.cfg.SeriesLen)
+	p.total.slots = newSlotSet()
 	p.windows = make(map[string]*windowState)
 	p.lastWin = nil
 	p.msgs = newMessageTable()
@@ -420,6 +421,12 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 	}
 	p.total.add(&ff, idx, f.VsyncNs)
 	w.agg.add(&ff, idx, f.VsyncNs)
+	if !f.History {
+		// A frame occupies its refresh: the slice it falls in is at least that long for
+		// fps_wall, so a rate never exceeds R in a slice the session is still in.
+		p.total.slotEnd = max(p.total.slotEnd, f.VsyncNs+t-p.originNs)
+		w.agg.slotEnd = max(w.agg.slotEnd, f.VsyncNs+t-p.originNs)
+	}
 
 	rf := &p.recent[p.rhead]
 	*rf = recentFrame{window: w.name, vsync: f.VsyncNs, cost: cost, interval: t, dropped: ff.dropped,

@@ -158,6 +158,16 @@ func TestPollerDedupe(t *testing.T) {
 			t.Fatalf("window %q", f.Window)
 		}
 	}
+	// The first poll's ring is history (drawn before the session started at its uptime, 11 s):
+	// every one of its 120 rows; later rows drawn after 11 s are not.
+	for i, f := range fs {
+		if want := f.VsyncNs < 11_000e6; f.History != want || (i < 120 && !f.History) {
+			t.Fatalf("frame %d (vsync %d): history %v", i, f.VsyncNs, f.History)
+		}
+	}
+	if fs[len(fs)-1].History {
+		t.Fatal("the last poll's frames are not history")
+	}
 	ps := polls(evs)
 	if len(ps) != 3 || ps[0].NewRows != 120 || ps[1].NewRows != 50 || ps[2].NewRows != 120 ||
 		ps[1].TotalFrames != 250 || ps[2].TotalFrames != 650 || ps[2].Rows != 120 || ps[1].Pid != 77 ||

@@ -1,0 +1,106 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// frame12 is an Android 12+ row: intended vsync iv, started on vsync start, printed deadline
+// dl and GPU completion gc, all in ms from 1 s, period t ms.
+func frame12(iv, start, dl, gc, t float64) *source.Frame {
+	ns := func(ms float64) int64 { return 1e9 + int64(math.Round(ms*1e6)) }
+	return &source.Frame{Window: "w", VsyncNs: ns(iv), DeadlineNs: ns(dl), DoneNs: ns(gc),
+		IntervalNs: int64(math.Round(t * 1e6)),
+		Phases:     &source.Phases{Vsync: ns(start), GpuCompleted: ns(gc), FrameCompleted: ns(gc)}}
+}
+
+// TestDeadlineDroppedByHand works DESIGN §4's rule through a 120 Hz window (T = 8.333 ms) by
+// hand, in order (the tally carries from frame to frame):
+//
+//  1. on time, base budget 8.333 (one period), GPU at 11.0 → ⌈(11.0 − 8.333)/8.333⌉ = 1 dropped
+//  2. on time, stuffed: printed budget 16.667, GPU at 12.0 → 12.0 < 16.667: 0
+//  3. on time, stuffed, GPU at 16.0 → 0
+//  4. on time, stuffed, GPU at 26.0 → ⌈(26.0 − 16.667)/8.333⌉ = ⌈1.12⌉ = 2
+//  5. started 5 periods late (41.667), printed deadline not moved; the usual on-time budget is
+//     16.667 (three of four): GPU at 55.0 → ⌈(55.0 − 16.667)/8.333⌉ = ⌈4.6⌉ = 5
+//  6. a garbage deadline (before its vsync): the usual budget too: GPU at 10 → 0
+func TestDeadlineDroppedByHand(t *testing.T) {
+	const T = 8.333333
+	var tally budgetTally
+	cases := []struct {
+		f    *source.Frame
+		want int64
+	}{
+		{frame12(0, 0, 8.333, 11.0, T), 1},
+		{frame12(8.333, 8.333, 8.333+16.667, 8.333+12.0, T), 0},
+		{frame12(16.667, 16.667, 16.667+16.667, 16.667+16.0, T), 0},
+		{frame12(25.0, 25.0, 25.0+16.667, 25.0+26.0, T), 2},
+		{frame12(100, 141.667, 116.667, 155.0, T), 5},
+		{frame12(200, 200, 190, 210, T), 0},
+	}
+	for i, c := range cases {
+		got, ok := DeadlineDropped(c.f, c.f.IntervalNs, &tally)
+		if !ok || got != c.want {
+			t.Errorf("frame %d: dropped %d (ok %v), want %d", i+1, got, ok, c.want)
+		}
+	}
+	// A window's first frame with a garbage deadline has no budget to go by: not ok (the
+	// pipeline then applies the pre-12 rule).
+	var empty budgetTally
+	if _, ok := DeadlineDropped(frame12(0, 0, -5, 20, T), 8_333_333, &empty); ok {
+		t.Error("a garbage deadline with no tally must not give a budget")
+	}
+	// A late first frame whose deadline moved with its start: budget = deadline − start.
+	var fresh budgetTally
+	if got, _ := DeadlineDropped(frame12(0, 16.667, 36.667, 36.0, 16.667), 16_666_667, &fresh); got != 1 {
+		t.Errorf("late first frame: dropped %d, want 1 (36.0 − 20.0 = 16.0 ms over: one refresh)", got)
+	}
+}
+
+// TestHistoryFramesNotInRates: frames drawn before a live session started count in frames,
+// janky and levels, never in fps.
+func TestHistoryFramesNotInRates(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindGfxinfo, RefreshHz: 60})
+	const T = 16_666_667
+	for i := int64(0); i < 10; i++ {
+		// history: each 3 periods long (2 dropped)
+		p.Add(&source.Frame{Window: "w", VsyncNs: 1e9 + i*3*T, DoneNs: 1e9 + i*3*T + 3*T - 1e6, IntervalNs: T, History: true})
+	}
+	for i := int64(0); i < 60; i++ {
+		v := int64(2e9) + i*T
+		p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 10e6, IntervalNs: T})
+	}
+	r := p.Report(ReportMeta{})
+	if r.Frames != 70 || r.JankyFrames != 10 || r.FPS == nil || math.Abs(float64(*r.FPS)-60) > 0.01 {
+		t.Fatalf("frames %d janky %d fps %v; want 70, 10, 60", r.Frames, r.JankyFrames, r.FPS)
+	}
+	if r.FPSWall == nil || float64(*r.FPSWall) > 60.01 {
+		t.Errorf("fps_wall %v: history frames must not enter it", float64(*r.FPSWall))
+	}
+}
+
+// TestRunFPSWallCountsRefreshes: two windows drawing on every vsync of a 60 Hz display for 3 s:
+// each window's fps_wall is 60, and the run's counts each refresh once — 60, not 120.
+func TestRunFPSWallCountsRefreshes(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindGfxinfo, RefreshHz: 60})
+	const T = 16_666_667
+	for i := int64(0); i < 180; i++ {
+		v := int64(1e9) + i*T
+		for _, w := range []string{"a", "b"} {
+			p.Add(&source.Frame{Window: w, VsyncNs: v, DoneNs: v + 8e6, IntervalNs: T})
+		}
+	}
+	r := p.Report(ReportMeta{})
+	if r.FPSWall == nil || math.Abs(float64(*r.FPSWall)-60) > 0.01 {
+		t.Errorf("run fps_wall %v, want 60", r.FPSWall)
+	}
+	for _, w := range r.Windows {
+		if w.FPSWall == nil || math.Abs(float64(*w.FPSWall)-60) > 0.01 {
+			t.Errorf("window %s fps_wall %v, want 60", w.Name, w.FPSWall)
+		}
+	}
+}

@@ -118,11 +118,10 @@ type messageTable struct {
 	rhead int
 	rlen  int
 
-	skipped      SkippedReport
-	slow         []SlowLooperReport // ring of the newest slowLooperKeep
-	slowHead     int
-	slowTotal    int64
-	lastPrinterN int64
+	skipped   SkippedReport
+	slow      []SlowLooperReport // ring of the newest slowLooperKeep
+	slowHead  int
+	slowTotal int64
 }
 
 func newMessageTable() *messageTable {

@@ -244,13 +244,11 @@ func (r *Reader) warn(format string, args ...any) {
 // order and never modified afterwards; each call may return a warning Notice the reader made.
 // Errors other than io.EOF are I/O errors of the file itself.
 func (r *Reader) Next() (source.Event, error) {
-	for {
-		ev, err := r.next()
-		if err == errPending {
-			return nil, io.EOF
-		}
-		return ev, err
+	ev, err := r.next()
+	if err == errPending {
+		return nil, io.EOF
 	}
+	return ev, err
 }
 
 // next is Next, with errPending in follow mode when the file may still grow.

@@ -367,6 +367,9 @@ func TestTruncatedEveryOffsetOfLast4KiB(t *testing.T) {
 			}
 			prev, tornSeen := len(want)+1, false
 			for off := len(data); off >= len(data)-4096; off-- {
+				if testing.Short() && off < len(data)-64 && off%5 != 0 {
+					continue // -short: the last 64 cuts, then every 5th
+				}
 				if err := os.Truncate(cut, int64(off)); err != nil {
 					t.Fatal(err)
 				}

@@ -86,6 +86,7 @@ type devicePickerModel struct {
 	st      *themes.Styles
 	keys    pickerKeyMap
 	fetch   func(ctx context.Context) ([]DeviceItem, error)
+	after   Timer
 	gen     int
 	loading bool
 	items   []DeviceItem
@@ -94,8 +95,8 @@ type devicePickerModel struct {
 	w, h    int
 }
 
-func newDevicePicker(st *themes.Styles, fetch func(ctx context.Context) ([]DeviceItem, error)) devicePickerModel {
-	return devicePickerModel{st: st, keys: defaultPickerKeys(), fetch: fetch}
+func newDevicePicker(st *themes.Styles, fetch func(ctx context.Context) ([]DeviceItem, error), after Timer) devicePickerModel {
+	return devicePickerModel{st: st, keys: defaultPickerKeys(), fetch: fetch, after: after}
 }
 
 // SetSize sets the overlay's outer size.
@@ -130,7 +131,7 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 			m.loading, m.items, m.err = false, msg.items, msg.err
 			m.sel = max(0, min(m.sel, len(m.items)-1))
 			gen := m.gen
-			return m, tea.Tick(DevicePollInterval, func(time.Time) tea.Msg { return devicePollMsg{gen: gen} })
+			return m, m.after(DevicePollInterval, func(time.Time) tea.Msg { return devicePollMsg{gen: gen} })
 		}
 	case devicePollMsg:
 		if msg.gen == m.gen && !m.loading {

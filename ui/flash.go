@@ -41,9 +41,10 @@ type flashModel struct {
 	id     int
 	status string // state text and note, shown when no flash is active
 	line   string
+	after  Timer
 }
 
-func newFlash(st *themes.Styles) flashModel { return flashModel{st: st} }
+func newFlash(st *themes.Styles, after Timer) flashModel { return flashModel{st: st, after: after} }
 
 // SetSize sets the width.
 func (m flashModel) SetSize(w, _ int) flashModel { m.w = w; return m.render() }
@@ -70,7 +71,7 @@ func (m flashModel) Update(msg tea.Msg) (flashModel, tea.Cmd) {
 		m.id++
 		m.level, m.text = msg.Level, msg.Text
 		id := m.id
-		return m.render(), tea.Tick(FlashDelay, func(time.Time) tea.Msg { return clearFlashMsg{id: id} })
+		return m.render(), m.after(FlashDelay, func(time.Time) tea.Msg { return clearFlashMsg{id: id} })
 	case clearFlashMsg:
 		if msg.id == m.id {
 			m.text = ""

@@ -22,6 +22,7 @@ func TestFlow(t *testing.T) {
 	latest.Store(fixture.Live(1))
 	o := testOpts()
 	o.Refresh = 5 * time.Millisecond
+	o.After = tea.Tick // a real program: real timers
 	o.Snapshots = func() *metrics.Snapshot { reads.Add(1); return latest.Load() }
 
 	tm := teatest.NewTestModel(t, New(o), teatest.WithInitialTermSize(120, 40))

@@ -48,6 +48,9 @@ type Options struct {
 	Refresh time.Duration
 	// Now is the clock (default time.Now); tests inject a fixed one.
 	Now func() time.Time
+	// After schedules a timer message (default tea.Tick); tests inject one whose Cmd returns
+	// at once, so running a Cmd never means waiting for a timer.
+	After Timer
 	// Snapshots returns the newest snapshot (e.g. metrics.Runner.Latest); nil results are
 	// ignored.
 	Snapshots func() *metrics.Snapshot
@@ -74,6 +77,9 @@ type Options struct {
 	// PickDevice opens the device picker at start (several devices and none chosen).
 	PickDevice bool
 }
+
+// Timer schedules fn's message after d, as tea.Tick does.
+type Timer func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd
 
 // SnapshotMsg hands the dashboard a snapshot directly (besides the Refresh tick); it is applied
 // like a ticked one: not while paused, and panels redraw only when Seq moved.
@@ -173,6 +179,9 @@ func New(opts Options) Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.After == nil {
+		opts.After = tea.Tick
+	}
 	if opts.TargetFPS <= 0 {
 		opts.TargetFPS = 55
 	}
@@ -202,7 +211,7 @@ func New(opts Options) Model {
 		themeIdx: idx,
 		st:       st,
 		header:   newHeader(st),
-		flash:    newFlash(st),
+		flash:    newFlash(st, opts.After),
 		fps:      newFPS(st, opts.TargetFPS),
 		ft:       newFrameTime(st),
 		drops:    newDrops(st),
@@ -212,7 +221,7 @@ func New(opts Options) Model {
 		wins:     newWindows(st),
 		footer:   newFooter(st),
 		replay:   newReplay(st, opts.Replay),
-		devs:     newDevicePicker(st, opts.Devices),
+		devs:     newDevicePicker(st, opts.Devices, opts.After),
 		apps:     newAppPicker(st, opts.Apps),
 	}
 	m.help = newHelp(st, m.helpSections())
@@ -253,7 +262,7 @@ func (m Model) poll(d time.Duration) tea.Cmd {
 	if d <= 0 {
 		return read
 	}
-	return tea.Tick(d, func(time.Time) tea.Msg { return read() })
+	return o.After(d, func(time.Time) tea.Msg { return read() })
 }
 
 // Paused reports whether the screen is paused.
@@ -434,10 +443,11 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if m.snap != nil {
 			m = m.fanOut(m.snap)
 		}
-		if f := m.wins.Filter(); f != "" {
-			return m, flashCmd(FlashInfo, "window filter: "+f)
+		f := m.wins.Filter()
+		if f == "" {
+			f = "all windows"
 		}
-		return m, flashCmd(FlashInfo, "window filter: all windows")
+		return m, tea.Batch(cmd, flashCmd(FlashInfo, "window filter: "+f))
 	default:
 		m.msgs, cmd = m.msgs.Update(msg)
 		if m.msgs.Detail() {

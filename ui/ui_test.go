@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 // shows every hint); tests that exercise a callback replace it.
 func testOpts() Options {
 	return Options{
-		Now: fixture.Now, Refresh: time.Hour,
+		Now: fixture.Now, Refresh: time.Hour, After: pendingTimer,
 		OnClear:  func() {},
 		OnRecord: func(bool) (string, error) { return "fpstop.jsonl.gz", nil },
 		Devices:  func(context.Context) ([]DeviceItem, error) { return nil, nil },
@@ -47,7 +47,7 @@ func update(t testing.TB, m Model, msgs ...tea.Msg) Model {
 }
 
 // run feeds msg and runs the Cmds it returns back into the model, recursively (a few levels),
-// skipping Ticks (their messages never arrive in a test without a program).
+// skipping timers (their messages never arrive in a test without a program).
 func run(t testing.TB, m Model, msg tea.Msg) Model {
 	t.Helper()
 	return runDepth(t, m, msg, 4)
@@ -59,34 +59,50 @@ func runDepth(t testing.TB, m Model, msg tea.Msg, depth int) Model {
 	if depth == 0 {
 		return m
 	}
-	for _, r := range runCmd(cmd) {
+	for _, r := range runCmd(t, cmd) {
 		m = runDepth(t, m, r, depth-1)
 	}
 	return m
 }
 
-func runCmd(cmd tea.Cmd) []tea.Msg {
+// timerMsg is what a timer Cmd returns in these tests: the timer is noted, never waited for.
+type timerMsg struct{ d time.Duration }
+
+// pendingTimer is Options.After for tests: its Cmd returns a timerMsg at once.
+func pendingTimer(d time.Duration, _ func(time.Time) tea.Msg) tea.Cmd {
+	return func() tea.Msg { return timerMsg{d} }
+}
+
+// cmdLimit bounds one Cmd in runCmd: a Cmd that blocks this long is a bug (a hung callback),
+// not something to skip.
+const cmdLimit = 10 * time.Second
+
+// runCmd runs cmd (and a Batch's Cmds) to completion and returns their messages, without the
+// timerMsgs of timers (models built with testOpts schedule every timer through pendingTimer).
+func runCmd(t testing.TB, cmd tea.Cmd) []tea.Msg {
+	t.Helper()
 	if cmd == nil {
 		return nil
 	}
 	done := make(chan tea.Msg, 1)
 	go func() { done <- cmd() }()
+	var msg tea.Msg
 	select {
-	case msg := <-done:
-		if b, ok := msg.(tea.BatchMsg); ok {
-			var out []tea.Msg
-			for _, c := range b {
-				out = append(out, runCmd(c)...)
-			}
-			return out
-		}
-		if msg == nil {
-			return nil
-		}
-		return []tea.Msg{msg}
-	case <-time.After(20 * time.Millisecond):
-		return nil // a Tick: never delivered here
+	case msg = <-done:
+	case <-time.After(cmdLimit):
+		t.Fatalf("a Cmd did not return within %v (a real timer? build the model with testOpts)", cmdLimit)
 	}
+	switch msg := msg.(type) {
+	case nil, timerMsg:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, runCmd(t, c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
 }
 
 func keyMsg(s string) tea.KeyMsg {
@@ -120,6 +136,9 @@ func keyMsg(s string) tea.KeyMsg {
 // dashboard returns a model of size w×h showing snap.
 func dashboard(t testing.TB, opts Options, w, h int, snap *metrics.Snapshot) Model {
 	t.Helper()
+	if opts.After == nil {
+		opts.After = pendingTimer
+	}
 	m := New(opts)
 	return update(t, m, tea.WindowSizeMsg{Width: w, Height: h}, SnapshotMsg{snap})
 }

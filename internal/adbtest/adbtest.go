@@ -77,10 +77,13 @@ func (s *syncBuffer) String() string {
 // 250 ms and then every 10 s, so a device back after an unplug shows up about 10 s later.
 const ReconnectTimeout = 30 * time.Second
 
-// FindAdb returns the adb binary on PATH, skipping t when there is none (failing it when
-// FPSTOP_REQUIRE_ADB=1).
+// FindAdb returns the adb binary on PATH, skipping t under -short and when there is none
+// (failing it when FPSTOP_REQUIRE_ADB=1).
 func FindAdb(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the end-to-end tests start a private adb server and a fake device")
+	}
 	adb, err := exec.LookPath("adb")
 	if err != nil {
 		msg := "adb not found on PATH: skipping the end-to-end tests over a real adb server " +

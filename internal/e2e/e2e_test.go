@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -27,8 +29,14 @@ import (
 // fpstop runs the command line in-process against the private adb server.
 func fpstop(t *testing.T, env *adbtest.Env, args ...string) (metrics.Report, string, int) {
 	t.Helper()
+	return fpstopVia(t, env, env.Port, args...)
+}
+
+// fpstopVia is fpstop talking to the adb server on port (a proxy in front of env's server).
+func fpstopVia(t *testing.T, env *adbtest.Env, port int, args ...string) (metrics.Report, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	args = append([]string{"--adb-port", fmt.Sprint(env.Port), "-s", env.Serial}, args...)
+	args = append([]string{"--adb-port", fmt.Sprint(port), "-s", env.Serial}, args...)
 	code := cli.Main(context.Background(), args, cli.Env{
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string {
@@ -48,8 +56,19 @@ func fpstop(t *testing.T, env *adbtest.Env, args ...string) (metrics.Report, str
 	return r, errb.String(), code
 }
 
-// TestMain gives fpstop a private home (log and config directories) for every test.
+// TestMain gives fpstop a private home (log and config directories) for every test. The Go
+// toolchain keeps the caller's build and module caches (they default to directories under HOME
+// and XDG_CACHE_HOME): with a fresh HOME, building the binary for the tmux test would recompile
+// the standard library and download every module again, which also fails offline.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run()) // every test here starts processes: each skips itself under -short
+	}
+	if err := keepGoCaches(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
 	home, err := os.MkdirTemp("", "fpstop-e2e-home")
 	if err != nil {
 		panic(err)
@@ -59,7 +78,30 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	code := m.Run()
 	os.RemoveAll(home)
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
 	os.Exit(code)
+}
+
+// keepGoCaches pins the go command's caches and settings file to where they are now, before
+// HOME changes.
+func keepGoCaches() error {
+	vars := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"}
+	out, err := exec.Command("go", append([]string{"env"}, vars...)...).Output()
+	if err != nil {
+		return fmt.Errorf("go env: %w", err)
+	}
+	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(vals) != len(vars) {
+		return fmt.Errorf("go env printed %d lines for %d variables", len(vals), len(vars))
+	}
+	for i, v := range vars {
+		if vals[i] != "" {
+			os.Setenv(v, vals[i])
+		}
+	}
+	return nil
 }
 
 func startEnv(t *testing.T, ph *phone) *adbtest.Env {
@@ -201,11 +243,13 @@ func TestGfxinfoAgainstTruth(t *testing.T) {
 }
 
 // TestUnplugReplug: the device drops off the adb server and comes back; fpstop says so, keeps
-// its statistics and goes on counting frames.
+// its statistics and goes on counting frames. fpstop talks to the server through a proxy, so
+// the test can wait for fpstop to have been refused while the device was gone.
 func TestUnplugReplug(t *testing.T) {
 	t.Parallel()
 	ph := startPhone(t, 60, "stress", 2, 0)
 	env := startEnv(t, ph)
+	px := startProxy(t, env.Port)
 	rec := filepath.Join(t.TempDir(), "run.jsonl")
 	type result struct {
 		r    metrics.Report
@@ -214,16 +258,19 @@ func TestUnplugReplug(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "30s", "--record", rec)
+		r, errs, code := fpstopVia(t, env, px.port, "--headless", "--json", "--duration", "30s", "--record", rec)
 		done <- result{r, errs, code}
 	}()
-	time.Sleep(5 * time.Second)
+	// fpstop is reading frames: it has polled the device a few times.
+	waitCommands(t, env, "dumpsys gfxinfo", 3, 15*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := env.Unplug(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	// fpstop has asked for the device and been refused (it noticed the disconnection).
+	fails := px.fails.Load()
+	waitUntil(t, "fpstop to be refused the unplugged device", 15*time.Second, func() bool { return px.fails.Load() > fails })
 	backAt := ph.sim.Now()
 	if err := env.Replug(ctx); err != nil {
 		t.Fatal(err)
@@ -266,7 +313,8 @@ func TestGfxinfoPlusLogcat(t *testing.T) {
 		r, errs, code := fpstop(t, env, "--source", "gfxinfo+logcat", "--headless", "--json", "--duration", "30s", "--record", rec)
 		done <- result{r, errs, code}
 	}()
-	time.Sleep(14 * time.Second)
+	// The logcat stream is cut after 9 s; once fpstop has opened it again, the app restarts.
+	waitCommands(t, env, "logcat", 2, 25*time.Second)
 	ph.pid.Store(ph.pid.Load() + 101) // the app restarts
 	res := <-done
 	ph.stop()

@@ -16,11 +16,12 @@ import (
 
 var (
 	buildOnce sync.Once
+	binDir    string // removed by TestMain
 	binPath   string
 	buildErr  error
 )
 
-// binary builds the real fpstop once for the tmux tests.
+// binary builds the real fpstop once per test binary (so once for -count=N) for the tmux tests.
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -29,6 +30,7 @@ func binary(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		binDir = dir
 		binPath = filepath.Join(dir, "fpstop")
 		out, err := exec.Command("go", "build", "-o", binPath, "github.com/fpstop/fpstop").CombinedOutput()
 		if err != nil {
@@ -49,6 +51,9 @@ type pane struct {
 
 func startPane(t *testing.T, args ...string) *pane {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the dashboard test starts tmux and the real binary")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("FPSTOP_REQUIRE_TMUX") == "1" {
 			t.Fatal("tmux not found (FPSTOP_REQUIRE_TMUX=1)")

@@ -12,6 +12,7 @@ package tmuxtest
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,6 +43,11 @@ const waitLimit = 15 * time.Second
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		skipWhy = "-short: the terminal tests start tmux and the real binary"
+		return m.Run()
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("FPSTOP_REQUIRE_TMUX") == "1" {
 			fmt.Fprintln(os.Stderr, "tmuxtest: FPSTOP_REQUIRE_TMUX=1 but tmux is not on PATH")
@@ -103,8 +109,10 @@ func newTerm(t *testing.T) *term {
 			t.Fatal(err)
 		}
 	}
-	// No status line, so the pane is the whole window.
-	conf := "set -g status off\nset -g default-terminal tmux-256color\n"
+	// No status line, so the pane is the whole window. exit-empty off: the server outlives its
+	// sessions, so a test can end one program and start the next on the same socket without
+	// racing a server that is shutting down (kill-server still ends it in close).
+	conf := "set -g status off\nset -g default-terminal tmux-256color\nset -s exit-empty off\n"
 	if err := os.WriteFile(tm.conf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +176,24 @@ func (tm *term) must(args ...string) string {
 func (tm *term) run(w, h int, env []string, args ...string) {
 	tm.t.Helper()
 	cmd := []string{"new-session", "-d", "-s", "t", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-c", tm.work}
-	// A shell runs fpstop and then reports its exit status and stays, so the pane (and the
-	// terminal modes fpstop left behind) can be read after it exits.
-	cmd = append(cmd, "sh", "-c", `"$@"; echo "[fpstop exited $?]"; exec sleep 600`, "sh", "env")
+	tm.must(append(cmd, tm.program(env, args)...)...)
+}
+
+// rerun replaces the program in the session's pane with a new fpstop run (same size). The
+// session and the server stay up, so nothing races a server shutting down.
+func (tm *term) rerun(env []string, args ...string) {
+	tm.t.Helper()
+	cmd := []string{"respawn-pane", "-k", "-t", "t", "-c", tm.work}
+	tm.must(append(cmd, tm.program(env, args)...)...)
+	tm.waitFor("the old screen to clear", false, func(s string) bool { return !exitRe.MatchString(s) })
+}
+
+// program is the pane's command line: a shell runs fpstop and then reports its exit status and
+// stays, so the pane (and the terminal modes fpstop left behind) can be read after it exits.
+func (tm *term) program(env []string, args []string) []string {
+	cmd := []string{"sh", "-c", `"$@"; echo "[fpstop exited $?]"; exec sleep 600`, "sh", "env"}
 	cmd = append(append(cmd, env...), bin)
-	tm.must(append(cmd, args...)...)
+	return append(cmd, args...)
 }
 
 // screen is the pane's text; esc keeps the colour and attribute escapes.
@@ -471,8 +492,7 @@ func TestRecordReportReplay(t *testing.T) {
 	}
 
 	// fpstop replay shows it with the progress bar; space pauses, → seeks, + speeds up.
-	tm.must("kill-session", "-t", "t")
-	tm.run(120, 40, nil, "replay", file)
+	tm.rerun(nil, "replay", file)
 	s := tm.waitText("▶ REPLAY", "space play/pause", "←/→ seek")
 	if _, _, _, ok := replay(s); !ok {
 		t.Fatalf("no progress bar:\n%s", s)

@@ -366,9 +366,8 @@ func (p *parser) headerlessRow(l []byte) {
 		p.warn("CSV-like line of unknown width outside PROFILEDATA ignored")
 		return
 	}
-	w := p.curWin()
-	if w == nil || (w.Columns != 0 && w.Columns != len(lay)) {
-		w = p.newWindow("", -1)
+	if w := p.curWin(); w == nil || (w.Columns != 0 && w.Columns != len(lay)) {
+		p.newWindow("", -1)
 	}
 	p.setCols(lay)
 	p.warn("PROFILEDATA rows without a header line (layout told by column count)")

@@ -178,7 +178,7 @@ func TestLivePidChangeReconnectAndHelp(t *testing.T) {
 	go io.WriteString(w1, "  100.001000   100   100 D Looper  : >>>>> Dispatching to "+hTarget+": 1\n")
 	wait("the Dispatching decoded", func(ev source.Event) bool { tk, ok := ev.(*source.Tick); return ok && tk.NowNs >= 100_001_000_000 })
 	pid.Store(200)
-	seen := wait("restart notice", isNotice("pid 100 → 200"))
+	wait("restart notice", isNotice("pid 100 → 200"))
 	w2 := <-streams
 	if got := strings.Join(fs.call(2), " "); !strings.Contains(got, "--pid=200") {
 		t.Errorf("stream after restart: %q", got)
@@ -188,7 +188,7 @@ func TestLivePidChangeReconnectAndHelp(t *testing.T) {
 		io.WriteString(w2, "  101.004000   200   200 D Looper  : <<<<< Finished to "+vsyncTarget+"\n")
 		w2.Close() // the stream ends: reconnect
 	}()
-	seen = wait("a message", func(ev source.Event) bool { _, ok := ev.(*source.Message); return ok })
+	seen := wait("a message", func(ev source.Event) bool { _, ok := ev.(*source.Message); return ok })
 	var unp, sessions int
 	for _, ev := range seen {
 		switch e := ev.(type) {

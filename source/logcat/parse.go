@@ -63,11 +63,6 @@ type Parser struct {
 	yearAdd  int64 // days added to year-less dates for year roll-overs
 }
 
-const (
-	bom      = "\xEF\xBB\xBF"
-	smallCol = "\xEF\xB9\x95" // U+FE55 SMALL COLON, old Android Studio's tag separator
-)
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isLevel(c byte) bool {

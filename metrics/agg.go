@@ -356,25 +356,33 @@ func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Total
 const vsyncKeyNs = 1_000_000
 
 // slotSet remembers the last len(ring) vsync keys seen, so frames of several windows for one
-// refresh count once. Bounded: frames arrive in near time order, so an old key never returns.
+// refresh count once. Frames arrive in near time order (sorted per poll), so a key newer than
+// every key seen is new at once, and an older one is looked up among the recent keys only:
+// bounded, and cheaper than a map on the per-frame path.
 type slotSet struct {
-	ring [1024]int64
+	ring [256]int64
 	head int
-	seen map[int64]struct{}
+	n    int
+	max  int64
 }
 
-func newSlotSet() *slotSet { return &slotSet{seen: make(map[int64]struct{}, 1024)} }
+func newSlotSet() *slotSet { return &slotSet{} }
 
 // add records key and reports whether it was new.
 func (s *slotSet) add(key int64) bool {
-	if _, ok := s.seen[key]; ok {
-		return false
-	}
-	if old := s.ring[s.head]; len(s.seen) >= len(s.ring) {
-		delete(s.seen, old)
+	if s.n == 0 || key > s.max {
+		s.max = key
+	} else {
+		for i := 0; i < s.n; i++ {
+			if s.ring[i] == key {
+				return false
+			}
+		}
 	}
 	s.ring[s.head] = key
 	s.head = (s.head + 1) % len(s.ring)
-	s.seen[key] = struct{}{}
+	if s.n < len(s.ring) {
+		s.n++
+	}
 	return true
 }

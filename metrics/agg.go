@@ -80,6 +80,8 @@ type agg struct {
 	levels      DropLevels
 	displayNs   int64 // Σ (dropped+1)·T
 	hist        hwui.Histogram
+	dropped     int64 // Σ dropped
+	histSumNs   int64 // Σ of the frame times counted in hist
 	// display time → count, for the exact 1 % low (values are few: multiples of T).
 	display map[int64]int64
 
@@ -132,8 +134,10 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 		}
 	}
 	a.levels.add(ff.level)
+	a.dropped += ff.dropped
 	if ff.inHist {
 		a.hist.Add(ff.histNs)
+		a.histSumNs += ff.histNs
 	}
 	if vsync > a.lastFrameNs {
 		a.lastFrameNs = vsync
@@ -328,6 +332,7 @@ func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Total
 		Frames: a.frames, Janky: a.janky, Flagged: a.flagged,
 		FPS: a.fps(), FPSWall: a.fpsWall(lastIdx, lastLen, sliceNs), JankPct: a.jankPct(),
 		Low1Pct: a.low1pct(), DropLevels: a.levels, Percentiles: a.percentiles(),
+		Dropped: a.dropped, HistSumNs: a.histSumNs,
 		MinFPS: math.NaN(), AvgFPS: math.NaN(), MaxFPS: math.NaN(),
 	}
 	var sum float64

@@ -36,14 +36,18 @@ type PhaseMs struct {
 
 // Totals are aggregates over a set of frames (the run, or one window).
 type Totals struct {
-	Frames      int64
-	Janky       int64
-	Flagged     int64
-	FPS         float64 // NaN with no frames
-	FPSWall     float64 // NaN with no frames
-	JankPct     float64 // NaN with no frames
-	Low1Pct     float64 // NaN with no frames
-	DropLevels  DropLevels
+	Frames     int64
+	Janky      int64
+	Flagged    int64
+	FPS        float64 // NaN with no frames
+	FPSWall    float64 // NaN with no frames
+	JankPct    float64 // NaN with no frames
+	Low1Pct    float64 // NaN with no frames
+	DropLevels DropLevels
+	// Dropped is Σ dropped vsyncs (refreshes the frames missed), for counters in exports.
+	Dropped int64
+	// HistSumNs is the sum of the frame times counted in the histogram (an export's _sum).
+	HistSumNs   int64
 	Percentiles *Percentiles // nil with no frames
 	// MinFPS/AvgFPS/MaxFPS are over the non-idle complete slices in the series (NaN when none).
 	MinFPS, AvgFPS, MaxFPS float64

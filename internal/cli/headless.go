@@ -17,6 +17,12 @@ import (
 // drive runs src until it ends or ctx ends, applying every batch to p after tap (the recorder)
 // has seen it. A source stopped by ctx is not an error.
 func drive(ctx context.Context, src source.Source, p *metrics.Pipeline, tap func([]source.Event)) error {
+	return driveWith(ctx, src, p, tap, nil)
+}
+
+// driveWith is drive with a function called after each batch is applied (publishing Snapshots
+// for the metrics exports).
+func driveWith(ctx context.Context, src source.Source, p *metrics.Pipeline, tap func([]source.Event), after func()) error {
 	ch := make(chan []source.Event, 64)
 	errc := make(chan error, 1)
 	go func() {
@@ -28,6 +34,9 @@ func drive(ctx context.Context, src source.Source, p *metrics.Pipeline, tap func
 			tap(batch)
 		}
 		p.AddBatch(batch)
+		if after != nil {
+			after()
+		}
 	}
 	err := <-errc
 	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) && ctx.Err() != nil {
@@ -107,9 +116,17 @@ func (a *app) headless(ctx context.Context) error {
 	if rec != nil {
 		tap = rec.tap
 	}
+	box := &snapBox{period: a.opts.Refresh}
+	box.publish(p, true)
+	stopExports, err := a.startExports(ctx, box.feed)
+	if err != nil {
+		return err
+	}
 	clock := wallClock{start: time.Now()}
-	runErr := drive(runCtx, op.src, p, tap)
+	runErr := driveWith(runCtx, op.src, p, tap, func() { box.publish(p, false) })
 	wall := clock.ns()
+	box.publish(p, true)
+	a.exportErr(stopExports())
 	if rec != nil {
 		if err := rec.close(); err != nil {
 			fmt.Fprintf(a.env.Stderr, "fpstop: recording: %s\n", oneSentence(err))

@@ -57,6 +57,8 @@ type Options struct {
 	Config string
 	Debug  bool
 
+	Exports ExportOptions
+
 	// set after parsing
 	simImplied bool
 	levels     [4]int
@@ -90,6 +92,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Color, "color", "auto", "colour output: auto, always, never (NO_COLOR is honoured)")
 	fs.BoolVar(&o.NoMouse, "no-mouse", false, "do not capture the mouse")
 	bindGates(fs, o)
+	o.Exports.bind(fs)
 	fs.BoolVar(&o.Reset, "reset", false, "send gfxinfo 'reset' with each poll (wipes the app's counters for everyone)")
 	fs.IntVar(&o.SetSlowThreshold, "set-slow-threshold", 0, "run 'setprop log.looper.<uid>.main.slow MS' on the device (restart the app after)")
 	fs.StringVar(&o.Config, "config", "", "config file (default $FPSTOP_CONFIG or the user config dir)")
@@ -177,6 +180,9 @@ func (o *Options) validate(changed, set func(string) bool) error {
 		return usageErr("--%v", err)
 	}
 	o.levels = lv
+	if err := o.Exports.validate(); err != nil {
+		return err
+	}
 	if o.JSON && !o.Headless {
 		return usageErr("--json goes with --headless (the report is printed when the run ends)")
 	}

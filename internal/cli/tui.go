@@ -127,6 +127,12 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	runDone := make(chan struct{})
 	go func() { _ = runner.Run(ctx, fd.in); close(runDone) }()
 	fd.start(op.src, false)
+	stopExports, err := a.startExports(ctx, latestFeed(runner))
+	if err != nil {
+		fd.stop()
+		return err
+	}
+	defer func() { _ = stopExports() }()
 
 	var recMu sync.Mutex
 	var rec *recording

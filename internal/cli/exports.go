@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fpstop/fpstop/internal/export"
+	"github.com/fpstop/fpstop/internal/export/prom"
+	"github.com/fpstop/fpstop/metrics"
+)
+
+// ExportOptions are the flags that send metrics to a lab's monitoring (docs/labs.md).
+type ExportOptions struct {
+	MetricsListen string
+	MetricsFile   string
+	Interval      time.Duration
+	TopSignatures int
+}
+
+func (e *ExportOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&e.MetricsListen, "metrics-listen", "", "serve Prometheus/OpenMetrics /metrics on HOST:PORT, e.g. 127.0.0.1:9464 (no authentication)")
+	fs.StringVar(&e.MetricsFile, "metrics-file", "", "rewrite FILE (atomically) with the metrics for node_exporter's textfile collector")
+	fs.DurationVar(&e.Interval, "metrics-interval", 15*time.Second, "how often --metrics-file is rewritten")
+	fs.IntVar(&e.TopSignatures, "metrics-top-signatures", prom.DefaultTopSignatures, "slow-message signatures per device with their own series (the rest: \"other\")")
+}
+
+func (e *ExportOptions) validate() error {
+	if e.MetricsListen != "" {
+		if err := prom.CheckListen(e.MetricsListen); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if e.MetricsFile != "" {
+		if st, err := os.Stat(filepath.Dir(e.MetricsFile)); err != nil || !st.IsDir() {
+			return usageErr("--metrics-file %q: its directory does not exist", e.MetricsFile)
+		}
+	}
+	if e.Interval < time.Second || e.Interval > time.Hour {
+		return usageErr("--metrics-interval %v: want 1s to 1h", e.Interval)
+	}
+	if e.TopSignatures < 1 || e.TopSignatures > 1000 {
+		return usageErr("--metrics-top-signatures %d: want 1 to 1000", e.TopSignatures)
+	}
+	return nil
+}
+
+func (e *ExportOptions) enabled() bool { return e.MetricsListen != "" || e.MetricsFile != "" }
+
+// exports are the running exporters of one invocation.
+type exports struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+}
+
+// startExports starts what the export flags ask for over feed. A port that cannot be bound is
+// a runtime error now; later failures are logged (never printed while the dashboard runs) and
+// returned by stop. stop writes the final numbers (the metrics file) and shuts down.
+func (a *app) startExports(ctx context.Context, feed export.Feed) (stop func() error, err error) {
+	e := &a.opts.Exports
+	if !e.enabled() {
+		return func() error { return nil }, nil
+	}
+	reg := prom.NewRegistry(feed, e.TopSignatures)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	x := &exports{cancel: cancel}
+	if e.MetricsListen != "" {
+		srv, err := prom.Listen(e.MetricsListen, reg)
+		if err != nil {
+			cancel()
+			return nil, runtimeErr(err)
+		}
+		a.log.Info("metrics endpoint", "addr", srv.Addr())
+		x.run(func() error { return srv.Serve(ctx) })
+	}
+	if e.MetricsFile != "" {
+		path := e.MetricsFile
+		x.run(func() error { return prom.WriteFileEvery(ctx, path, e.Interval, reg) })
+	}
+	return func() error {
+		x.cancel()
+		x.wg.Wait()
+		if x.err != nil {
+			a.log.Warn("metrics export", "err", x.err)
+		}
+		return x.err
+	}, nil
+}
+
+func (x *exports) run(fn func() error) {
+	x.wg.Add(1)
+	go func() {
+		defer x.wg.Done()
+		if err := fn(); err != nil && !errors.Is(err, context.Canceled) {
+			x.mu.Lock()
+			if x.err == nil {
+				x.err = err
+			}
+			x.mu.Unlock()
+		}
+	}()
+}
+
+// snapBox publishes a pipeline's Snapshot for the exports at most once per period, from the
+// goroutine that drives the pipeline (the headless run has no Runner).
+type snapBox struct {
+	period time.Duration
+	last   time.Time
+	snap   atomic.Pointer[metrics.Snapshot]
+}
+
+func (b *snapBox) publish(p *metrics.Pipeline, force bool) {
+	if now := time.Now(); force || now.Sub(b.last) >= b.period {
+		b.snap.Store(p.Snapshot())
+		b.last = now
+	}
+}
+
+func (b *snapBox) feed() []export.Device {
+	return []export.Device{{Snap: b.snap.Load(), Connected: true}}
+}
+
+// exportErr reports an export failure after a headless run without changing its exit status
+// (the report is what the run is for).
+func (a *app) exportErr(err error) {
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "fpstop: %s\n", oneSentence(err))
+	}
+}
+
+// latestFeed exports what the dashboard shows: the runner's newest Snapshot.
+func latestFeed(r *metrics.Runner) export.Feed {
+	return func() []export.Device { return []export.Device{{Snap: r.Latest(), Connected: true}} }
+}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// TestMetricsFileMatchesReport: a headless run with --metrics-file leaves the text-format file
+// node_exporter reads, and its frame counters add up to the report's frames.
+func TestMetricsFileMatchesReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fpstop.prom")
+	out, errs, code := run(t, "", "--source", "sim", "--scenario", "janky", "--headless", "--duration", "20s",
+		"--speed", "0", "--json", "--metrics-file", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decode(t, out)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parser := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := parser.TextToMetricFamilies(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames, janky float64
+	for _, m := range fams["fpstop_frames_total"].GetMetric() {
+		frames += m.GetCounter().GetValue()
+	}
+	for _, m := range fams["fpstop_janky_frames_total"].GetMetric() {
+		janky += m.GetCounter().GetValue()
+	}
+	if r.Frames == 0 || frames != float64(r.Frames) || janky != float64(r.JankyFrames) {
+		t.Errorf("file: frames %v janky %v; report %d and %d", frames, janky, r.Frames, r.JankyFrames)
+	}
+}
+
+func TestExportFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--metrics-listen", ":9464"},
+		{"--metrics-listen", "nonsense"},
+		{"--metrics-file", filepath.Join(t.TempDir(), "no", "such", "dir", "x.prom")},
+		{"--metrics-interval", "10ms", "--metrics-file", filepath.Join(t.TempDir(), "x.prom")},
+	} {
+		args = append([]string{"--source", "sim", "--headless", "--duration", "1s", "--speed", "0"}, args...)
+		_, errs, code := run(t, "", args...)
+		if code != ExitUsage || !strings.Contains(errs, "--metrics-") {
+			t.Errorf("%v: exit %d, %q; want a usage error naming the flag", args, code, errs)
+		}
+	}
+}

@@ -65,28 +65,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 }
 
 // phaseMs splits a frame into Profile-HWUI stages when its phases are known.
-func phaseMs(r *recentFrame) *PhaseMs {
-	ph := r.phases
-	if ph == nil || ph.HandleInputStart == 0 || ph.SyncStart == 0 || r.doneNs == 0 {
-		return nil
-	}
-	ms := func(a, b int64) float64 {
-		if a == 0 || b < a {
-			return 0
-		}
-		return float64(b-a) / 1e6
-	}
-	out := &PhaseMs{
-		Delay:     ms(r.vsync, ph.HandleInputStart),
-		Input:     ms(ph.HandleInputStart, ph.AnimationStart),
-		Animation: ms(ph.AnimationStart, ph.PerformTraversalsStart),
-		Layout:    ms(ph.PerformTraversalsStart, ph.DrawStart),
-		Draw:      ms(ph.DrawStart, ph.SyncQueued),
-		Sync:      ms(ph.SyncStart, ph.IssueDrawCommandsStart),
-		GPU:       ms(ph.IssueDrawCommandsStart, r.doneNs),
-	}
-	return out
-}
+func phaseMs(r *recentFrame) *PhaseMs { return splitPhases(r.vsync, r.doneNs, r.phases) }
 
 func (p *Pipeline) worstFrames() []WorstFrame {
 	for i := range p.worst {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -89,47 +90,56 @@ func (a *app) bindMetricsFlags(c *cobra.Command) {
 }
 
 func (a *app) reportCmd() *cobra.Command {
-	var format string
+	var format, output string
 	c := &cobra.Command{
 		Use:   "report FILE",
-		Short: "summarise a recording: json (the headless report), md (for a pull request), csv (one row per frame)",
+		Short: "summarise a recording: json (the headless report), md (for a pull request), csv (one row per frame), html (one offline page with charts)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.prepare(cmd); err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			meta := metrics.ReportMeta{Version: a.env.Build.Version}
-			switch strings.ToLower(format) {
-			case "csv":
-				if err := record.WriteCSV(out, args[0]); err != nil {
-					return runtimeErr(err)
+			var rep *metrics.Report
+			write := func(out io.Writer) error {
+				var err error
+				switch strings.ToLower(format) {
+				case "csv":
+					return record.WriteCSV(out, args[0])
+				case "md", "markdown":
+					var series []metrics.SlicePoint
+					if rep, series, err = record.ReportSeries(args[0], a.cfg(), meta); err != nil {
+						return err
+					}
+					return record.WriteMarkdownSeries(out, rep, series)
+				case "json":
+					if rep, err = record.Report(args[0], a.cfg(), meta); err != nil {
+						return err
+					}
+					return writeJSON(out, rep)
+				case "html":
+					rep, err = a.htmlReport(out, args[0], meta)
+					return err
 				}
 				return nil
-			case "md", "markdown":
-				rep, series, err := record.ReportSeries(args[0], a.cfg(), meta)
-				if err != nil {
-					return runtimeErr(err)
-				}
-				if err := record.WriteMarkdownSeries(out, rep, series); err != nil {
-					return runtimeErr(err)
-				}
-				return a.gateReport(rep)
-			case "json":
-				rep, err := record.Report(args[0], a.cfg(), meta)
-				if err != nil {
-					return runtimeErr(err)
-				}
-				if err := writeJSON(out, rep); err != nil {
-					return runtimeErr(err)
-				}
-				return a.gateReport(rep)
-			default:
-				return usageErr("--format %q: want json, md or csv", format)
 			}
+			switch strings.ToLower(format) {
+			case "csv", "md", "markdown", "json", "html":
+			default:
+				return usageErr("--format %q: want json, md, csv or html", format)
+			}
+			if err := a.writeOutput(cmd.OutOrStdout(), output, write); err != nil {
+				return runtimeErr(err)
+			}
+			if rep == nil {
+				return nil
+			}
+			return a.gateReport(rep)
 		},
 	}
-	c.Flags().StringVar(&format, "format", "json", "json, md or csv")
+	c.Flags().StringVar(&format, "format", "json", "json, md, csv or html")
+	c.Flags().StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
+	c.Flags().BoolVar(&a.opts.Force, "force", false, "overwrite the --output file")
 	bindGates(c.Flags(), &a.opts)
 	a.bindMetricsFlags(c)
 	return c

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"github.com/fpstop/fpstop/internal/outfile"
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record/htmlreport"
+)
+
+// writeOutput runs write against stdout, or against a new file when output is set (removed
+// again when write fails, so a half-written report is never left behind).
+func (a *app) writeOutput(stdout io.Writer, output string, write func(io.Writer) error) error {
+	if output == "" || output == "-" {
+		return write(stdout)
+	}
+	f, err := outfile.Create(output, a.opts.Force)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(output)
+		return err
+	}
+	return f.Close()
+}
+
+// htmlReport writes the single-session HTML report of a recording and returns its report (for
+// the gates).
+func (a *app) htmlReport(w io.Writer, path string, meta metrics.ReportMeta) (*metrics.Report, error) {
+	s, err := htmlreport.Load(path, a.cfg(), meta)
+	if err != nil {
+		return nil, err
+	}
+	if err := htmlreport.Write(w, s, htmlreport.Options{}); err != nil {
+		return nil, err
+	}
+	return s.Analysis.Report, nil
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 
@@ -16,6 +17,9 @@ func (a *app) writeOutput(stdout io.Writer, output string, write func(io.Writer)
 		return write(stdout)
 	}
 	f, err := outfile.Create(output, a.opts.Force)
+	if errors.Is(err, outfile.ErrExists) {
+		return usageErr("%v", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/fpstop/fpstop/metrics"
 )
@@ -134,6 +135,9 @@ func messageRows(rep *metrics.Report, n int) ([]msgRowView, int) {
 	return out, 0
 }
 
+// maxFrameMsgs is how many of a worst frame's messages the table names (the longest overlaps).
+const maxFrameMsgs = 3
+
 // worstRows is the worst-frames table with the messages attributed to each frame.
 func worstRows(rep *metrics.Report, thr [4]int64) []worstRow {
 	var out []worstRow
@@ -141,7 +145,17 @@ func worstRows(rep *metrics.Report, thr [4]int64) []worstRow {
 		lv := metrics.Classify(w.Dropped, thr)
 		r := worstRow{N: i + 1, At: secs(float64(w.StartMs) / 1e3), Window: w.Window, Cost: ms2(float64(w.CostMs)),
 			Dropped: fmt.Sprint(w.Dropped), Lv: lv.String(), LvCls: clsNames[classOf(w.Dropped, lv)]}
-		for _, m := range w.Messages {
+		msgs := append([]metrics.FrameMessage(nil), w.Messages...)
+		sort.SliceStable(msgs, func(a, b int) bool { return msgs[a].Ms > msgs[b].Ms })
+		for j, m := range msgs {
+			if j == maxFrameMsgs && len(msgs) > maxFrameMsgs+1 {
+				rest := 0.0
+				for _, m := range msgs[j:] {
+					rest += float64(m.Ms)
+				}
+				r.Msgs = append(r.Msgs, fmt.Sprintf("%d more — %s ms together", len(msgs)-j, ms2(rest)))
+				break
+			}
 			r.Msgs = append(r.Msgs, fmt.Sprintf("%s — %s ms", msgName(m.Handler, m.Callback, m.What, m.WhatName), ms2(float64(m.Ms))))
 		}
 		out = append(out, r)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fpstop/fpstop/metrics"
 )
 
 // TestJankySimulatorReport: the simulator's janky 120 Hz session gives a page whose charts carry
@@ -74,12 +76,28 @@ func TestJankySimulatorReport(t *testing.T) {
 			t.Errorf("page lacks %q", needle)
 		}
 	}
-	// Every worst frame is listed with the messages attributed to it.
-	for _, w := range rep.WorstFrames {
-		for _, m := range w.Messages {
-			if name := html.EscapeString(msgName(m.Handler, m.Callback, m.What, m.WhatName)); !strings.Contains(page, name) {
-				t.Errorf("worst frame at %v ms: message %q not shown", w.StartMs, name)
+	// Every worst frame has its row, naming the message that overlapped it most.
+	table := page[strings.Index(page, `<table class="worst">`):]
+	table = table[:strings.Index(table, `</table>`)]
+	rows := strings.Split(table, "<tr>")[2:] // [0] before the header, [1] the header
+	if len(rows) != len(rep.WorstFrames) {
+		t.Fatalf("%d worst-frame rows, the report has %d", len(rows), len(rep.WorstFrames))
+	}
+	for i, w := range rep.WorstFrames {
+		if !strings.Contains(rows[i], ">"+ms2(float64(w.CostMs))+" ms<") {
+			t.Errorf("row %d does not show the frame's cost %v ms", i+1, w.CostMs)
+		}
+		var top *metrics.FrameMessage
+		for j := range w.Messages {
+			if top == nil || w.Messages[j].Ms > top.Ms {
+				top = &w.Messages[j]
 			}
+		}
+		if top == nil {
+			continue
+		}
+		if name := html.EscapeString(msgName(top.Handler, top.Callback, top.What, top.WhatName)); !strings.Contains(rows[i], name) {
+			t.Errorf("worst frame %d at %v ms: its main message %q is not in its row", i+1, w.StartMs, name)
 		}
 	}
 }

@@ -20,6 +20,9 @@ type slice struct {
 	frames    int32
 	janky     int32
 	displayNs int64 // Σ (dropped+1)·T
+	// stalled: a late frame's span (its vsync to its completion) covered the slice: it was not
+	// idle even without a frame of its own (DESIGN §4: frozen, not idle).
+	stalled bool
 }
 
 // sliceRing keeps the last n slices, addressed by absolute index.
@@ -108,6 +111,7 @@ type frameFacts struct {
 	level                                      Level
 	flagged, inHist                            bool
 	hasDeadline, deadlineJanky                 bool
+	endIdx                                     int64 // the slice of the frame's completion
 	legacyKnown, legacyJanky                   bool
 	history                                    bool
 }
@@ -175,8 +179,11 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 		a.nprev++
 	}
 
+	if ff.dropped >= 1 && ff.endIdx > sliceIdx {
+		a.markStalled(sliceIdx+1, ff.endIdx)
+	}
 	if c := a.ring.at(sliceIdx); c != nil {
-		if c.frames == 0 {
+		if c.frames == 0 && !c.stalled {
 			a.nonIdle++
 		}
 		c.frames++
@@ -184,6 +191,22 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 			c.janky++
 		}
 		c.displayNs += ff.displayNs
+	}
+}
+
+// markStalled marks slices from..to (inclusive, at most the ring's length) as covered by a late
+// frame: not idle.
+func (a *agg) markStalled(from, to int64) {
+	if n := int64(len(a.ring.cells)); to-from >= n {
+		from = to - n + 1
+	}
+	for i := from; i <= to; i++ {
+		if c := a.ring.at(i); c != nil && !c.stalled {
+			if c.frames == 0 {
+				a.nonIdle++
+			}
+			c.stalled = true
+		}
 	}
 }
 
@@ -257,7 +280,7 @@ func (a *agg) histogram() []HistogramBucket {
 // which is as long as the run has reached into it.
 func (a *agg) nonIdleNs(lastIdx, lastLen, sliceNs int64) int64 {
 	n := a.nonIdle * sliceNs
-	if c := a.ring.get(lastIdx); c != nil && c.frames > 0 {
+	if c := a.ring.get(lastIdx); c != nil && (c.frames > 0 || c.stalled) {
 		n -= sliceNs - lastLen
 	}
 	return n
@@ -301,8 +324,9 @@ func (a *agg) jankPct() float64 {
 	return float64(a.janky) * 100 / float64(a.frames)
 }
 
-// series returns the slices from first to last (inclusive) that the ring still holds.
-func (a *agg) series(first, last int64, sliceNs, originNs int64, n int) []SlicePoint {
+// series returns the slices from first to last (inclusive) that the ring still holds. Slices
+// from openIdx on (≥ 0: a main-thread dispatch has been open since then) are frozen.
+func (a *agg) series(first, last int64, sliceNs, originNs int64, n int, openIdx int64) []SlicePoint {
 	if last < 0 {
 		return nil
 	}
@@ -315,11 +339,15 @@ func (a *agg) series(first, last int64, sliceNs, originNs int64, n int) []SliceP
 	out := make([]SlicePoint, 0, last-first+1)
 	for i := first; i <= last; i++ {
 		sp := SlicePoint{StartNs: originNs + i*sliceNs, FPS: math.NaN(), Partial: i == last}
-		if c := a.ring.get(i); c != nil && c.frames > 0 {
+		c := a.ring.get(i)
+		switch {
+		case c != nil && c.frames > 0:
 			sp.Frames = int(c.frames)
 			sp.Janky = int(c.janky)
 			sp.FPS = float64(c.frames) * 1e9 / float64(c.displayNs)
-		} else {
+		case c != nil && c.stalled, openIdx >= 0 && i >= openIdx:
+			sp.Frozen = true
+		default:
 			sp.Idle = true
 		}
 		out = append(out, sp)
@@ -338,7 +366,7 @@ func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Total
 	var sum float64
 	var n int
 	for _, s := range series {
-		if s.Idle || s.Partial {
+		if s.Idle || s.Frozen || s.Partial {
 			continue
 		}
 		if n == 0 || s.FPS < t.MinFPS {

@@ -22,18 +22,22 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	if s.State == "" && p.hasOrigin {
 		s.State = source.StateLive
 	}
-	if s.State == source.StateLive && p.total.frames > 0 && p.endNs-p.total.lastFrameNs > p.cfg.SliceNs {
-		s.State = source.StateIdle
+	if s.State == source.StateLive {
+		s.State, s.Busy, s.StateForNs = p.liveState(p.endNs)
 	}
 	if s.RefreshHz == 0 && p.learnedT > 0 {
 		s.RefreshHz = float64(RateHz(p.learnedT))
 	}
-	s.Series = p.total.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen)
+	openIdx := int64(-1) // slices since an open main-thread dispatch began are frozen, not idle
+	if p.main.open != nil && p.endNs-p.main.openAt >= frozenAfterNs {
+		openIdx = max(0, (p.main.openAt-p.originNs)/p.cfg.SliceNs)
+	}
+	s.Series = p.total.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
 	s.Totals = p.total.totals(lastIdx, lastLen, p.cfg.SliceNs, s.Series)
 	s.Histogram = p.total.histogram()
 
 	for _, w := range p.sortedWindows() {
-		ser := w.agg.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen)
+		ser := w.agg.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
 		s.Windows = append(s.Windows, WindowSnapshot{
 			Name: w.name, Process: w.process, Visible: w.visible,
 			Totals: w.agg.totals(lastIdx, lastLen, p.cfg.SliceNs, ser), Series: ser, LastNs: w.agg.lastFrameNs,

@@ -144,6 +144,9 @@ type Pipeline struct {
 	// the latest process-wide summary dumpsys printed, per process
 	procAndroid map[procKey]*source.AndroidSummary
 
+	// the main thread and frame flow, for frozen / idle / no-frames (state.go)
+	main mainState
+
 	seq uint64
 }
 
@@ -195,6 +198,7 @@ func (p *Pipeline) Reset() {
 	p.framesLost, p.lostKnown = 0, false
 	p.procTotals, p.windowLost = map[int]int64{}, map[int]int64{}
 	p.procAndroid = map[procKey]*source.AndroidSummary{}
+	p.main = mainState{seesMain: p.main.seesMain}
 	p.spacing = [400]int32{}
 	p.spacingSum = [400]int64{}
 	p.spacingN, p.learnedT = 0, 0
@@ -215,6 +219,8 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.addFrame(e)
 	case *source.Message:
 		p.addMessage(e)
+	case *source.Dispatch:
+		p.addDispatch(e)
 	case *source.UnpairedLine:
 		p.msgs.unpaired++
 		p.touch(e.AtNs)
@@ -414,10 +420,15 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 		// session's origin nor a slice (DESIGN §4).
 		p.touch(f.VsyncNs)
 		p.touch(end)
+		p.main.lastDone = max(p.main.lastDone, end)
 	}
 	idx := int64(0)
 	if f.VsyncNs > p.originNs {
 		idx = (f.VsyncNs - p.originNs) / p.cfg.SliceNs
+	}
+	ff.endIdx = idx
+	if end > p.originNs {
+		ff.endIdx = (end - p.originNs) / p.cfg.SliceNs
 	}
 	p.total.add(&ff, idx, f.VsyncNs)
 	w.agg.add(&ff, idx, f.VsyncNs)
@@ -559,6 +570,7 @@ func (p *Pipeline) addMessage(m *source.Message) {
 			p.touch(m.EndNs + shift)
 		}
 	}
+	p.closeDispatch(m, shift)
 	p.msgs.add(m, p.originNs-shift)
 	if p.looper != nil {
 		for _, f := range p.looper.Message(m) {
@@ -584,6 +596,9 @@ func (p *Pipeline) addMessage(m *source.Message) {
 // re-based, and a loss is never negative (rows can outnumber the counter).
 func (p *Pipeline) addPoll(e *source.Poll) {
 	p.touch(e.AtNs)
+	if !e.Process {
+		p.notePoll(e.AtNs)
+	}
 	if e.TotalFrames < 0 {
 		return
 	}

@@ -11,8 +11,12 @@ type SlicePoint struct {
 	Janky   int
 	// FPS is frames / Σ(dropped+1)·T over the slice (Matrix's formula); NaN when Idle.
 	FPS float64
-	// Idle is true when the slice had no frames: shown as idle, never as 0 or R fps.
+	// Idle is true when the slice had no frames and nothing was overdue: shown as idle, never as
+	// 0 or R fps.
 	Idle bool
+	// Frozen is true when the slice had no frame because the app was stuck: a late frame's span
+	// covered it, or a main-thread dispatch was open through it. Never idle.
+	Frozen bool
 	// Partial is true for the slice still being filled.
 	Partial bool
 }
@@ -84,6 +88,10 @@ type Snapshot struct {
 	Session   source.Session
 	State     source.State
 	StateText string
+	// StateForNs is how long a frozen / idle / no-frames state has lasted (device time); Busy
+	// names the main-thread message a freeze is in ("FeedActivity$3"), when the source sees it.
+	StateForNs int64
+	Busy       string
 	// OriginNs is the session origin (first event); NowNs the newest device time seen.
 	OriginNs, NowNs int64
 	RefreshHz       float64

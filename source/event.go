@@ -148,6 +148,23 @@ func (m *Message) IsVsync() bool {
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
+// Dispatch is a Looper message that began (a Dispatching line, or the simulator starting a
+// message) and has not finished yet: while it runs the main thread can draw nothing, so a
+// screen can say FROZEN and name it instead of calling the silence idle. The Message event
+// with the same StartNs and Tid closes it.
+type Dispatch struct {
+	Pid      int    `json:"pid,omitempty"`
+	Tid      int    `json:"tid,omitempty"`
+	Thread   string `json:"thread,omitempty"`
+	Handler  string `json:"handler"`
+	Callback string `json:"callback"`
+	What     int    `json:"what"`
+	StartNs  int64  `json:"start_ns"`
+}
+
+// At implements Event.
+func (d *Dispatch) At() int64 { return d.StartNs }
+
 // UnpairedLine is a Dispatching or Finished line that could not be paired (another Looper's
 // line in between, a missing Finished, a Finished with no Dispatching). Counted, never guessed.
 type UnpairedLine struct {
@@ -283,6 +300,11 @@ const (
 	StateWaiting      State = "waiting"      // waiting for the app to start / for a device
 	StateDisconnected State = "disconnected" // device or adb gone, retrying
 	StateEnded        State = "ended"        // input finished
+	// States the pipeline derives (never sent by a source): the main thread is blocked or a
+	// frame is overdue (frozen), and no frame for a while where the source cannot tell idle
+	// from frozen (no_frames: plain gfxinfo polling).
+	StateFrozen   State = "frozen"
+	StateNoFrames State = "no_frames"
 )
 
 // Level is a notice's severity.

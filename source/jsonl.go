@@ -21,6 +21,7 @@ const (
 	LineGap            = "gap"
 	LineNotice         = "notice"
 	LineSession        = "session"
+	LineDispatch       = "dispatch"
 )
 
 // LineType returns the "type" value an event is written with, or "" for events that are not
@@ -55,6 +56,8 @@ func LineType(ev Event) string {
 		return LineLayerFrame
 	case *LayerSample:
 		return LineLayerSample
+	case *Dispatch:
+		return LineDispatch
 	}
 	return ""
 }
@@ -117,6 +120,8 @@ func ParseLine(line []byte) (typ string, ev Event, err error) {
 		ev = &LayerFrame{}
 	case LineLayerSample:
 		ev = &LayerSample{}
+	case LineDispatch:
+		ev = &Dispatch{}
 	default:
 		return typ, nil, nil
 	}

@@ -1,0 +1,122 @@
+package metrics
+
+import (
+	"strings"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// A freeze is the worst state there is, and "idle" the most reassuring label: a screen must
+// never show the second for the first (DESIGN §4). The pipeline derives what the source cannot
+// say in one notice — whether the silence is idle, frozen or unknown — from what it has seen:
+// an open main-thread Looper dispatch, the main thread's last free moment, the time since the
+// last frame and the poll rhythm of a source that cannot see the main thread at all.
+
+const (
+	// frozenAfterNs: a main-thread dispatch open this long is a freeze in progress (DESIGN §4).
+	frozenAfterNs = 250_000_000
+	// idleAfterNs: IDLE only once the main thread has been free this long.
+	idleAfterNs = 1_000_000_000
+)
+
+// mainState is what the pipeline knows of the app's main thread and frame flow.
+type mainState struct {
+	open      *source.Dispatch // the main thread's dispatch in progress, nil when none
+	openAt    int64            // its start on the session clock (logcat's clock shifted)
+	freeNs    int64            // when the main thread last finished a message (session clock)
+	seesMain  bool             // the source sees the main thread (Looper lines, the simulator)
+	lastDone  int64            // newest completion of a rate frame
+	lastPoll  int64            // the last poll's device time (gfxinfo)
+	pollEvery int64            // the last interval between two polls
+}
+
+// isMain reports whether a Looper thread id is the app's main thread (tid = pid, or named so).
+func isMain(pid, tid int, thread string) bool {
+	return thread == "main" || tid == 0 || tid == pid
+}
+
+func (p *Pipeline) addDispatch(d *source.Dispatch) {
+	if !isMain(d.Pid, d.Tid, d.Thread) {
+		return
+	}
+	shift, _ := p.msgShift()
+	cp := *d
+	p.main.open, p.main.openAt, p.main.seesMain = &cp, d.StartNs+shift, true
+	p.touch(d.StartNs + shift)
+}
+
+// closeDispatch is called for every paired message (shift: logcat → session clock): it ends
+// the open dispatch it matches.
+func (p *Pipeline) closeDispatch(m *source.Message, shift int64) {
+	if !isMain(m.Pid, m.Tid, m.Thread) {
+		return
+	}
+	p.main.seesMain = true
+	if o := p.main.open; o != nil && (o.StartNs == m.StartNs || m.EndNs >= o.StartNs && m.StartNs <= o.StartNs) {
+		p.main.open = nil
+	}
+	if e := m.EndNs + shift; m.EndNs > 0 && e > p.main.freeNs {
+		p.main.freeNs = e
+	}
+}
+
+func (p *Pipeline) notePoll(at int64) {
+	if at <= 0 {
+		return
+	}
+	if p.main.lastPoll > 0 && at > p.main.lastPoll {
+		p.main.pollEvery = at - p.main.lastPoll
+	}
+	p.main.lastPoll = at
+}
+
+// liveState refines a live source's state at device time now: FROZEN while a main-thread
+// dispatch has been open for 250 ms (named, with how long it has run); IDLE only when the main
+// thread has been free for a second and nothing was drawn for a slice; NO FRAMES (with how
+// long) when the source cannot see the main thread and two poll intervals passed without a new
+// frame. It returns the state, the text to show with it and the duration it has lasted.
+func (p *Pipeline) liveState(now int64) (source.State, string, int64) {
+	m := &p.main
+	if o := m.open; o != nil && now-m.openAt >= frozenAfterNs {
+		return source.StateFrozen, shortName(o.Handler, o.Callback), now - m.openAt
+	}
+	since := now - m.lastDone
+	if m.lastDone == 0 {
+		since = now - p.originNs
+	}
+	if p.sliceNs() > since || m.open != nil {
+		return source.StateLive, "", 0
+	}
+	if m.seesMain || p.session.Source == source.KindSim {
+		if now-max(m.freeNs, m.lastDone) >= idleAfterNs {
+			return source.StateIdle, "", since
+		}
+		return source.StateLive, "", 0
+	}
+	every := m.pollEvery
+	if every <= 0 {
+		every = p.sliceNs()
+	}
+	if since >= 2*every {
+		return source.StateNoFrames, "", since
+	}
+	return source.StateLive, "", 0
+}
+
+func (p *Pipeline) sliceNs() int64 { return p.cfg.SliceNs }
+
+// shortName is the busy message as a person reads it: the callback's class (or the handler's)
+// without its package and object hash — "FeedActivity$3".
+func shortName(handler, callback string) string {
+	n := callback
+	if n == "" || n == "null" {
+		n = handler
+	}
+	if i := strings.IndexByte(n, '@'); i > 0 {
+		n = n[:i]
+	}
+	if i := strings.LastIndexByte(n, '.'); i >= 0 && i < len(n)-1 {
+		n = n[i+1:]
+	}
+	return n
+}

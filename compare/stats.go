@@ -122,3 +122,5 @@ func shift(reps []float64, d0, d float64) []float64 {
 	}
 	return out
 }
+
+func stdDev(x []float64) float64 { return stat.StdDev(x, nil) }

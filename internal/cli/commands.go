@@ -14,7 +14,8 @@ import (
 
 // extraCommands are the subcommands besides the dashboard (DESIGN §7).
 func (a *app) extraCommands() []*cobra.Command {
-	return []*cobra.Command{a.devicesCmd(), a.replayCmd(), a.reportCmd(), a.exportCmd(), a.infoCmd(), a.manCmd()}
+	return []*cobra.Command{a.devicesCmd(), a.replayCmd(), a.reportCmd(), a.exportCmd(), a.infoCmd(), a.manCmd(),
+		a.compareCmd(), a.testCmd()}
 }
 
 func (a *app) devicesCmd() *cobra.Command {

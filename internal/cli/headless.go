@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -143,8 +142,5 @@ func (a *app) headless(ctx context.Context) error {
 	if err := writeReport(a.env.Stdout, rep, a.opts.JSON); err != nil {
 		return runtimeErr(err)
 	}
-	if f := record.Gate(rep, a.gateFPS(), a.gateJank()); len(f) > 0 {
-		return &gateErr{failures: f}
-	}
-	return nil
+	return a.finishGates(rep, "headless", clock.start)
 }

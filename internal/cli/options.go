@@ -48,6 +48,7 @@ type Options struct {
 
 	FailUnderFPS float64
 	MaxJankPct   float64
+	JUnit        string // --junit FILE: the gates as JUnit XML
 
 	Reset            bool
 	SetSlowThreshold int
@@ -202,6 +203,7 @@ func (o *Options) String() string {
 func bindGates(fs *pflag.FlagSet, o *Options) {
 	fs.Float64Var(&o.FailUnderFPS, "fail-under-fps", 0, "gate: exit 1 when fps is below N (a run without frames fails)")
 	fs.Float64Var(&o.MaxJankPct, "max-jank-pct", 0, "gate: exit 1 when the janky-frame share exceeds P % (a run without frames fails)")
+	fs.StringVar(&o.JUnit, "junit", "", "write the gates as JUnit XML to FILE (one testcase per gate)")
 }
 
 const defaultRefresh = 250 * time.Millisecond

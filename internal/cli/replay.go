@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -146,10 +147,7 @@ func (a *app) reportCmd() *cobra.Command {
 }
 
 func (a *app) gateReport(rep *metrics.Report) error {
-	if f := record.Gate(rep, a.gateFPS(), a.gateJank()); len(f) > 0 {
-		return &gateErr{failures: f}
-	}
-	return nil
+	return a.finishGates(rep, "report", time.Now())
 }
 
 func (a *app) exportCmd() *cobra.Command {

@@ -1,0 +1,244 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/fpstop/fpstop/compare"
+	"github.com/fpstop/fpstop/internal/junit"
+	"github.com/fpstop/fpstop/metrics"
+)
+
+// tester runs the iterations of `fpstop test`.
+type tester struct {
+	a        *app
+	f        *testFlags
+	dir      string
+	target   *target // nil for the simulator
+	baseSeed int64
+	start    time.Time
+	itStart  time.Time
+	done     []time.Duration
+	// gateCases are the JUnit gate testcases of each iteration, in order.
+	gateCases [][]junit.Case
+}
+
+// progress says on stderr which iteration starts and, after the first, when the run should end.
+func (t *tester) progress(i int) {
+	t.itStart = time.Now()
+	msg := fmt.Sprintf("fpstop test: iteration %d of %d", i, t.f.iterations)
+	if n := len(t.done); n > 0 {
+		var sum time.Duration
+		for _, d := range t.done {
+			sum += d
+		}
+		eta := sum / time.Duration(n) * time.Duration(t.f.iterations-i+1)
+		msg += fmt.Sprintf(" (ETA %s)", eta.Round(time.Second))
+	}
+	fmt.Fprintln(t.a.env.Stderr, msg)
+}
+
+// env is the environment of the user's commands.
+func (t *tester) env(i int) []string {
+	env := append(os.Environ(), fmt.Sprintf("FPSTOP_ITERATION=%d", i), "FPSTOP_PACKAGE="+t.a.opts.Package)
+	if t.target != nil {
+		env = append(env, "FPSTOP_SERIAL="+t.target.info.Serial)
+	}
+	return env
+}
+
+// iteration runs iteration i. A failure of the app restart, --before, the driver or the
+// measurement marks the iteration failed (returned in the Iteration); err is only for what
+// stops the whole test (the user interrupted it).
+func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []string, error) {
+	it := compare.Iteration{Index: i, Status: compare.StatusOK, Values: map[string]*float64{}}
+	t.gateCases = append(t.gateCases, nil)
+	fail := func(format string, args ...any) (compare.Iteration, []string, error) {
+		it.Status, it.Error = compare.StatusFailed, fmt.Sprintf(format, args...)
+		it.DurationS = time.Since(t.itStart).Seconds()
+		fmt.Fprintf(t.a.env.Stderr, "fpstop test: iteration %d failed: %s\n", i, it.Error)
+		return it, nil, ctx.Err()
+	}
+	logf, err := os.Create(filepath.Join(t.dir, fmt.Sprintf("iteration-%02d.log", i)))
+	if err != nil {
+		return it, nil, runtimeErr(fmt.Errorf("cannot write the command log: %w", err))
+	}
+	defer logf.Close()
+	if t.f.cold {
+		if err := t.coldStart(ctx); err != nil {
+			return fail("cold start: %s", oneSentence(err))
+		}
+	}
+	if t.f.before != "" {
+		cmd := shellCommand(t.f.before)
+		cmd.Env, cmd.Stdout, cmd.Stderr = t.env(i), logf, logf
+		if err := runCommand(ctx, cmd); err != nil {
+			return fail("--before %s", err)
+		}
+	}
+	if t.target == nil {
+		seed := t.baseSeed + int64(i-1)
+		t.a.opts.Seed, it.Seed = seed, &seed
+	}
+	name := fmt.Sprintf("iteration-%02d.jsonl.gz", i)
+	rep, driverErr, err := t.measure(ctx, i, filepath.Join(t.dir, name), logf)
+	it.DurationS = time.Since(t.itStart).Seconds()
+	if err != nil {
+		return fail("measurement: %s", oneSentence(err))
+	}
+	it.Recording = name
+	it.Values = compare.IterationValues(rep)
+	cases := t.a.gateCases(rep, fmt.Sprintf("fpstop.test.iteration.%d", i))
+	t.gateCases[i-1] = cases
+	var fails []string
+	for _, c := range cases {
+		if c.Failure != "" {
+			fails = append(fails, fmt.Sprintf("iteration %d: %s", i, c.Failure))
+		}
+	}
+	if driverErr != nil {
+		res, _, err := fail("driver command %s", driverErr)
+		res.Recording, res.Values = it.Recording, it.Values
+		return res, fails, err
+	}
+	return it, fails, ctx.Err()
+}
+
+// coldStart force-stops the app and starts its launcher activity (validated device commands).
+func (t *tester) coldStart(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	tg := t.target
+	if err := tg.client.ForceStop(cctx, tg.info.Serial, tg.pkg); err != nil {
+		return err
+	}
+	return tg.client.Launch(cctx, tg.info.Serial, tg.pkg)
+}
+
+// runCommand runs cmd to its end (stopping it when ctx ends); the error says how it ended.
+func runCommand(ctx context.Context, cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("could not start: %w", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return exitText(err)
+	case <-ctx.Done():
+		stopCommand(cmd)
+		<-done
+		return ctx.Err()
+	}
+}
+
+func exitText(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return fmt.Errorf("exited with status %d", ee.ExitCode())
+	}
+	return err
+}
+
+// measure records one iteration: the source runs while the driver does (until the driver ends,
+// or for --duration). The driver's failure is returned apart from the measurement's.
+func (t *tester) measure(ctx context.Context, i int, path string, log io.Writer) (*metrics.Report, error, error) {
+	op, err := t.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if d := t.a.opts.Duration; d > 0 && !op.virtual {
+		runCtx, cancel = context.WithTimeout(runCtx, d)
+		defer cancel()
+	}
+	var drv *driver
+	if t.f.command != "" {
+		if drv, err = startDriver(t.f.command, t.env(i), log); err != nil {
+			return nil, nil, err
+		}
+		if t.a.opts.Duration == 0 {
+			go func() { // no --duration: the measurement lasts as long as the driver
+				<-drv.done
+				cancel()
+			}()
+		}
+	}
+	t.a.opts.Force = true // the directory was checked as a whole
+	rec, err := t.a.startRecording(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := metrics.NewPipeline(t.a.cfg())
+	clock := wallClock{start: time.Now()}
+	runErr := drive(runCtx, op.src, p, rec.tap)
+	wall := clock.ns()
+	var driverErr error
+	if drv != nil {
+		driverErr = drv.finish(ctx, t.f.grace)
+	}
+	recErr := rec.close()
+	switch {
+	case runErr != nil:
+		return nil, driverErr, runErr
+	case recErr != nil:
+		return nil, driverErr, recErr
+	}
+	meta := metrics.ReportMeta{Version: t.a.env.Build.Version, SourceArg: op.kind}
+	if op.live {
+		meta.WallNs = wall
+	}
+	return p.Report(meta), driverErr, nil
+}
+
+// open starts this iteration's source.
+func (t *tester) open(ctx context.Context) (*opened, error) {
+	if t.target == nil {
+		return t.a.simSource("")
+	}
+	return t.a.deviceSource(ctx, t.a.opts.Source, true)
+}
+
+// driver is the user's command running during a measurement.
+type driver struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error
+}
+
+func startDriver(line string, env []string, log io.Writer) (*driver, error) {
+	cmd := shellCommand(line)
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, log, log
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("the driver command could not start: %w", err)
+	}
+	d := &driver{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		d.err = cmd.Wait()
+		close(d.done)
+	}()
+	return d, nil
+}
+
+// finish waits up to grace for the driver to end by itself, then stops it: a driver still
+// looping when the measurement ends is not a failure; one that exited non-zero is.
+func (d *driver) finish(ctx context.Context, grace time.Duration) error {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-d.done:
+		return exitText(d.err)
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	stopCommand(d.cmd)
+	<-d.done
+	return nil
+}

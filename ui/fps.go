@@ -7,12 +7,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/themes"
 )
 
 // fpsModel is the FPS panel: the current value coloured against the target, min/avg/max, fps
 // and fps_wall, and a sparkline of the per-slice FPS series whose ceiling is the refresh rate.
-// Idle slices are drawn as a dim '·', never as 0 fps.
+// Idle slices are drawn as a dim '·', never as 0 fps; frozen slices (the app was stuck) as a
+// full-height '┃' in the bad colour, never as idle.
 type fpsModel struct {
 	st     *themes.Styles
 	w, h   int
@@ -22,8 +24,11 @@ type fpsModel struct {
 	target float64
 	window string
 	sliceS float64
-	lines  []string
-	row    cellRow
+	// noFrames: the source cannot tell idle from stuck (plain gfxinfo), so an empty slice is
+	// "no frames", not "idle".
+	noFrames bool
+	lines    []string
+	row      cellRow
 }
 
 func newFPS(st *themes.Styles, target float64) fpsModel {
@@ -45,6 +50,7 @@ func (m fpsModel) Update(msg tea.Msg) (fpsModel, tea.Cmd) {
 			m.target = s.TargetFPS
 		}
 		m.window = d.window
+		m.noFrames = s.State == source.StateNoFrames
 		m.series, m.totals = s.Series, s.Totals
 		if w := windowOf(s, d.window); w != nil {
 			m.series, m.totals = w.Series, w.Totals
@@ -61,17 +67,16 @@ func (m fpsModel) Update(msg tea.Msg) (fpsModel, tea.Cmd) {
 // View returns the cached panel.
 func (m fpsModel) View() []string { return m.lines }
 
-// current is the newest complete slice's FPS (the partial one when none is complete); idle
-// reports an idle slice.
-func (m fpsModel) current() (fps float64, idle, ok bool) {
+// current is the newest complete slice (the partial one when none is complete).
+func (m fpsModel) current() (p metrics.SlicePoint, ok bool) {
 	for i := len(m.series) - 1; i >= 0; i-- {
 		p := m.series[i]
-		if p.Partial && i > 0 {
+		if p.Partial && i > 0 && !p.Frozen {
 			continue
 		}
-		return p.FPS, p.Idle, true
+		return p, true
 	}
-	return math.NaN(), false, false
+	return metrics.SlicePoint{}, false
 }
 
 func (m fpsModel) render() fpsModel {
@@ -87,12 +92,17 @@ func (m fpsModel) render() fpsModel {
 	}
 	var body []string
 	// Line 1: the current value and the aggregates.
-	cur, idle, ok := m.current()
+	cp, ok := m.current()
+	cur := cp.FPS
 	var head string
 	switch {
 	case !ok:
 		head = st.Muted.Render("no frames yet")
-	case idle:
+	case cp.Frozen:
+		head = st.Bad.Bold(true).Render("frozen") + st.Muted.Render(" (the app is stuck)")
+	case cp.Idle && m.noFrames:
+		head = st.Warn.Render("no frames") + st.Muted.Render(" (idle or stuck: gfxinfo cannot tell)")
+	case cp.Idle:
 		head = st.Idle.Render("idle") + st.Muted.Render(" (no frames drawn)")
 	default:
 		head = fpsStyle(st, cur, m.target).Bold(true).Render(num(cur, 1) + " fps")
@@ -157,6 +167,11 @@ func (m *fpsModel) spark(w, h int) []string {
 		bottom := (h - 1 - r) * 8 // eighths below this row
 		for i, p := range pts {
 			x := off + i
+			if p.Frozen {
+				// a freeze: a full-height bad column, never the idle marker
+				m.row.set(x, '┃', 2)
+				continue
+			}
 			if p.Idle || math.IsNaN(p.FPS) {
 				if r == h-1 {
 					m.row.set(x, '·', 3)

@@ -28,6 +28,8 @@ type headerModel struct {
 	w      int
 	sess   source.Session
 	state  source.State
+	busy   string // the main-thread message a freeze is in
+	forNs  int64  // how long the frozen / no-frames state has lasted
 	hz     float64
 	spanNs int64
 	paused bool
@@ -59,6 +61,7 @@ func (m headerModel) Update(msg tea.Msg) (headerModel, tea.Cmd) {
 	case dataMsg:
 		if s := msg.snap; s != nil {
 			m.sess, m.state, m.hz = s.Session, s.State, s.RefreshHz
+			m.busy, m.forNs = s.Busy, s.StateForNs
 			m.spanNs = 0
 			if s.NowNs > s.OriginNs && s.OriginNs > 0 {
 				m.spanNs = s.NowNs - s.OriginNs
@@ -149,6 +152,16 @@ func (m headerModel) stateBadge() string {
 		return st.BadgeLive.Render(label)
 	case source.StateIdle:
 		return st.BadgeIdle.Render(" ○ IDLE ")
+	case source.StateFrozen:
+		// The worst state gets the loudest badge: how long, and the message that blocks.
+		label = fmt.Sprintf(" ■ FROZEN %.1f s ", float64(m.forNs)/1e9)
+		if m.busy != "" {
+			label = fmt.Sprintf(" ■ FROZEN %.1f s · %s ", float64(m.forNs)/1e9, m.busy)
+		}
+		return st.BadgeBad.Render(label)
+	case source.StateNoFrames:
+		// gfxinfo polling cannot tell an idle app from a stuck one: say what is known.
+		return st.BadgeWarn.Render(fmt.Sprintf(" ◌ NO FRAMES %.1f s ", float64(m.forNs)/1e9))
 	case source.StateWaiting:
 		return st.BadgeWarn.Render(" … WAITING ")
 	case source.StateDisconnected:

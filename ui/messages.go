@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/themes"
 )
 
@@ -70,8 +71,12 @@ type messagesModel struct {
 	slowMs   float64
 	originNs int64
 	counts   string // Looper line counts, skipped frames, slow-looper lines
-	detail   bool
-	lines    []string
+	// blind: the source cannot see main-thread messages at all (gfxinfo, SurfaceFlinger alone)
+	blind bool
+	// slow: the Slow dispatch/delivery lines, newest last, listed when no message is paired
+	slow   []metrics.SlowLooperReport
+	detail bool
+	lines  []string
 }
 
 func newMessages(st *themes.Styles) messagesModel {
@@ -97,6 +102,9 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 				m.rows = append(m.rows, &s.Messages[i])
 			}
 			m.hint, m.slowMs, m.originNs = s.LooperHint, s.SlowMs, s.OriginNs
+			m.blind = !strings.Contains(string(s.Session.Source), "logcat") && s.Session.Source != source.KindSim &&
+				s.Session.Source != "" && s.Paired == 0 && len(s.SlowLooper) == 0
+			m.slow = s.SlowLooper
 			m.counts = lineCounts(s)
 			m.sortRows()
 		}
@@ -197,6 +205,17 @@ func (m messagesModel) render() messagesModel {
 		body = append(body, wrap("To see which messages cause jank, add this line to the app (e.g. in Application.onCreate) and run with --source gfxinfo+logcat:", inner)...)
 		body = append(body, st.Accent.Render(fitLeft(LooperHintCode, inner)))
 		body = append(body, st.Muted.Render("Skipped-frames and Slow dispatch lines are still read meanwhile."))
+	case len(m.rows) == 0 && m.blind:
+		for _, l := range wrap("This source cannot see main-thread messages: run with --source gfxinfo+logcat", inner) {
+			body = append(body, st.Warn.Render(l))
+		}
+		body = append(body, wrap("and make the app log its main Looper (e.g. in Application.onCreate):", inner)...)
+		body = append(body, st.Accent.Render(fitLeft(LooperHintCode, inner)))
+	case len(m.rows) == 0 && len(m.slow) > 0:
+		body = append(body, st.Muted.Render(fit("Looper's Slow dispatch/delivery lines (no paired messages), newest first:", inner)))
+		for i := len(m.slow) - 1; i >= 0 && len(body) < ih-1; i-- {
+			body = append(body, fit(slowLine(&m.slow[i]), inner))
+		}
 	case len(m.rows) == 0:
 		over := "one frame interval"
 		if m.slowMs > 0 {
@@ -323,4 +342,17 @@ func lineCounts(s *metrics.Snapshot) string {
 		parts = append(parts, fmt.Sprintf("%d slow dispatch", n))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// slowLine is one Slow dispatch/delivery line as a table row: kind, ms, handler, callback, what.
+func slowLine(l *metrics.SlowLooperReport) string {
+	what := ""
+	if l.What != nil {
+		what = fmt.Sprintf(" what=%d", *l.What)
+	}
+	cb := ""
+	if l.Callback != "" && l.Callback != "null" {
+		cb = " " + l.Callback
+	}
+	return fmt.Sprintf("%-9s %6d ms  %s%s%s", l.Kind, l.Ms, l.Handler, cb, what)
 }

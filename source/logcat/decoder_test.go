@@ -142,6 +142,61 @@ func TestPidFilter(t *testing.T) {
 	}
 }
 
+// TestSkippedAnyFormat: every "Skipped N frames!" line counts, whatever precedes it — any
+// logcat layout, no tag, the pid in parentheses or brackets, no space after the tag's colon —
+// with the pid and time the layout carries, so that -p filtering still applies to it.
+func TestSkippedAnyFormat(t *testing.T) {
+	const sec = int64(1_000_000_000)
+	cases := []struct {
+		line   string
+		frames int
+		pid    int
+		atNs   int64
+	}{
+		{"01-01 00:00:01.000  100  100 I Choreographer:Skipped 173 frames!  The application may be doing too much work on its main thread.", 173, 100, sec},
+		{"I/Choreographer:Skipped 174 frames!", 174, 0, 0},
+		{"I/Choreographer(1234):Skipped 5 frames!", 5, 1234, 0},
+		{"I/Choreographer( 1234): Skipped 6 frames!", 6, 1234, 0},
+		{"I/Choreographer[1234]: Skipped 7 frames!", 7, 1234, 0},
+		{"01-01 00:00:02.000 I/Choreographer[1234]: Skipped 8 frames!", 8, 1234, 2 * sec},
+		{"01-01 00:00:01.000  100  100 I : Skipped 9 frames!", 9, 100, sec},
+		{"Choreographer:Skipped 10 frames!", 10, 0, 0},
+		{"Choreographer: Skipped 11 frames!", 11, 0, 0},
+		{"I/Choreographer(1234): [main] Skipped 12 frames!", 12, 1234, 0},
+		{"12:00:01.123 Skipped 13 frames!", 13, 0, 0},
+		{"Skipped 14 frames!", 14, 0, 0},
+	}
+	for _, c := range cases {
+		d, evs := decodeLines(c.line)
+		sk := ofType[*source.Skipped](evs)
+		if len(sk) != 1 || d.Stats().Skipped != 1 {
+			t.Errorf("%q: %d skipped events, stats %+v", c.line, len(sk), d.Stats())
+			continue
+		}
+		if got := *sk[0]; got != (source.Skipped{AtNs: c.atNs, Pid: c.pid, Frames: c.frames}) {
+			t.Errorf("%q: %+v, want %d frames pid %d at %d", c.line, got, c.frames, c.pid, c.atNs)
+		}
+	}
+	// Not Choreographer's line: the word inside another word, no count, no "frames!".
+	for _, l := range []string{
+		"I/App: unSkipped 3 frames!",
+		"I/App: Skipped three frames!",
+		"I/App: Skipped 3 frames",
+	} {
+		if d, evs := decodeLines(l); len(evs) != 0 || d.Stats().Skipped != 0 {
+			t.Errorf("%q counted as skipped frames", l)
+		}
+	}
+	// A bracketed pid is filtered like any other.
+	d := NewDecoder()
+	d.SetPid(300)
+	d.Line([]byte("I/Choreographer[100]:Skipped 31 frames!"))
+	d.Line([]byte("I/Choreographer[300]:Skipped 32 frames!"))
+	if sk := ofType[*source.Skipped](d.Events()); len(sk) != 1 || sk[0].Frames != 32 {
+		t.Errorf("pid filter kept %+v", sk)
+	}
+}
+
 func intp(v int) *int { return &v }
 
 func TestSlowLines(t *testing.T) {

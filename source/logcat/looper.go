@@ -68,14 +68,11 @@ func classify(msg []byte) (msgKind, []byte) {
 	if len(m) == 0 {
 		return kindNone, nil
 	}
+	if s, ok := findSkipped(m); ok {
+		return kindSkipped, s
+	}
 	switch m[0] {
 	case 'S':
-		if bytes.HasPrefix(m, skippedMark) {
-			if _, ok := parseSkipped(m); ok {
-				return kindSkipped, m
-			}
-			return kindNone, nil
-		}
 		if bytes.HasPrefix(m, slowMark) && isSlow(m) {
 			return kindSlow, m
 		}
@@ -88,6 +85,32 @@ func classify(msg []byte) (msgKind, []byte) {
 		}
 	}
 	return kindNone, nil
+}
+
+// findSkipped finds Choreographer's "Skipped N frames!" anywhere in a message, whatever
+// precedes it: a tag the line parser could not split off ("Choreographer:Skipped 173 frames!"
+// has no space after the colon), a thread name, a layout fpstop does not know. The word must
+// start the message or follow a byte that is not a letter or digit ("unSkipped 3 frames!" is not
+// Choreographer's). It returns the text from "Skipped".
+func findSkipped(m []byte) ([]byte, bool) {
+	for i := 0; i < len(m); {
+		k := bytes.Index(m[i:], skippedMark)
+		if k < 0 {
+			return nil, false
+		}
+		k += i
+		if k == 0 || !isWordByte(m[k-1]) {
+			if _, ok := parseSkipped(m[k:]); ok {
+				return m[k:], true
+			}
+		}
+		i = k + 1
+	}
+	return nil, false
+}
+
+func isWordByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // parseSkipped reads "Skipped N frames!".

@@ -394,8 +394,10 @@ func parseLevelFirst(b []byte, pos int, l *Line) bool {
 	case '/':
 		s := pos + 2
 		k, sepLen := -1, 0
+		// The tag ends at its first colon, with or without a space after it
+		// ("I/Choreographer:Skipped 173 frames!" is a real line).
 		for i := s; i < len(b); i++ {
-			if b[i] == ':' && (i+1 == len(b) || b[i+1] == ' ') {
+			if b[i] == ':' {
 				k, sepLen = i, 1
 				break
 			}
@@ -408,8 +410,13 @@ func parseLevelFirst(b []byte, pos int, l *Line) bool {
 			return false
 		}
 		tag := b[s:k]
-		if n := len(tag); n > 0 && tag[n-1] == ')' {
-			if o := bytes.LastIndexByte(tag, '('); o >= 0 {
+		// The pid in parentheses or (Logcat Reader and others) in brackets: "Tag(123)", "Tag[123]".
+		if n := len(tag); n > 0 && (tag[n-1] == ')' || tag[n-1] == ']') {
+			open := byte('(')
+			if tag[n-1] == ']' {
+				open = '['
+			}
+			if o := bytes.LastIndexByte(tag, open); o >= 0 {
 				inner := bytes.TrimSpace(tag[o+1 : n-1])
 				if allDigits(inner) {
 					l.Pid, _ = atoi(inner, 0)

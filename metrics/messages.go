@@ -243,7 +243,8 @@ func (t *messageTable) overlapping(from, to, offsetNs int64) []FrameMessage {
 
 func (t *messageTable) addSlow(s *source.SlowLooper) {
 	t.slowTotal++
-	r := SlowLooperReport{Kind: s.Kind, Ms: s.Ms, Thread: s.Thread, Handler: s.Handler, Callback: s.Callback, What: s.What}
+	r := SlowLooperReport{Kind: s.Kind, Ms: s.Ms, Thread: s.Thread, Handler: s.Handler, Callback: s.Callback, What: s.What,
+		Truncated: s.Truncated}
 	if len(t.slow) < slowLooperKeep {
 		t.slow = append(t.slow, r)
 		return

@@ -230,6 +230,9 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.touch(e.AtNs)
 	case *source.SlowLooper:
 		p.msgs.addSlow(e)
+		if e.Truncated && e.Ms == 0 {
+			p.warn.add("slow Looper lines cut off before their duration (kept, duration unknown)")
+		}
 		p.touch(e.AtNs)
 	case *source.AndroidSummary:
 		cp := *e

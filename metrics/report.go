@@ -172,6 +172,9 @@ type SlowLooperReport struct {
 	Handler  string `json:"handler"`
 	Callback string `json:"callback"`
 	What     *int   `json:"what"`
+	// Truncated: the line was cut off before its duration (ms 0 means unknown) or inside its
+	// details.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // FrameMessage is a main-thread message overlapping a frame's main-thread part.

@@ -191,13 +191,17 @@ type SlowLooper struct {
 	AtNs int64 `json:"at_ns"`
 	// Kind is "dispatch", "delivery", "drained", "doframe_late", "long_msg", "activity_late",
 	// "motion_event_late" or "other".
-	Kind     string `json:"kind"`
-	Ms       int64  `json:"ms"`
-	Thread   string `json:"thread,omitempty"`
-	Handler  string `json:"handler,omitempty"`
+	Kind    string `json:"kind"`
+	Ms      int64  `json:"ms"`
+	Thread  string `json:"thread,omitempty"`
+	Handler string `json:"handler,omitempty"`
+	// Callback is the message's callback, empty when it has none (printed "c=null").
 	Callback string `json:"callback,omitempty"`
 	What     *int   `json:"what,omitempty"`
 	Text     string `json:"text,omitempty"`
+	// Truncated marks a line cut off before its duration (Ms 0: unknown) or inside its
+	// details (handler and callback unknown when the cut ran through them).
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // At implements Event.

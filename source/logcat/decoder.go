@@ -24,6 +24,7 @@ type Stats struct {
 	Drained       int64 // "Drained" lines
 	SlowVendor    int64 // vendor "Slow Looper <thread>:" lines
 	SlowOther     int64 // other "Slow <what> took" lines
+	SlowTruncated int64 // slow lines cut off before their duration or inside their details
 	DebugLooper   int64 // vendor "DebugLooper:" set-up lines (ignored)
 }
 
@@ -160,6 +161,9 @@ func (d *Decoder) Line(b []byte) {
 	case kindSlow:
 		s := parseSlow(rest)
 		s.AtNs = at
+		if s.Truncated {
+			d.stats.SlowTruncated++
+		}
 		switch {
 		case s.Kind == "drained":
 			d.stats.Drained++

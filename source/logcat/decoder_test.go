@@ -214,7 +214,12 @@ func TestSlowLines(t *testing.T) {
 		{"Slow dispatch took 150ms main app=com.example main=true group=TOP_APP h=android.os.Handler c=com.x.R@1 m=5",
 			source.SlowLooper{Kind: "dispatch", Ms: 150, Thread: "main", Handler: "android.os.Handler", Callback: "com.x.R@1", What: intp(5)}},
 		{"Dispatch took 120ms on main, h=Handler (android.app.ActivityThread$H) {5e1c0b4} cb=null msg=159",
-			source.SlowLooper{Kind: "dispatch", Ms: 120, Thread: "main", Handler: "android.app.ActivityThread$H", Callback: "null", What: intp(159)}},
+			source.SlowLooper{Kind: "dispatch", Ms: 120, Thread: "main", Handler: "android.app.ActivityThread$H", What: intp(159)}},
+		// c=null is a message without a callback, not a callback named "null".
+		{"Slow dispatch took 110ms main h=android.os.Handler c=null m=1",
+			source.SlowLooper{Kind: "dispatch", Ms: 110, Thread: "main", Handler: "android.os.Handler", What: intp(1)}},
+		{"Slow Looper main: doFrame is 40ms late because of 1 msg, msg 1 took 45ms (h=android.os.Handler c=null)",
+			source.SlowLooper{Kind: "doframe_late", Ms: 40, Thread: "main", Handler: "android.os.Handler"}},
 		{"Slow Looper main: doFrame is 691ms late because of 1 msg, msg 1 took 697ms (h=android.os.Handler c=com.libmailcore.MainThreadUtils$2)",
 			source.SlowLooper{Kind: "doframe_late", Ms: 691, Thread: "main", Handler: "android.os.Handler", Callback: "com.libmailcore.MainThreadUtils$2"}},
 		{"Slow Looper main: Long Msg: seq=2 plan=08:36:22.124  late=3ms wall=9599ms running=0ms h=android.app.ActivityThread$H w=110",
@@ -223,7 +228,17 @@ func TestSlowLines(t *testing.T) {
 			source.SlowLooper{Kind: "activity_late", Ms: 9503, Thread: "main", Handler: "android.app.ActivityThread$H", What: intp(110)}},
 		{"Slow Looper main: MotionEvent is 691ms late (event_seq=0, action=ACTION_DOWN) because of 1 msg, msg 1 took 1448ms (seq=180 running=137ms runnable=10ms late=42ms h=android.os.Handler c=io.flutter.X$$ExternalSyntheticLambda0)",
 			source.SlowLooper{Kind: "motion_event_late", Ms: 691, Thread: "main", Handler: "android.os.Handler", Callback: "io.flutter.X$$ExternalSyntheticLambda0"}},
-		{"Slow Looper main: Activity chat.delta.beta/org.thoughtcrime.", source.SlowLooper{Kind: "activity_late", Thread: "main"}},
+		// Cut off before the duration (a real line of the deltachat capture): truncated, its
+		// duration unknown — not a 0 ms message.
+		{"Slow Looper main: Activity chat.delta.beta/org.thoughtcrime.", source.SlowLooper{Kind: "activity_late", Thread: "main", Truncated: true}},
+		{"Slow Looper main: doFrame is 34", source.SlowLooper{Kind: "doframe_late", Thread: "main", Truncated: true}},
+		{"Slow Looper main: Long Msg: seq=2 plan=08:36:22.124  late=3ms wa", source.SlowLooper{Kind: "long_msg", Thread: "main", Truncated: true}},
+		{"Slow Looper main: MotionEv", source.SlowLooper{Kind: "other", Thread: "main", Truncated: true}},
+		// Cut inside the details: the duration is known, the handler that ran into the cut is not.
+		{"Slow Looper main: doFrame is 340ms late because of 7 msg, msg 1 took 372ms (seq=29305 late=180ms h=android.view.Chore",
+			source.SlowLooper{Kind: "doframe_late", Ms: 340, Thread: "main", Truncated: true}},
+		{"Slow Looper main: doFrame is 340ms late because of 7 msg, msg 1 took 372ms (seq=29305 late=180ms h=android.os.Handler c=com.x.Y",
+			source.SlowLooper{Kind: "doframe_late", Ms: 340, Thread: "main", Handler: "android.os.Handler", Truncated: true}},
 	}
 	for _, c := range cases {
 		d, evs := decodeLines("04-05 10:46:40.702 31411 31411 W Looper  : " + c.msg)
@@ -248,7 +263,8 @@ func TestSlowLines(t *testing.T) {
 		if got != c.want || gw != ww {
 			t.Errorf("%q:\n got %+v what %d\nwant %+v what %d", c.msg, got, gw, c.want, ww)
 		}
-		if st := d.Stats(); st.SlowDispatch+st.SlowDelivery+st.Drained+st.SlowVendor+st.SlowOther != 1 {
+		if st := d.Stats(); st.SlowDispatch+st.SlowDelivery+st.Drained+st.SlowVendor+st.SlowOther != 1 ||
+			(st.SlowTruncated == 1) != c.want.Truncated {
 			t.Errorf("%q: stats %+v", c.msg, st)
 		}
 	}

@@ -231,7 +231,7 @@ func parseSlow(m []byte) *source.SlowLooper {
 			}
 		}
 		s.Handler = string(h)
-		s.Callback = string(between(m, " cb=", " msg="))
+		s.Callback = callback(between(m, " cb=", " msg="))
 		s.What = whatField(m, " msg=")
 	case bytes.HasPrefix(m, slowLooper) && bytes.IndexByte(m[len(slowLooper):], ':') > 0:
 		// Vendor: "Slow Looper <thread>: <what happened> …".
@@ -239,27 +239,7 @@ func parseSlow(m []byte) *source.SlowLooper {
 		c := bytes.IndexByte(rest, ':')
 		s.Thread = string(rest[:c])
 		rest = bytes.TrimLeft(rest[c+1:], " ")
-		switch {
-		case bytes.HasPrefix(rest, []byte("doFrame is ")):
-			s.Kind = "doframe_late"
-			s.Ms = msAt(rest, len("doFrame is "))
-		case bytes.HasPrefix(rest, []byte("Long Msg:")):
-			s.Kind = "long_msg"
-			if i := bytes.Index(rest, []byte("wall=")); i >= 0 {
-				s.Ms = msAt(rest, i+len("wall="))
-			}
-		case bytes.HasPrefix(rest, []byte("Activity ")):
-			s.Kind = "activity_late"
-			s.Ms = lateMs(rest)
-		case bytes.HasPrefix(rest, []byte("MotionEvent is ")):
-			s.Kind = "motion_event_late"
-			s.Ms = lateMs(rest)
-		default:
-			s.Ms = lateMs(rest)
-		}
-		s.Handler = string(field(rest, "h="))
-		s.Callback = string(field(rest, "c="))
-		s.What = whatField(rest, "w=")
+		parseVendorSlow(s, rest)
 	case bytes.HasPrefix(m, slowMark) && isSlow(m):
 		// AOSP: "Slow <dispatch|delivery> took <N>ms <thread> [app=… main=… group=…] h=<class> c=<cb> m=<what>".
 		w := m[len(slowMark):]
@@ -281,10 +261,85 @@ func parseSlow(m []byte) *source.SlowLooper {
 			s.Thread = string(t)
 		}
 		s.Handler = string(field(w, "h="))
-		s.Callback = string(field(w, "c="))
+		s.Callback = callback(field(w, "c="))
 		s.What = whatField(w, " m=")
 	}
 	return s
+}
+
+// parseVendorSlow reads what follows "Slow Looper <thread>: ". Every form of the family prints
+// a duration ("doFrame is <N>ms late", "Long Msg: … wall=<N>ms", "Activity … is <N>ms late",
+// "MotionEvent is <N>ms late"); a line without one was cut off (logd's line limit, a copy) and
+// is marked Truncated rather than read as a 0 ms message. A line cut inside its "(…)" details
+// is Truncated too, and a handler or callback that runs into the cut is dropped, not reported
+// as a shorter name.
+func parseVendorSlow(s *source.SlowLooper, rest []byte) {
+	ok := false
+	switch {
+	case bytes.HasPrefix(rest, []byte("doFrame is ")):
+		s.Kind = "doframe_late"
+		s.Ms, ok = durationAt(rest, len("doFrame is "))
+	case bytes.HasPrefix(rest, []byte("Long Msg:")):
+		s.Kind = "long_msg"
+		if i := bytes.Index(rest, []byte("wall=")); i >= 0 {
+			s.Ms, ok = durationAt(rest, i+len("wall="))
+		}
+	case bytes.HasPrefix(rest, []byte("Activity ")):
+		s.Kind = "activity_late"
+		s.Ms, ok = lateDuration(rest)
+	case bytes.HasPrefix(rest, []byte("MotionEvent is ")):
+		s.Kind = "motion_event_late"
+		s.Ms, ok = lateDuration(rest)
+	default:
+		s.Ms, ok = lateDuration(rest)
+	}
+	cut := bytes.Count(rest, []byte("(")) > bytes.Count(rest, []byte(")"))
+	s.Truncated = !ok || cut
+	if !ok {
+		s.Ms = 0
+	}
+	h, c := field(rest, "h="), field(rest, "c=")
+	if cut && h != nil && endsAt(h, rest) {
+		h = nil
+	}
+	if cut && c != nil && endsAt(c, rest) {
+		c = nil
+	}
+	s.Handler = string(h)
+	s.Callback = callback(c)
+	s.What = whatField(rest, "w=")
+}
+
+// endsAt reports whether v (a sub-slice of m) runs to m's end.
+func endsAt(v, m []byte) bool {
+	return len(v) > 0 && len(m) > 0 && &v[len(v)-1] == &m[len(m)-1]
+}
+
+// callback is a printed callback: "null" is Message.callback's toString when the message has
+// none — no callback, not one named "null".
+func callback(c []byte) string {
+	if string(c) == "null" {
+		return ""
+	}
+	return string(c)
+}
+
+// durationAt reads "<N>ms" at m[i:] and reports whether it was there in full.
+func durationAt(m []byte, i int) (int64, bool) {
+	v, e := atoi(m, i)
+	if e == i || !bytes.HasPrefix(m[e:], []byte("ms")) {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// lateDuration reads the N of "… is <N>ms late".
+func lateDuration(m []byte) (int64, bool) {
+	i := bytes.Index(m, []byte(" is "))
+	if i < 0 {
+		return 0, false
+	}
+	return durationAt(m, i+4)
 }
 
 // msAt reads "<N>ms" at m[i:] (0 when absent).
@@ -294,15 +349,6 @@ func msAt(m []byte, i int) int64 {
 		return 0
 	}
 	return int64(v)
-}
-
-// lateMs reads the N of "… is <N>ms late".
-func lateMs(m []byte) int64 {
-	i := bytes.Index(m, []byte(" is "))
-	if i < 0 {
-		return 0
-	}
-	return msAt(m, i+4)
 }
 
 // field returns the value of "<key>" (e.g. "h=") when preceded by a space or '(' — up to the

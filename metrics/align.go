@@ -31,13 +31,18 @@ type ClockAligner struct {
 	msgs   []int64 // recent vsync Dispatching times (logcat clock), sorted
 	frames []int64 // recent frame HandleInputStart/IntendedVsync (gfxinfo clock), sorted
 	dirty  int
-	runs   int
 	est    int64
 	ok     bool
+	// the schedule, on the gfxinfo clock (the newest frame seen): once an estimate exists it is
+	// refined at most every alignLocalEveryNs and searched globally every alignSearchEveryNs,
+	// not on every batch — the global search is the costly part of a live gfxinfo+logcat run.
+	lastLocal, lastSearch int64
 }
 
 const (
-	alignMsgRing   = 128
+	alignLocalEveryNs  = 500_000_000
+	alignSearchEveryNs = 4_000_000_000
+	alignMsgRing       = 128
 	alignFrameRing = 512
 	alignSearchMsg = 64
 	alignMedianN   = 32
@@ -74,15 +79,22 @@ func (a *ClockAligner) ObserveFrame(f *source.Frame) {
 }
 
 // Offset returns logcat time − gfxinfo time for the same instant, in ns: subtract it from a
-// logcat time to get the gfxinfo (CLOCK_MONOTONIC) time. It is re-estimated when at least 8
-// messages or frames arrived since the last estimate (cheap to call per event). ok is false
-// until enough messages have matched frames; once true it stays true, keeping the last good
-// estimate while the data are ambiguous.
+// logcat time to get the gfxinfo (CLOCK_MONOTONIC) time. Until a first estimate exists it is
+// re-estimated whenever at least 8 messages or frames arrived; after that on a schedule of the
+// device's time (a local refinement every 0.5 s, a global search every 4 s), so it is cheap to
+// call per event. ok is false until enough messages have matched frames; once true it stays
+// true, keeping the last good estimate while the data are ambiguous.
 func (a *ClockAligner) Offset() (ns int64, ok bool) {
-	if a.dirty >= 8 {
-		a.estimate()
-		a.dirty = 0
+	if a.dirty < 8 || len(a.frames) == 0 {
+		return a.est, a.ok
 	}
+	now := a.frames[len(a.frames)-1]
+	if a.ok && now-a.lastLocal < alignLocalEveryNs {
+		return a.est, a.ok
+	}
+	a.estimate(now)
+	a.dirty = 0
+	a.lastLocal = now
 	return a.est, a.ok
 }
 
@@ -153,26 +165,27 @@ func (a *ClockAligner) local(est int64) (median int64, matched, covered int) {
 	return diffs[len(diffs)/2], matched, covered
 }
 
-func (a *ClockAligner) estimate() {
+func (a *ClockAligner) estimate(now int64) {
 	if len(a.msgs) == 0 || len(a.frames) == 0 {
 		return
 	}
-	a.runs++
 	if a.ok {
 		med, matched, covered := a.local(a.est)
 		if covered == 0 {
 			return
 		}
-		if matched*2 >= covered && a.runs%8 != 0 {
+		due := now-a.lastSearch >= alignSearchEveryNs
+		if matched*2 >= covered && !due {
 			a.est = med
 			return
 		}
-		// Every 8th estimate, or when matching degrades, look globally: a clock step close to
-		// a whole number of frames still "matches" locally, on the wrong frames.
+		// On schedule, or when matching degrades, look globally: a clock step close to a
+		// whole number of frames still "matches" locally, on the wrong frames.
 		if matched*2 >= covered {
 			a.est = med
 		}
 	}
+	a.lastSearch = now
 	c, ok := a.search()
 	if !ok {
 		return

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
 )
@@ -257,8 +258,11 @@ func describe(label string, runs []*Run) Side {
 			if r.Report.RefreshHz != nil {
 				s.RefreshHz = r2p(float64(*r.Report.RefreshHz))
 			}
-			if d := r.Report.Device; d != nil && (d.Model != "" || d.Serial != "") {
-				s.Device = fmt.Sprintf("%s (%s)", d.Model, d.Serial)
+			if d := r.Report.Device; d != nil {
+				s.Device = strings.TrimSpace(d.Model)
+				if d.Serial != "" {
+					s.Device = strings.TrimSpace(fmt.Sprintf("%s (%s)", s.Device, d.Serial))
+				}
 			}
 		}
 		if r.Header.Scenario != "" {

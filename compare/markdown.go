@@ -40,9 +40,17 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		ew.printf("\n### Windows\n\n| window | present | fps | jank %% | verdict |\n|---|---|---|---|---|\n")
 	}
 	for _, win := range r.Windows {
+		if win.Present != PresentBoth {
+			continue
+		}
 		f, j := find(win.Metrics, "fps"), find(win.Metrics, "jank_pct")
 		ew.printf("| %s | %s | %s → %s (%s) | %s → %s (%s) | %s |\n", mdCell(win.Name), win.Present, fv(f.Base), fv(f.New), signedv(f.Diff),
 			fv(j.Base), fv(j.New), signedv(j.Diff), verdictIcon(win.Verdict))
+	}
+	for _, p := range []struct{ present, side string }{{PresentGone, "BASE"}, {PresentNew, "NEW"}} {
+		if names := onlyIn(r.Windows, p.present); names != "" {
+			ew.printf("\nOnly in %s: %s\n", p.side, mdCell(names))
+		}
 	}
 	if len(r.Messages) > 0 {
 		ew.printf("\n### Slow main-thread messages (p95 ms)\n\n| message | status | count | base | new | diff | p |\n|---|---|---|---:|---:|---:|---:|\n")

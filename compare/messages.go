@@ -10,7 +10,7 @@ import (
 const (
 	msgSampleCap     = 400
 	msgResampleCap   = 500
-	msgMinOccurrence = 5
+	msgMinOccurrence = 10
 )
 
 // messages compares every slow-message signature either side's reports list: new (only in
@@ -98,7 +98,7 @@ func (c *comparer) message(s Signature, name string, base, new []*Run) Message {
 		return m
 	}
 	if len(bs) < msgMinOccurrence || len(ns) < msgMinOccurrence {
-		m.P95.Diff = r2p(*m.P95.New - *m.P95.Base)
+		c.fill(&m.P95, false, *m.P95.New-*m.P95.Base, *m.P95.Base, nil) // too few to test
 		return m
 	}
 	d := *m.P95.New - *m.P95.Base

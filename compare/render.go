@@ -102,12 +102,16 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	for _, win := range r.Windows {
 		if win.Present != PresentBoth {
-			ew.printf("  %-9s %s (only in %s)\n", win.Present, win.Name, map[string]string{PresentNew: "NEW", PresentGone: "BASE"}[win.Present])
 			continue
 		}
 		f, j := find(win.Metrics, "fps"), find(win.Metrics, "jank_pct")
 		ew.printf("  %-9s %s: fps %s → %s (%s, p %s), jank %s → %s %% (%s pp, p %s)\n", win.Verdict, win.Name,
 			fv(f.Base), fv(f.New), signedv(f.Diff), pv(f), fv(j.Base), fv(j.New), signedv(j.Diff), pv(j))
+	}
+	for _, p := range []struct{ present, side string }{{PresentGone, "BASE"}, {PresentNew, "NEW"}} {
+		if names := onlyIn(r.Windows, p.present); len(names) > 0 {
+			ew.printf("  only in %s: %s\n", p.side, names)
+		}
 	}
 	if len(r.Messages) > 0 {
 		ew.printf("\nslow messages (p95 ms):\n")
@@ -134,6 +138,21 @@ func WriteText(w io.Writer, r *Result) error {
 		ew.printf("warning: %s\n", s)
 	}
 	return ew.err
+}
+
+// onlyIn lists the windows present on one side only (popups carry an identity hash in their
+// name, so each run's popups are new names), at most five by name.
+func onlyIn(ws []Window, present string) string {
+	var names []string
+	for _, w := range ws {
+		if w.Present == present {
+			names = append(names, w.Name)
+		}
+	}
+	if len(names) > 5 {
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
+	}
+	return strings.Join(names, ", ")
 }
 
 func msgLabel(m Message) string {

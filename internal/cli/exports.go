@@ -10,9 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
+	"go.opentelemetry.io/otel"
 
 	"github.com/fpstop/fpstop/internal/export"
+	"github.com/fpstop/fpstop/internal/export/otlp"
 	"github.com/fpstop/fpstop/internal/export/prom"
 	"github.com/fpstop/fpstop/metrics"
 )
@@ -23,16 +26,32 @@ type ExportOptions struct {
 	MetricsFile   string
 	Interval      time.Duration
 	TopSignatures int
+	OTLPEndpoint  string
+	OTLPProtocol  string
+	intervalSet   bool
 }
 
 func (e *ExportOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&e.MetricsListen, "metrics-listen", "", "serve Prometheus/OpenMetrics /metrics on HOST:PORT, e.g. 127.0.0.1:9464 (no authentication)")
 	fs.StringVar(&e.MetricsFile, "metrics-file", "", "rewrite FILE (atomically) with the metrics for node_exporter's textfile collector")
-	fs.DurationVar(&e.Interval, "metrics-interval", 15*time.Second, "how often --metrics-file is rewritten")
+	fs.StringVar(&e.OTLPEndpoint, "otlp-endpoint", "", "push metrics over OTLP to URL, e.g. http://127.0.0.1:4318 (OTEL_EXPORTER_OTLP_* honoured)")
+	fs.StringVar(&e.OTLPProtocol, "otlp-protocol", "", "OTLP protocol: http/protobuf or grpc (default $OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf)")
+	fs.DurationVar(&e.Interval, "metrics-interval", 15*time.Second, "how often --metrics-file is rewritten and OTLP pushes (default for OTLP: $OTEL_METRIC_EXPORT_INTERVAL or 60s)")
 	fs.IntVar(&e.TopSignatures, "metrics-top-signatures", prom.DefaultTopSignatures, "slow-message signatures per device with their own series (the rest: \"other\")")
 }
 
-func (e *ExportOptions) validate() error {
+func (e *ExportOptions) validate(changed func(string) bool) error {
+	e.intervalSet = changed("metrics-interval")
+	if e.OTLPEndpoint != "" {
+		if err := otlp.CheckEndpoint(e.OTLPEndpoint); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	switch e.OTLPProtocol {
+	case "", otlp.ProtocolHTTP, otlp.ProtocolGRPC:
+	default:
+		return usageErr("--otlp-protocol %q: want http/protobuf or grpc", e.OTLPProtocol)
+	}
 	if e.MetricsListen != "" {
 		if err := prom.CheckListen(e.MetricsListen); err != nil {
 			return usageErr("%v", err)
@@ -52,7 +71,9 @@ func (e *ExportOptions) validate() error {
 	return nil
 }
 
-func (e *ExportOptions) enabled() bool { return e.MetricsListen != "" || e.MetricsFile != "" }
+func (e *ExportOptions) enabled() bool {
+	return e.MetricsListen != "" || e.MetricsFile != "" || e.OTLPEndpoint != ""
+}
 
 // exports are the running exporters of one invocation.
 type exports struct {
@@ -85,6 +106,13 @@ func (a *app) startExports(ctx context.Context, feed export.Feed) (stop func() e
 	if e.MetricsFile != "" {
 		path := e.MetricsFile
 		x.run(func() error { return prom.WriteFileEvery(ctx, path, e.Interval, reg) })
+	}
+	if e.OTLPEndpoint != "" {
+		if err := a.startOTLP(ctx, x, feed); err != nil {
+			cancel()
+			x.wg.Wait()
+			return nil, err
+		}
 	}
 	return func() error {
 		x.cancel()
@@ -140,4 +168,27 @@ func (a *app) exportErr(err error) {
 // latestFeed exports what the dashboard shows: the runner's newest Snapshot.
 func latestFeed(r *metrics.Runner) export.Feed {
 	return func() []export.Device { return []export.Device{{Snap: r.Latest(), Connected: true}} }
+}
+
+// startOTLP starts the OTLP pusher; it pushes its final numbers when the exports stop. The
+// SDK's own errors and logs go to fpstop's log file, never to the terminal.
+func (a *app) startOTLP(ctx context.Context, x *exports, feed export.Feed) error {
+	e := &a.opts.Exports
+	otel.SetLogger(logr.FromSlogHandler(a.log.Handler()))
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { a.log.Warn("otlp", "err", err) }))
+	cfg := otlp.Config{Endpoint: e.OTLPEndpoint, Protocol: e.OTLPProtocol, Version: a.env.Build.Version, Getenv: a.env.Getenv}
+	if e.intervalSet {
+		cfg.Interval = e.Interval
+	}
+	p, err := otlp.Start(ctx, cfg, feed, e.TopSignatures)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	x.run(func() error {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return p.Stop(sctx)
+	})
+	return nil
 }

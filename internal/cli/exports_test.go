@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/fpstop/fpstop/internal/export/otlp/otlptest"
 )
 
 // TestMetricsFileMatchesReport: a headless run with --metrics-file leaves the text-format file
@@ -54,5 +56,27 @@ func TestExportFlagErrors(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errs, "--metrics-") {
 			t.Errorf("%v: exit %d, %q; want a usage error naming the flag", args, code, errs)
 		}
+	}
+}
+
+// TestOTLPPushMatchesReport: a headless run with --otlp-endpoint pushes its final numbers to an
+// OTLP/HTTP receiver before it exits, with fpstop's resource.
+func TestOTLPPushMatchesReport(t *testing.T) {
+	endpoint, rec := otlptest.HTTP(t)
+	out, errs, code := run(t, "", "--source", "sim", "--scenario", "demo", "--headless", "--duration", "15s",
+		"--speed", "0", "--json", "--otlp-endpoint", endpoint)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decode(t, out)
+	rm := rec.Latest()[""] // the simulator has no serial
+	if rm == nil {
+		t.Fatalf("nothing pushed (%d requests)", rec.Count())
+	}
+	if otlptest.ResAttr(rm, "service.name") != "fpstop" || otlptest.ResAttr(rm, "device.model.name") != r.Device.Model {
+		t.Errorf("resource service.name %q device.model.name %q", otlptest.ResAttr(rm, "service.name"), otlptest.ResAttr(rm, "device.model.name"))
+	}
+	if n, _ := otlptest.MetricSum(rm, "fpstop.frames"); r.Frames == 0 || n != r.Frames {
+		t.Errorf("pushed %d frames, report says %d", n, r.Frames)
 	}
 }

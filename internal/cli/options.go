@@ -181,7 +181,7 @@ func (o *Options) validate(changed, set func(string) bool) error {
 		return usageErr("--%v", err)
 	}
 	o.levels = lv
-	if err := o.Exports.validate(); err != nil {
+	if err := o.Exports.validate(changed); err != nil {
 		return err
 	}
 	if o.JSON && !o.Headless {

@@ -96,12 +96,19 @@ func (h *Histogram) Merge(o *Histogram) {
 // count accumulated from the slowest bucket down reaches N − p·N/100 (integer division). An empty
 // histogram gives 4950, as Android prints for windows without frames.
 func (h *Histogram) Percentile(p int) int {
-	pos := int64(p) * h.Total / 100
-	remaining := h.Total - pos
-	for i := NumBuckets - 1; i >= 0; i-- {
-		remaining -= h.Counts[i]
+	return percentile(h.Counts[:], h.Total, p, BucketMs)
+}
+
+// percentile is ProfileData.cpp's rule over any of its histograms: walk the buckets from the
+// slowest down until the count seen reaches N − p·N/100 (integer division); label names the
+// bucket found. An empty histogram gives the slowest bucket's label.
+func percentile(counts []int64, total int64, p int, label func(int) int) int {
+	pos := int64(p) * total / 100
+	remaining := total - pos
+	for i := len(counts) - 1; i >= 0; i-- {
+		remaining -= counts[i]
 		if remaining <= 0 {
-			return BucketMs(i)
+			return label(i)
 		}
 	}
 	return 0

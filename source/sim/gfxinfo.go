@@ -85,9 +85,6 @@ func (l Layout) Columns() []string {
 // RingSize is how many frames per window Android keeps (and dumps): hwui's RingBuffer<FrameInfo, 120>.
 const RingSize = 120
 
-// gpu histogram: 1..25 ms and an overflow bucket printed as 4950ms.
-const gpuBuckets = 26
-
 type jankStats struct {
 	since                                int64
 	total, janky, jankyLegacy            int64
@@ -95,8 +92,7 @@ type jankStats struct {
 	slowBitmap, slowIssue                int64
 	deadlineMissed, deadlineMissedLegacy int64
 	hist                                 hwui.Histogram
-	gpu                                  [gpuBuckets]int64
-	gpuTotal                             int64
+	gpu                                  hwui.GPUHistogram
 }
 
 type dumpWindow struct {
@@ -273,34 +269,8 @@ func (s *jankStats) add(f *source.Frame) {
 		if sub == 0 {
 			sub = ph.SwapBuffers
 		}
-		gms := max(ph.GpuCompleted-sub, 0) / 1_000_000
-		i := int(gms) - 1
-		if gms > 25 {
-			i = gpuBuckets - 1
-		}
-		i = max(i, 0)
-		s.gpu[i]++
-		s.gpuTotal++
+		s.gpu.Add(ph.GpuCompleted - sub)
 	}
-}
-
-func (s *jankStats) gpuPercentile(p int) int {
-	pos := int64(p) * s.gpuTotal / 100
-	remaining := s.gpuTotal - pos
-	for i := gpuBuckets - 1; i >= 0; i-- {
-		remaining -= s.gpu[i]
-		if remaining <= 0 {
-			return gpuBucketMs(i)
-		}
-	}
-	return 0
-}
-
-func gpuBucketMs(i int) int {
-	if i == gpuBuckets-1 {
-		return 4950
-	}
-	return i + 1
 }
 
 // TotalFrames returns the "Total frames rendered" of window title (-1 when not attached).
@@ -428,11 +398,11 @@ func writeStats(bw *bufio.Writer, s *jankStats, layout Layout) {
 	bw.WriteByte('\n')
 	if layout == LayoutAndroid13 || layout == LayoutAndroid10 {
 		for _, p := range []int{50, 90, 95, 99} {
-			fmt.Fprintf(bw, "%dth gpu percentile: %dms\n", p, s.gpuPercentile(p))
+			fmt.Fprintf(bw, "%dth gpu percentile: %dms\n", p, s.gpu.Percentile(p))
 		}
 		bw.WriteString("GPU HISTOGRAM:")
-		for i, c := range s.gpu {
-			fmt.Fprintf(bw, " %dms=%d", gpuBucketMs(i), c)
+		for i, c := range s.gpu.Counts {
+			fmt.Fprintf(bw, " %dms=%d", hwui.GPUBucketMs(i), c)
 		}
 		bw.WriteByte('\n')
 	}

@@ -1,6 +1,18 @@
-// Package reference recomputes fpstop's headline numbers from a simulator --truth file with a
-// deliberately simple, separate implementation of DESIGN §4 (no shared code with package
-// metrics beyond nothing at all), so tests can hold the pipeline against it.
+// Package reference recomputes fpstop's headline numbers from a simulator --truth file (or any
+// frame lines of the recording format) with a deliberately simple, separate implementation of
+// DESIGN §4 — no code shared with package metrics — so tests can hold the pipeline against it.
+//
+// The rule, per frame (T = interval_ns, end = done_ns = GpuCompleted):
+//
+//   - rows with a deadline (Android 12+): the frame started on time when the vsync it started on
+//     (start_vsync_ns, else vsync_ns) is less than T/2 after vsync_ns. An on-time frame's budget
+//     is deadline_ns − vsync_ns, tallied per window in 100 µs steps; a late-started frame's budget
+//     is the step its window's on-time frames so far had most often (ties: the smaller), or, before
+//     any, deadline_ns − the vsync it started on. dropped = max(0, ⌈(end − vsync_ns − budget)/T⌉);
+//   - rows without one (Android ≤ 11): dropped = max(0, ⌈d/T⌉ − 1), d = end − vsync_ns less the
+//     SyncQueued → SyncStart stall when the row has both (hwui's duration());
+//   - janky = dropped ≥ 1; drop levels: Matrix's 60 Hz thresholds 3/9/24/42 scaled to ⌈n·R/60⌉,
+//     R = round(1e9/T); fps = frames / Σ (dropped+1)·T, history frames left out of fps only.
 package reference
 
 import (
@@ -15,150 +27,183 @@ import (
 type Numbers struct {
 	Frames, Janky int64
 	Levels        [5]int64 // best, normal, middle, high, frozen
-	FPS           float64
-	Windows       map[string]int64 // frames per window
+	FPS           float64  // 0 without non-history frames
+	History       int64    // frames marked history (in Frames, not in FPS)
+	Windows       map[string]int64
 	Messages      int64
+	// Dropped is each frame's dropped count, in input order (skipped rows left out).
+	Dropped []int64
 }
 
-type line struct {
-	Type         string `json:"type"`
-	Window       string `json:"window"`
-	VsyncNs      int64  `json:"vsync_ns"`
-	StartVsyncNs int64  `json:"start_vsync_ns"`
-	DoneNs       int64  `json:"done_ns"`
-	UIDoneNs     int64  `json:"ui_done_ns"`
-	IntervalNs   int64  `json:"interval_ns"`
-	DeadlineNs   int64  `json:"deadline_ns"`
-	Flags        int64  `json:"flags"`
-	History      bool   `json:"history"`
-	Phases       *struct {
-		Vsync        int64 `json:"vsync_actual_ns"`
-		SyncQueued   int64 `json:"sync_queued_ns"`
-		SyncStart    int64 `json:"sync_start_ns"`
-		GpuCompleted int64 `json:"gpu_completed_ns"`
-	} `json:"phases"`
+// Line is the part of a frame or message line the rule reads.
+type Line struct {
+	Type         string  `json:"type"`
+	Window       string  `json:"window"`
+	VsyncNs      int64   `json:"vsync_ns"`
+	StartVsyncNs int64   `json:"start_vsync_ns"`
+	DeadlineNs   int64   `json:"deadline_ns"`
+	DoneNs       int64   `json:"done_ns"`
+	UIDoneNs     int64   `json:"ui_done_ns"`
+	IntervalNs   int64   `json:"interval_ns"`
+	Flags        int64   `json:"flags"`
+	History      bool    `json:"history"`
+	Phases       *Phases `json:"phases"`
 }
 
-// budgets is one window's tally of on-time frames' budgets in 100 µs steps.
-type budgets map[int64]int64
-
-// mode is the most frequent step (ties: the smaller), ok=false when empty.
-func (b budgets) mode() (int64, bool) {
-	best, bestN := int64(0), int64(0)
-	for q, n := range b {
-		if n > bestN || (n == bestN && q < best) {
-			best, bestN = q, n
-		}
-	}
-	return best * 100000, bestN > 0
+// Phases are the row times the rule reads (the sync stall of rows without a deadline).
+type Phases struct {
+	SyncQueued int64 `json:"sync_queued_ns"`
+	SyncStart  int64 `json:"sync_start_ns"`
 }
 
-// droppedOf applies DESIGN §4's rule to one frame line: against the frame's real budget when it
-// has a deadline (Android 12+), else Android's ≤ 11 rule on the JankTracker duration.
-func droppedOf(l *line, end int64, tally map[string]budgets) int64 {
-	T := l.IntervalNs
-	b := tally[l.Window]
-	if b == nil {
-		b = budgets{}
-		tally[l.Window] = b
-	}
-	printed := l.DeadlineNs - l.VsyncNs
-	sane := printed > 0 && printed < 10e9
-	_, haveMode := b.mode()
-	if l.DeadlineNs == 0 || !sane && !haveMode {
-		d := end - l.VsyncNs
-		if p := l.Phases; p != nil && p.SyncQueued > 0 && p.SyncStart > p.SyncQueued && end > p.SyncQueued {
-			d -= p.SyncStart - p.SyncQueued
-		}
-		n := int64(math.Ceil(float64(d)/float64(T))) - 1
-		return max(n, 0)
-	}
-	if l.Phases != nil && l.Phases.GpuCompleted >= l.VsyncNs && l.Phases.GpuCompleted > 0 {
-		end = l.Phases.GpuCompleted
-	}
-	start := l.StartVsyncNs
-	if start == 0 && l.Phases != nil {
-		start = l.Phases.Vsync
-	}
-	if start == 0 {
-		start = l.VsyncNs
-	}
-	var budget int64
-	if sane && start-l.VsyncNs < T/2 {
-		budget = l.DeadlineNs - l.VsyncNs
-		b[int64(math.Round(float64(budget)/100000))]++
-	} else if m, ok := b.mode(); ok {
-		budget = m
-	} else if budget = l.DeadlineNs - start; budget <= 0 {
-		budget = l.DeadlineNs - l.VsyncNs // the deadline did not move with the late start
-	}
-	over := end - l.VsyncNs - budget
-	if over <= 0 {
-		return 0
-	}
-	return int64(math.Ceil(float64(over) / float64(T)))
+const (
+	stepNs     = 100_000        // budget tally resolution
+	maxFrameNs = 10_000_000_000 // rows completing later than this are not frames
+	flagSkip   = 8              // SkippedFrame
+)
+
+// Calc applies the rule to frame lines fed one at a time, in order.
+type Calc struct {
+	n       Numbers
+	slotsNs float64
+	// tally[window][step] counts on-time budgets.
+	tally map[string]map[int64]int64
+	// MainThread uses ui_done_ns as the frame's end and ignores deadlines (Looper-derived frames).
+	MainThread bool
 }
 
-// FromTruth reads truth JSON lines and computes the numbers with Matrix's 60 Hz thresholds
-// 3/9/24/42 scaled to each frame's rate. mainThread uses ui_done_ns instead of done_ns.
+// NewCalc returns an empty calculator.
+func NewCalc() *Calc {
+	return &Calc{n: Numbers{Windows: map[string]int64{}}, tally: map[string]map[int64]int64{}}
+}
+
+// FromTruth reads truth JSON lines (frames and messages) and computes the numbers. mainThread
+// uses ui_done_ns instead of done_ns (and the rule for rows without a deadline).
 func FromTruth(r io.Reader, mainThread bool) (Numbers, error) {
-	n := Numbers{Windows: map[string]int64{}}
-	var sumSlots float64 // Σ (dropped+1)·T in seconds
-	var rateFrames int64
-	tally := map[string]budgets{}
+	c := NewCalc()
+	c.MainThread = mainThread
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var l line
+		var l Line
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return n, fmt.Errorf("truth line %q: %w", sc.Text(), err)
+			return c.Numbers(), fmt.Errorf("truth line %q: %w", sc.Text(), err)
 		}
 		switch l.Type {
 		case "message":
-			n.Messages++
-			continue
+			c.n.Messages++
 		case "frame":
-		default:
-			continue
+			c.Add(l)
 		}
-		if l.Flags&8 != 0 {
-			continue
-		}
-		end := l.DoneNs
-		if mainThread {
-			end = l.UIDoneNs
-		}
-		T := float64(l.IntervalNs)
-		var dropped float64
-		if mainThread {
-			dropped = math.Max(0, math.Ceil(float64(end-l.VsyncNs)/T)-1)
-		} else {
-			dropped = float64(droppedOf(&l, end, tally))
-		}
-		R := math.Round(1e9 / T)
-		level := 0
-		for i, th := range []float64{3, 9, 24, 42} {
-			if dropped >= math.Ceil(th*R/60) {
-				level = i + 1
-			}
-		}
-		n.Frames++
-		if dropped >= 1 {
-			n.Janky++
-		}
-		n.Levels[level]++
-		n.Windows[l.Window]++
-		if l.History {
-			continue // history: not in the rate
-		}
-		rateFrames++
-		sumSlots += (dropped + 1) * T / 1e9
 	}
 	if err := sc.Err(); err != nil {
-		return n, err
+		return c.Numbers(), fmt.Errorf("reading truth: %w", err)
 	}
-	if rateFrames > 0 {
-		n.FPS = float64(rateFrames) / sumSlots
+	return c.Numbers(), nil
+}
+
+// Add applies the rule to one frame line.
+func (c *Calc) Add(l Line) {
+	end := l.DoneNs
+	if c.MainThread {
+		end = l.UIDoneNs
 	}
-	return n, nil
+	T := l.IntervalNs
+	if l.Flags&flagSkip != 0 || T <= 0 || end == 0 || end < l.VsyncNs || end-l.VsyncNs > maxFrameNs {
+		return
+	}
+	var dropped int64
+	if l.DeadlineNs > 0 && !c.MainThread {
+		dropped = c.deadlineDropped(l, end)
+	} else {
+		d := end - l.VsyncNs
+		if !c.MainThread && l.Phases != nil && l.Phases.SyncQueued > 0 && l.Phases.SyncStart > 0 && l.Phases.SyncStart > l.Phases.SyncQueued {
+			d -= l.Phases.SyncStart - l.Phases.SyncQueued
+		}
+		dropped = ceilDiv(d, T) - 1
+	}
+	if dropped < 0 {
+		dropped = 0
+	}
+	R := math.Round(1e9 / float64(T))
+	level := 0
+	for i, th := range []float64{3, 9, 24, 42} {
+		if float64(dropped) >= math.Ceil(th*R/60) {
+			level = i + 1
+		}
+	}
+	c.n.Frames++
+	if dropped >= 1 {
+		c.n.Janky++
+	}
+	c.n.Levels[level]++
+	c.n.Windows[l.Window]++
+	c.n.Dropped = append(c.n.Dropped, dropped)
+	if l.History {
+		c.n.History++
+		return
+	}
+	c.slotsNs += float64(dropped+1) * float64(T)
+}
+
+func (c *Calc) deadlineDropped(l Line, end int64) int64 {
+	T := l.IntervalNs
+	start := l.StartVsyncNs
+	if start == 0 {
+		start = l.VsyncNs
+	}
+	t := c.tally[l.Window]
+	if t == nil {
+		t = map[int64]int64{}
+		c.tally[l.Window] = t
+	}
+	var budget int64
+	if start-l.VsyncNs < T/2 {
+		budget = l.DeadlineNs - l.VsyncNs
+		t[roundHalfAway(budget, stepNs)]++
+	} else if len(t) > 0 {
+		var best, bestN int64
+		for q, n := range t {
+			if n > bestN || (n == bestN && q < best) {
+				best, bestN = q, n
+			}
+		}
+		budget = best * stepNs
+	} else {
+		budget = l.DeadlineNs - start
+	}
+	return ceilDiv(end-l.VsyncNs-budget, T)
+}
+
+// Numbers returns the results so far.
+func (c *Calc) Numbers() Numbers {
+	n := c.n
+	if n.Frames-n.History > 0 && c.slotsNs > 0 {
+		n.FPS = float64(n.Frames-n.History) / (c.slotsNs / 1e9)
+	}
+	return n
+}
+
+// ceilDiv is ⌈a/b⌉ for b > 0 in integers.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a > 0 {
+		q++
+	}
+	return q
+}
+
+// roundHalfAway is a/b rounded to the nearest integer, halves away from zero, for b > 0.
+func roundHalfAway(a, b int64) int64 {
+	q, r := a/b, a%b
+	if r < 0 {
+		r = -r
+	}
+	if 2*r >= b {
+		if a < 0 {
+			return q - 1
+		}
+		return q + 1
+	}
+	return q
 }

@@ -17,15 +17,20 @@ import (
 //   - Choreographer: while a window animates (scroll, fling, popup animation) or is invalidated, a
 //     vsync is requested at the end of each main-thread item; the vsync event arrives at the first
 //     tick strictly after the request and posts the FrameHandler message (what 0) with that tick as
-//     its `when`, so it waits behind messages posted earlier;
+//     its `when`, so it waits behind messages posted earlier: a frame whose vsync arrives while
+//     the main thread is busy (a GC pause, a slow callback, a freeze) starts late on it.
+//     (Real Choreographer requests the next vsync from the animation callbacks inside doFrame, so
+//     a doFrame longer than a period also makes the next frame start late; the model requests it
+//     at the end of doFrame, which the Looper-derived frames of metrics/looper.go assume — see
+//     DESIGN §4 — and which a long doFrame turns into skipped vsyncs instead);
 //   - doFrame: jitter correction as Choreographer does (a start ≥ one interval late snaps the frame
 //     time to the last tick at or before the start, IntendedVsync keeps the original tick, and a
 //     start ≥ 30 intervals late logs "Skipped N frames!"), then input, animation and, per window to
 //     draw, traversal (measure/layout, draw) and the sync with the RenderThread, which must have
 //     finished the previous frame's work (SwapBuffersCompleted) before it can sync;
-//   - the RenderThread issues draw commands, dequeues/queues the buffer and swaps; the GPU finishes
-//     after the swap; the frame is complete at max(GPU done, swap done). RenderThread and GPU run in
-//     parallel with the main thread's next work;
+//   - the RenderThread, the buffer queue, the GPU, SurfaceFlinger's presentation and hwui's
+//     JankTracker are in pipeline.go: they run in parallel with the main thread's next work (Android
+//     12+ pipelines frames), and the deadline each row prints is in jankTracker;
 //   - GC pauses are unlogged main-thread stalls; other messages are lifecycle (ActivityThread$H),
 //     app handlers with callbacks and click handlers, some of which change windows.
 //
@@ -88,6 +93,8 @@ type window struct {
 	pending    bool // the requested vsync draws this window
 	first      bool
 	spikes     bool // heavy traversal spikes apply to this window
+
+	pipe pipeState // the window's surface: buffer queue, presents, hwui's JankTracker
 }
 
 // outItem is something that becomes observable at `at`: an event, or a window change for an
@@ -137,7 +144,10 @@ type engine struct {
 	q           []*qmsg
 	seq         uint64
 	vsyncQueued bool
-	rtFree      int64
+	rtFree      int64 // RenderThread free (previous frame swapped)
+	gpuFree     int64 // GPU free (previous frame's work done)
+	pre12       bool  // Android ≤ 11: no FrameDeadline
+	baseNs      int64 // the base FrameDeadline − Vsync Choreographer prints
 
 	activity *window
 	popup    *window
@@ -162,6 +172,9 @@ func newEngine(cfg Config, prof *profile, t0 int64) *engine {
 		pid:         cfg.Pid,
 		mainFree:    t0,
 		rtFree:      t0,
+		gpuFree:     t0,
+		pre12:       cfg.Pre12,
+		baseNs:      BaseDeadlineNs(T),
 		vsyncIDBase: 4_000_000 + int64(uint64(cfg.Seed)%1_000_000),
 	}
 	e.receiverCB = "android.view.Choreographer$FrameDisplayEventReceiver@" + e.hash()
@@ -319,7 +332,8 @@ func (e *engine) attach(w *window, at int64, animFor int64) {
 	if !w.attached {
 		w.attached = true
 		w.first = true
-		w.vri = e.hash() // a new ViewRootImpl each time the window is added
+		w.vri = e.hash()     // a new ViewRootImpl each time the window is added
+		w.pipe = pipeState{} // with a new surface and a new JankTracker
 		e.wins = append(e.wins, w)
 		e.emitWindow(at, w, true)
 	}
@@ -342,122 +356,4 @@ func (e *engine) detach(w *window, at int64) {
 		}
 	}
 	e.emitWindow(at, w, false)
-}
-
-// doFrame runs Choreographer's frame for the vsync message m starting at s.
-func (e *engine) doFrame(m *qmsg, s int64) {
-	r, p, T := e.rng, e.prof, e.T
-	tf := float64(T)
-	intended := m.when
-	startNanos := s + uniform(r, 2*us, 8*us)
-	frameTime := intended
-	var skippedEv *source.Skipped
-	if jitter := startNanos - intended; jitter >= T {
-		skipped := jitter / T
-		frameTime = startNanos - jitter%T
-		if skipped >= skipWarningFrames {
-			skippedEv = &source.Skipped{AtNs: startNanos, Pid: e.pid, Frames: int(skipped)}
-		}
-	}
-	touching, animating := false, false
-	var draw []*window
-	for _, w := range e.wins {
-		// a window draws when it needed the frame at the request (an animation that ended
-		// while the vsync message waited still draws its last frame) or was invalidated since
-		if !w.attached || !(w.pending || w.dirty) {
-			continue
-		}
-		w.pending = false
-		draw = append(draw, w)
-		if w.touchUntil > intended {
-			touching = true
-		}
-		if w.animUntil > intended {
-			animating = true
-		}
-	}
-	his := startNanos + uniform(r, 2*us, 5*us)
-	inputDur := uniform(r, 1*us, 3*us)
-	if touching {
-		inputDur = int64(tf * 0.03 * noise(r, p.sigma))
-	}
-	as := his + inputDur
-	animDur := uniform(r, 1*us, 3*us)
-	if animating {
-		animDur = int64(tf * 0.04 * noise(r, p.sigma))
-	}
-	cur := as + animDur
-	frames := make([]*source.Frame, 0, len(draw))
-	for _, w := range draw {
-		pts := cur
-		trav := int64(tf * p.trav * w.weight * noise(r, p.sigma))
-		if w.spikes && p.spikeP > 0 && r.Float64() < p.spikeP {
-			trav += int64(tf * (p.spikeLo + r.Float64()*(p.spikeHi-p.spikeLo)))
-		}
-		ds := pts + trav
-		sq := ds + int64(tf*p.draw*w.weight*noise(r, p.sigma))
-		ss := max(sq+uniform(r, 5*us, 40*us), e.rtFree)
-		idc := ss + int64(tf*0.025*noise(r, p.sigma)) + 20*us
-		cur = idc + uniform(r, 10*us, 60*us) // main thread resumes after the sync
-		sb := idc + int64(tf*p.issue*w.weight*noise(r, p.sigma))
-		deq := uniform(r, 8*us, 45*us)
-		if p.stuffP > 0 && r.Float64() < p.stuffP {
-			deq += int64(tf * (0.3 + r.Float64()))
-		}
-		que := uniform(r, 120*us, 380*us)
-		sbc := sb + deq + que + uniform(r, 30*us, 120*us)
-		gpu := sb + int64(tf*p.gpu*w.weight*noise(r, p.sigma))
-		e.rtFree = sbc
-		var flags int64
-		if w.first {
-			flags = source.FlagWindowLayoutChanged
-			w.first = false
-		}
-		w.dirty = false
-		f := &source.Frame{
-			Window:     w.title,
-			Process:    e.pkg,
-			VsyncNs:    intended,
-			IntervalNs: T,
-			Flags:      flags,
-			DeadlineNs: intended + T,
-			VsyncID:    e.vsyncIDBase + (intended-e.t0)/T,
-			Phases: &source.Phases{
-				Vsync:                      frameTime,
-				HandleInputStart:           his,
-				AnimationStart:             as,
-				PerformTraversalsStart:     pts,
-				DrawStart:                  ds,
-				SyncQueued:                 sq,
-				SyncStart:                  ss,
-				IssueDrawCommandsStart:     idc,
-				SwapBuffers:                sb,
-				DequeueBufferDuration:      deq,
-				QueueBufferDuration:        que,
-				GpuCompleted:               gpu,
-				SwapBuffersCompleted:       sbc,
-				CommandSubmissionCompleted: sb,
-				FrameStartTime:             startNanos,
-			},
-		}
-		frames = append(frames, f)
-	}
-	end := cur + uniform(r, 15*us, 50*us)
-	e.mainFree = end
-	if skippedEv != nil {
-		// sent with its vsync message, so a logcat rendered batch by batch stays in order
-		e.emit(end, skippedEv)
-	}
-	e.emit(end, &source.Message{Pid: e.pid, Tid: e.pid, Thread: "main", Handler: m.handler,
-		Callback: m.callback, What: 0, StartNs: s, EndNs: end})
-	for _, f := range frames {
-		ph := f.Phases
-		if len(frames) > 1 && ph.GpuCompleted <= end {
-			ph.GpuCompleted = end + uniform(r, 100*us, 600*us)
-		}
-		ph.FrameCompleted = max(ph.GpuCompleted, ph.SwapBuffersCompleted)
-		f.DoneNs = ph.FrameCompleted
-		f.UIDoneNs = end
-		e.emit(f.DoneNs, f)
-	}
 }

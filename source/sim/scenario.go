@@ -11,7 +11,7 @@ var Scenarios = []string{"demo", "smooth", "janky", "frozen", "stress"}
 // ScenarioHelp describes each scenario in one line (for --help and the docs).
 var ScenarioHelp = map[string]string{
 	"demo":   "mostly smooth scrolling with occasional jank, a slow click handler opening a popup, GC pauses, an ~800 ms freeze now and then, idle gaps",
-	"smooth": "light frames well within the frame budget, scrolls, a popup, idle gaps; no GC stalls or freezes",
+	"smooth": "a steady pipelined scroll from the first frame: each frame takes about 1.25 periods from its vsync to GPU completion (9–13 ms at 120 Hz) but every stage fits in a period, so every frame is on time; no idle gaps, popups, GC stalls or freezes",
 	"janky":  "heavy frames, frequent spikes, long GC pauses, buffer stuffing and slow image callbacks on the main thread",
 	"frozen": "scrolling interrupted every few seconds by a 0.8–2.5 s main-thread freeze",
 	"stress": "continuous scrolling at the full refresh rate, four always-animating windows plus the popup, many messages, no idle",
@@ -39,12 +39,16 @@ type profile struct {
 	imgEvery                 int64 // mean gap between ImageLoader callbacks while scrolling
 	imgLo, imgHi             int64 // their duration, in µs
 	extraWindows             int
-	serviceEvery             int64
+	serviceEvery             int64 // mean gap between service starts (0: none)
+	// steady: the run begins in the middle of a scroll (the activity already drawing on every
+	// vsync, its pipeline stuffed, no launch) and scrolls without a pause: each drag starts
+	// before the previous fling ends.
+	steady bool
 }
 
 var profiles = map[string]*profile{
 	"demo": {
-		trav: 0.16, draw: 0.09, issue: 0.15, gpu: 0.16, sigma: 0.28,
+		trav: 0.16, draw: 0.09, issue: 0.42, gpu: 0.4, sigma: 0.28,
 		spikeP: 0.025, spikeLo: 0.8, spikeHi: 3.5, stuffP: 0.005,
 		idleP: 0.3, idleLo: 800, idleHi: 3000,
 		scrollLo: 700, scrollHi: 2500, flingLo: 300, flingHi: 1400,
@@ -55,15 +59,13 @@ var profiles = map[string]*profile{
 		serviceEvery: 20_000,
 	},
 	"smooth": {
-		trav: 0.12, draw: 0.07, issue: 0.12, gpu: 0.13, sigma: 0.18,
-		idleP: 0.3, idleLo: 600, idleHi: 2000,
+		trav: 0.3, draw: 0.19, issue: 0.34, gpu: 0.33, sigma: 0.07,
 		scrollLo: 800, scrollHi: 2500, flingLo: 300, flingHi: 1200,
-		popupP: 0.15, clickLo: 2, clickHi: 8,
-		imgEvery: 150, imgLo: 200, imgHi: 1200,
-		serviceEvery: 30_000,
+		imgEvery: 150, imgLo: 200, imgHi: 800,
+		steady: true,
 	},
 	"janky": {
-		trav: 0.2, draw: 0.11, issue: 0.16, gpu: 0.17, sigma: 0.38,
+		trav: 0.3, draw: 0.18, issue: 0.38, gpu: 0.38, sigma: 0.38,
 		spikeP: 0.1, spikeLo: 1, spikeHi: 6, stuffP: 0.04,
 		idleP: 0.2, idleLo: 500, idleHi: 1500,
 		scrollLo: 800, scrollHi: 2500, flingLo: 300, flingHi: 1200,
@@ -74,7 +76,7 @@ var profiles = map[string]*profile{
 		serviceEvery: 15_000,
 	},
 	"frozen": {
-		trav: 0.16, draw: 0.09, issue: 0.15, gpu: 0.16, sigma: 0.28,
+		trav: 0.26, draw: 0.15, issue: 0.3, gpu: 0.3, sigma: 0.28,
 		spikeP: 0.02, spikeLo: 0.8, spikeHi: 3, stuffP: 0.005,
 		idleP: 0.15, idleLo: 500, idleHi: 1500,
 		scrollLo: 1500, scrollHi: 3000, flingLo: 300, flingHi: 1000,
@@ -131,7 +133,10 @@ func newDirector(cfg Config, prof *profile, e *engine, t0 int64) *director {
 	if prof.freezeLo > 0 {
 		d.nextFreeze = t0 + ms*uniform(r, prof.freezeGapLo/2, prof.freezeGapHi/2)
 	}
-	d.nextService = t0 + ms*uniform(r, prof.serviceEvery/3, prof.serviceEvery)
+	d.nextService = never
+	if prof.serviceEvery > 0 {
+		d.nextService = t0 + ms*uniform(r, prof.serviceEvery/3, prof.serviceEvery)
+	}
 	d.nextTick3 = t0 + ms*uniform(r, 1500, 4000)
 	return d
 }
@@ -167,6 +172,9 @@ func (d *director) segment() {
 	r, p := d.rng, d.prof
 	start := d.t
 	switch {
+	case !d.started && p.steady:
+		d.started = true
+		d.midScroll()
 	case !d.started:
 		d.started = true
 		d.startup()
@@ -186,10 +194,14 @@ func (d *director) segment() {
 		d.postAt(at+ms, handlerActivityH, "null", whatServiceArgs, ms/2+d.ms(0, 4), nil)
 		d.nextService = d.t + d.ms(p.serviceEvery/2, p.serviceEvery*3/2)
 	}
+	tick3Hi := int64(4000) // µs
+	if p.steady {
+		tick3Hi = 1500
+	}
 	for d.nextTick3 < d.t { // the activity's periodic refresh runnable
 		// never before the segment's start: the model may already have run up to it
 		at := max(d.nextTick3, start)
-		d.postAt(at, handlerMain, d.feed3, 0, us*uniform(r, 600, 4000), nil)
+		d.postAt(at, handlerMain, d.feed3, 0, us*uniform(r, 600, tick3Hi), nil)
 		d.nextTick3 = at + d.ms(2000, 5000)
 	}
 	slices.SortStableFunc(d.buf, func(a, b action) int {
@@ -217,6 +229,18 @@ func (d *director) startup() {
 		}
 	})
 	d.t = t + 900*ms
+}
+
+// midScroll: the run begins while the activity scrolls (the steady profiles): it is attached
+// already (no launch, no first-frame flag), draws on every vsync and its pipeline is stuffed.
+func (d *director) midScroll() {
+	d.add(d.t, func(e *engine, at int64) {
+		w := e.activity
+		e.attach(w, at, 0)
+		w.first = false
+		w.pipe.warm = true
+	})
+	d.scroll()
 }
 
 // idle: nothing animates; at most a background message that draws nothing.
@@ -262,6 +286,9 @@ func (d *director) popupSegment() {
 func (d *director) scroll() {
 	p, r := d.prof, d.rng
 	t := d.t + d.ms(0, 30)
+	if p.steady && d.t > d.e.t0 {
+		t = d.t - d.ms(50, 150) // the next drag catches the fling before it stops
+	}
 	drag := d.ms(p.scrollLo, p.scrollHi)
 	fling := d.ms(p.flingLo, p.flingHi)
 	d.add(t, func(e *engine, at int64) {
@@ -280,8 +307,12 @@ func (d *director) scroll() {
 			cb := "com.example.feed.ImageLoader$$ExternalSyntheticLambda0@" + hashFrom(r)
 			d.postAt(at, handlerMain, cb, 0, us*uniform(r, p.imgLo, p.imgHi), nil)
 		}
+		gapHi := int64(2500) // µs
+		if p.steady {
+			gapHi = 1200
+		}
 		for at := t + d.ms(50, 200); at < end; at += d.ms(150, 400) {
-			d.postAt(at, handlerViewRoot, d.gapWorker, 0, us*uniform(r, 300, 2500), nil)
+			d.postAt(at, handlerViewRoot, d.gapWorker, 0, us*uniform(r, 300, gapHi), nil)
 		}
 	}
 	if p.gcP > 0 && r.Float64() < p.gcP {

@@ -70,6 +70,11 @@ type Config struct {
 	Package string
 	// Pid is the app's pid (0 = DefaultPid).
 	Pid int
+	// Pre12 models a device before Android 12: the same pipeline, but frames carry no
+	// FrameDeadline (render them with a layout before LayoutAndroid13, which has no deadline
+	// column). The default is Android 12+: Choreographer's deadline with hwui's stuffing
+	// extension, as real 12+ devices print it.
+	Pre12 bool
 }
 
 // Sim is a configured simulator; it implements source.Source. A Sim runs once.

@@ -364,6 +364,9 @@ type Session struct {
 	// Layer is the SurfaceFlinger layer the session measures (source surfaceflinger): the
 	// run-level frames, fps and jank are that layer's.
 	Layer string `json:"layer,omitempty"`
+	// LayerKind says what the layer is, for the header ("SurfaceView (BLAST)", "SurfaceView",
+	// "window").
+	LayerKind string `json:"layer_kind,omitempty"`
 }
 
 // At implements Event.

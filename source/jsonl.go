@@ -58,6 +58,8 @@ func LineType(ev Event) string {
 		return LineLayerSample
 	case *Dispatch:
 		return LineDispatch
+	case *LayerPoll:
+		return LineLayerPoll
 	}
 	return ""
 }
@@ -122,6 +124,8 @@ func ParseLine(line []byte) (typ string, ev Event, err error) {
 		ev = &LayerSample{}
 	case LineDispatch:
 		ev = &Dispatch{}
+	case LineLayerPoll:
+		ev = &LayerPoll{}
 	default:
 		return typ, nil, nil
 	}

@@ -9,6 +9,7 @@ const KindSurfaceFlinger Kind = "surfaceflinger"
 const (
 	LineLayerFrame  = "layer_frame"
 	LineLayerSample = "layer_sample"
+	LineLayerPoll   = "layer_poll"
 )
 
 // LayerFrame is one frame a SurfaceFlinger layer presented: one `--latency` record. Unlike a
@@ -53,3 +54,18 @@ type LayerSample struct {
 
 // At implements Event.
 func (s *LayerSample) At() int64 { return s.ToNs }
+
+// LayerPoll is what one `--latency` poll saw of a layer: how many records the ring held, how
+// many were new, and how many frames were provably missed since the previous poll (the ring's
+// oldest record is newer than the newest one seen before while the ring was full: the poll came
+// too late). metrics adds Lost to frames_lost.
+type LayerPoll struct {
+	AtNs       int64  `json:"at_ns"`
+	Layer      string `json:"layer"`
+	Records    int    `json:"records"`
+	NewRecords int    `json:"new_records"`
+	Lost       int64  `json:"lost"`
+}
+
+// At implements Event.
+func (p *LayerPoll) At() int64 { return p.AtNs }

@@ -46,7 +46,7 @@ func (r *run) discover(ctx context.Context) error {
 	for _, c := range cands {
 		listed = listed || c.Name == r.layer.Name
 	}
-	advancing := r.layer.Name != "" && r.p.cfg.Now().Sub(r.lastAdvace) < staleAfter
+	advancing := r.layer.Name != "" && r.p.cfg.Now().Sub(r.lastAdvance) < staleAfter
 	if listed && (advancing || r.periodOnly > 0) {
 		return nil
 	}
@@ -98,7 +98,7 @@ func (r *run) use(l Layer) {
 	if _, ok := r.last[l.Name]; !ok && r.newest > 0 {
 		r.last[l.Name] = r.newest
 	}
-	r.lastAdvace = r.p.cfg.Now()
+	r.lastAdvance = r.p.cfg.Now()
 	r.periodOnly = 0
 	text := fmt.Sprintf("surfaceflinger: measuring %s", l.Describe())
 	if from != "" {

@@ -100,9 +100,9 @@ type run struct {
 	p   *Poller
 	evs []source.Event
 
-	layer    Layer           // the layer measured ("" none yet)
+	layer    Layer            // the layer measured ("" none yet)
 	last     map[string]int64 // newest actual present emitted, per layer
-	newest   int64           // newest actual present emitted on any layer
+	newest   int64            // newest actual present emitted on any layer
 	probe    map[string]int64 // newest actual present seen when probing, per layer
 	periodNs int64
 	hz       float64
@@ -113,7 +113,7 @@ type run struct {
 	hasOffset bool
 
 	lastList   time.Time
-	lastAdvace time.Time
+	lastAdvance time.Time
 	periodOnly int
 	ts         *tsState
 	refused    map[string]bool
@@ -298,7 +298,7 @@ func (r *run) apply(l *Latency) {
 	if n := len(fresh); n > 0 {
 		r.last[name] = fresh[n-1].Actual
 		r.newest = max(r.newest, fresh[n-1].Actual)
-		r.lastAdvace = r.p.cfg.Now()
+		r.lastAdvance = r.p.cfg.Now()
 	}
 	r.evs = append(r.evs, &source.LayerPoll{AtNs: r.now(), Layer: name, Records: len(l.Records), NewRecords: len(fresh), Lost: lost})
 	if at := r.now(); at > 0 {

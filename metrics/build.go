@@ -64,6 +64,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		})
 	}
 	s.Worst = p.worstFrames()
+	s.Layers = p.layerReports(true)
 	s.LooperHint = p.hasLogcat() && p.msgs.paired+p.msgs.unpaired == 0 && p.endNs-p.originNs > 5e9
 	return s
 }
@@ -125,6 +126,7 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		WorstFrames:     p.worstFrames(),
 		Warnings:        p.warn.list(),
 		Windows:         []WindowReport{},
+		Layers:          p.layerReports(false),
 		SlowMessages:    []SlowMessageReport{},
 	}
 	if meta.SourceArg != "" {

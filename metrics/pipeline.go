@@ -141,6 +141,9 @@ type Pipeline struct {
 
 	onFrame func(ClassifiedFrame)
 
+	// SurfaceFlinger layers (layers.go)
+	layers map[string]*layerState
+
 	// the latest process-wide summary dumpsys printed, per process
 	procAndroid map[procKey]*source.AndroidSummary
 
@@ -189,6 +192,7 @@ func (p *Pipeline) Reset() {
 	p.total = newAgg(p.cfg.SeriesLen)
 	p.total.slots = newSlotSet()
 	p.windows = make(map[string]*windowState)
+	p.layers = make(map[string]*layerState)
 	p.lastWin = nil
 	p.msgs = newMessageTable()
 	p.recent = make([]recentFrame, p.cfg.RecentLen)
@@ -285,6 +289,12 @@ func (p *Pipeline) Add(ev source.Event) {
 		if p.state == "" {
 			p.state = source.StateLive
 		}
+	case *source.LayerFrame:
+		p.addLayerFrame(e)
+	case *source.LayerSample:
+		p.addLayerSample(e)
+	case *source.LayerPoll:
+		p.addLayerPoll(e)
 	case *source.Restart:
 		p.Reset()
 	case *source.Raw:

@@ -222,6 +222,9 @@ type Report struct {
 	FlaggedFrames int64             `json:"flagged_frames"`
 	FramesLost    *int64            `json:"frames_lost"`
 	Windows       []WindowReport    `json:"windows"`
+	// Layers are the SurfaceFlinger layers measured (source surfaceflinger, the simulator's
+	// game scenarios), the measured one first; empty for other sources.
+	Layers []LayerReport `json:"layers"`
 	// AndroidProcesses is dumpsys gfxinfo's process-wide summary per process, as printed (an
 	// extension of DESIGN §7's keys: plain dumps without framestats carry only these).
 	AndroidProcesses []ProcessAndroid    `json:"android_processes"`

@@ -104,11 +104,13 @@ type Snapshot struct {
 	// current refresh rate (Matrix's 60 Hz counts scaled, DESIGN §4).
 	DropThresholds [4]int64
 
-	Totals     Totals
-	Series     []SlicePoint // whole-run FPS series, oldest first
-	Recent     []FramePoint // newest last, at most RecentLen
-	Histogram  []HistogramBucket
-	Windows    []WindowSnapshot // by frames, descending
+	Totals    Totals
+	Series    []SlicePoint // whole-run FPS series, oldest first
+	Recent    []FramePoint // newest last, at most RecentLen
+	Histogram []HistogramBucket
+	Windows   []WindowSnapshot // by frames, descending
+	// Layers are the SurfaceFlinger layers, the measured one (Session.Layer) first.
+	Layers     []LayerReport
 	Messages   []MessageSnapshot
 	Worst      []WorstFrame
 	Paired     int64

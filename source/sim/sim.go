@@ -83,6 +83,8 @@ type Sim struct {
 	prof  *profile
 	truth *bufio.Writer
 	dump  *GfxinfoDump
+	// layerSink receives the game scenarios' layer frames (game.go)
+	layerSink func(*source.LayerFrame)
 
 	mu  sync.Mutex
 	ran bool
@@ -96,7 +98,7 @@ func New(cfg Config) (*Sim, error) {
 	}
 	_, ok := profiles[cfg.Scenario]
 	if !ok {
-		return nil, fmt.Errorf("unknown scenario %q (valid: %s)", cfg.Scenario, strings.Join(Scenarios, ", "))
+		return nil, fmt.Errorf("unknown scenario %q (valid: %s)", cfg.Scenario, strings.Join(append(Scenarios[:len(Scenarios):len(Scenarios)], GameScenarios...), ", "))
 	}
 	if cfg.Hz == 0 {
 		cfg.Hz = DefaultHz
@@ -169,6 +171,9 @@ func (s *Sim) Run(ctx context.Context, out chan<- []source.Event) (err error) {
 		}
 	}()
 
+	if g := gameScripts[s.cfg.Scenario]; g != nil {
+		return s.runGame(ctx, out, g)
+	}
 	cfg := s.cfg
 	t0 := StartNs
 	e := newEngine(cfg, s.prof, t0)

@@ -11,6 +11,7 @@ import (
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"
 	"github.com/fpstop/fpstop/source/logcat"
+	"github.com/fpstop/fpstop/source/surfaceflinger"
 )
 
 // adbClient connects to the adb server the flags and environment name.
@@ -102,7 +103,16 @@ func (a *app) deviceSource(ctx context.Context, kind string, headless bool) (*op
 			Device: t.sessionDevice(),
 		})
 	}
+	sf := func() *surfaceflinger.Poller {
+		return surfaceflinger.NewPoller(t.dev(), surfaceflinger.Config{Package: t.pkg, Layer: a.opts.Layer,
+			Interval: a.opts.Interval, KeepRaw: a.opts.RecordRaw, Device: t.sessionDevice()})
+	}
 	switch kind {
+	case "auto":
+		// kind "": the report names the source the session ends up with
+		return &opened{src: prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf()}), live: true}, nil
+	case "surfaceflinger":
+		return &opened{src: prefixed(pre, sf()), kind: kind, live: true}, nil
 	case "gfxinfo":
 		return &opened{src: prefixed(pre, gfx()), kind: kind, live: true}, nil
 	case "logcat":

@@ -15,6 +15,7 @@ import (
 // Options are the main command's flags (DESIGN §7). Names in DESIGN and the issues win.
 type Options struct {
 	Source  string
+	Layer   string
 	Input   string
 	Serial  string
 	Package string
@@ -66,7 +67,8 @@ type Options struct {
 }
 
 func (o *Options) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Source, "source", "auto", "where frames come from: auto, sim, gfxinfo, logcat, gfxinfo+logcat")
+	fs.StringVar(&o.Source, "source", "auto", "where frames come from: auto, sim, gfxinfo, logcat, gfxinfo+logcat, surfaceflinger (sf)")
+	fs.StringVar(&o.Layer, "layer", "", "with --source surfaceflinger: the SurfaceFlinger layer to measure (default: the app's presenting layer)")
 	fs.StringVar(&o.Input, "input", "", "read a captured gfxinfo dump, logcat text or recording instead of a device (- for stdin)")
 	fs.StringVarP(&o.Serial, "serial", "s", "", "device serial (default $ANDROID_SERIAL, or the only device)")
 	fs.StringVarP(&o.Package, "package", "p", "", "app package (default: the foreground app)")
@@ -74,7 +76,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&o.AdbPort, "adb-port", 0, "adb server port (default 5037, or $ADB_SERVER_SOCKET)")
 	fs.DurationVar(&o.Interval, "interval", 0, "gfxinfo poll interval (default: adaptive to the refresh rate)")
 	fs.DurationVar(&o.Refresh, "refresh", defaultRefresh, "screen refresh period")
-	fs.StringVar(&o.Scenario, "scenario", "demo", "simulator scenario: demo, smooth, janky, frozen, stress (implies --source sim)")
+	fs.StringVar(&o.Scenario, "scenario", "demo", "simulator scenario: demo, smooth, janky, frozen, stress, game, flutter (implies --source sim)")
 	fs.Float64Var(&o.Hz, "hz", 60, "simulator refresh rate in Hz (implies --source sim)")
 	fs.Int64Var(&o.Seed, "seed", 1, "simulator seed (implies --source sim)")
 	fs.Float64Var(&o.Speed, "speed", 1, "simulator/replay speed: 1 real time, 0 as fast as possible")
@@ -100,7 +102,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Debug, "debug", false, "verbose log file; print its path on exit")
 }
 
-var validSources = []string{"auto", "sim", "gfxinfo", "logcat", "gfxinfo+logcat"}
+var validSources = []string{"auto", "sim", "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger", "sf"}
 
 // validate checks flag values and their combinations. changed reports whether a flag was given
 // on the command line (only that implies the simulator); set also counts the config file.
@@ -113,6 +115,12 @@ func (o *Options) validate(changed, set func(string) bool) error {
 	}
 	if !ok {
 		return usageErr("--source %q: want one of %s", o.Source, strings.Join(validSources, ", "))
+	}
+	if o.Source == "sf" {
+		o.Source = "surfaceflinger"
+	}
+	if err := o.validateLayer(); err != nil {
+		return err
 	}
 	o.gateFPSSet, o.gateJankSet = set("fail-under-fps"), set("max-jank-pct")
 	o.simImplied = changed("scenario") || changed("hz") || changed("seed")
@@ -207,3 +215,18 @@ func bindGates(fs *pflag.FlagSet, o *Options) {
 }
 
 const defaultRefresh = 250 * time.Millisecond
+
+// validateLayer checks --layer: it reaches a device shell, so it must pass the device layer's
+// check, and it only means something to the SurfaceFlinger source.
+func (o *Options) validateLayer() error {
+	if o.Layer == "" {
+		return nil
+	}
+	if o.Source != "surfaceflinger" {
+		return usageErr("--layer needs --source surfaceflinger")
+	}
+	if err := device.ValidLayerName(o.Layer); err != nil {
+		return usageErr("--layer: %v", err)
+	}
+	return nil
+}

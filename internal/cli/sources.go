@@ -76,6 +76,8 @@ func (a *app) inputSource() (*opened, error) {
 		kind = inputLogcat
 	case "gfxinfo+logcat":
 		return nil, usageErr("--source gfxinfo+logcat needs a device; for files, run fpstop once per capture")
+	case "surfaceflinger":
+		return nil, usageErr("--source surfaceflinger needs a device; a recording of it replays with --input")
 	}
 	switch kind {
 	case inputGfxinfo:
@@ -99,11 +101,11 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	switch o.Source {
 	case "sim":
 		return a.simSource("")
-	case "gfxinfo", "logcat", "gfxinfo+logcat":
+	case "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger":
 		return a.deviceSource(ctx, o.Source, headless)
 	}
-	// auto
-	op, err := a.deviceSource(ctx, "gfxinfo", headless)
+	// auto: gfxinfo, or SurfaceFlinger when the app draws only into a SurfaceView
+	op, err := a.deviceSource(ctx, "auto", headless)
 	if err == nil {
 		return op, nil
 	}

@@ -1,0 +1,155 @@
+package surfaceflinger
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// AutoWindow is how long Auto watches the app's gfxinfo windows before deciding.
+const AutoWindow = 2 * time.Second
+
+// Auto is `--source auto` on a device: it runs the gfxinfo source and, when the app's windows
+// draw nothing new during the first AutoWindow (rows already in the ring from before do not
+// count) while one of its SurfaceView layers is presenting, switches to the SurfaceFlinger
+// source for good. Otherwise it stays with gfxinfo, with every event it held back delivered.
+type Auto struct {
+	Gfx source.Source
+	SF  *Poller
+	// Window overrides AutoWindow (tests).
+	Window time.Duration
+}
+
+// Run implements source.Source.
+func (a *Auto) Run(ctx context.Context, out chan<- []source.Event) error {
+	gctx, gcancel := context.WithCancel(ctx)
+	defer gcancel()
+	gch := make(chan []source.Event, 64)
+	var gerr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		gerr = a.Gfx.Run(gctx, gch)
+		close(gch)
+	}()
+	window := a.Window
+	if window <= 0 {
+		window = AutoWindow
+	}
+	held, drew, open := watch(ctx, gch, window)
+	if ctx.Err() != nil {
+		gcancel()
+		wg.Wait()
+		return ctx.Err()
+	}
+	if !drew {
+		presenting, err := a.SF.surfaceViewPresenting(ctx)
+		if err == nil && presenting {
+			gcancel()
+			drain(gch) // so the gfxinfo source can end
+			wg.Wait()
+			note := []source.Event{&source.Notice{Level: source.LevelInfo,
+				Text: "auto: the app's windows draw nothing and its SurfaceView layer presents: measuring the layer through SurfaceFlinger"}}
+			if err := send(ctx, out, note); err != nil {
+				return err
+			}
+			return a.SF.Run(ctx, out)
+		}
+	}
+	for _, b := range held {
+		if err := send(ctx, out, b); err != nil {
+			gcancel()
+			wg.Wait()
+			return err
+		}
+	}
+	for open {
+		b, ok := <-gch
+		if !ok {
+			break
+		}
+		if err := send(ctx, out, b); err != nil {
+			gcancel()
+			wg.Wait()
+			return err
+		}
+	}
+	wg.Wait()
+	if gerr != nil && !errors.Is(gerr, context.Canceled) {
+		return gerr
+	}
+	return ctx.Err()
+}
+
+// watch holds gfxinfo's batches until a window draws a new frame (drew) or the window of
+// time passes; open is false when the source ended.
+func watch(ctx context.Context, gch <-chan []source.Event, window time.Duration) (held [][]source.Event, drew, open bool) {
+	timer := time.NewTimer(window)
+	defer timer.Stop()
+	for {
+		select {
+		case b, ok := <-gch:
+			if !ok {
+				return held, drew, false
+			}
+			held = append(held, b)
+			for _, ev := range b {
+				if f, ok := ev.(*source.Frame); ok && !f.History {
+					return held, true, true
+				}
+			}
+		case <-timer.C:
+			return held, false, true
+		case <-ctx.Done():
+			return held, false, true
+		}
+	}
+}
+
+// surfaceViewPresenting reports whether one of the package's SurfaceView layers presents now
+// (its newest present time moves between two probes).
+func (p *Poller) surfaceViewPresenting(ctx context.Context) (bool, error) {
+	list, err := p.d.SFList(ctx)
+	if err != nil {
+		return false, err
+	}
+	cands, _ := Candidates(list, p.cfg.Package)
+	r := &run{p: p, last: map[string]int64{}, probe: map[string]int64{}, refused: map[string]bool{}, start: p.cfg.Now()}
+	var svs []Layer
+	for _, c := range cands {
+		if c.Kind <= KindSurfaceView && len(svs) < maxProbe {
+			svs = append(svs, c)
+		}
+	}
+	if len(svs) == 0 {
+		return false, nil
+	}
+	first := make([]int64, len(svs))
+	for i, c := range svs {
+		if first[i], err = r.newestPresent(ctx, c.Name); err != nil {
+			return false, err
+		}
+	}
+	if err := p.cfg.Sleep(ctx, 3*probeGap); err != nil {
+		return false, err
+	}
+	for i, c := range svs {
+		n, err := r.newestPresent(ctx, c.Name)
+		if err != nil {
+			return false, err
+		}
+		if n > first[i] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func drain(ch <-chan []source.Event) {
+	for range ch {
+	}
+}

@@ -112,11 +112,11 @@ type run struct {
 	offset    int64
 	hasOffset bool
 
-	lastList   time.Time
+	lastList    time.Time
 	lastAdvance time.Time
-	periodOnly int
-	ts         *tsState
-	refused    map[string]bool
+	periodOnly  int
+	ts          *tsState
+	refused     map[string]bool
 }
 
 // Run polls until ctx is cancelled. Device errors are retried with backoff and reported as

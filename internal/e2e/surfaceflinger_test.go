@@ -183,7 +183,6 @@ func TestSurfaceFlingerNamingStyles(t *testing.T) {
 		style fakeadb.SFStyle
 	}{{"android11", fakeadb.SFAndroid11}, {"android12", fakeadb.SFAndroid12}, {"android14", fakeadb.SFAndroid14}, {"android15", fakeadb.SFAndroid15}} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
 			g := startGamePhone(t, 120, "game", c.style)
 			env := g.env(t)
 			r, errs, code := fpstop(t, env, "--source", "surfaceflinger", "-p", pkg, "--headless", "--json", "--duration", "5s")

@@ -169,12 +169,27 @@ func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int
 	if present > p.originNs {
 		idx = (present - p.originNs) / p.cfg.SliceNs
 	}
+	// a late frame's wait covered the slices before the one it was presented in: frozen, not idle
+	startIdx := idx
+	if from := present - display; from > p.originNs {
+		startIdx = (from - p.originNs) / p.cfg.SliceNs
+	}
 	l.secondSlices(idx, first)
 	l.agg.add(&ff, idx, present)
+	slotEnd := present + t - p.originNs
+	l.agg.slotEnd = max(l.agg.slotEnd, slotEnd)
+	if dropped >= 1 && startIdx < idx {
+		l.agg.markStalled(startIdx, idx-1)
+	}
 	if p.session.Layer != l.name {
 		return
 	}
 	p.total.add(&ff, idx, present)
+	p.main.lastDone = max(p.main.lastDone, present)
+	p.total.slotEnd = max(p.total.slotEnd, slotEnd)
+	if dropped >= 1 && startIdx < idx {
+		p.total.markStalled(startIdx, idx-1)
+	}
 	rf := &p.recent[p.rhead]
 	*rf = recentFrame{window: l.name, vsync: present - display, cost: display, interval: t, dropped: dropped, level: ff.level, doneNs: present}
 	p.rhead = (p.rhead + 1) % len(p.recent)
@@ -246,6 +261,7 @@ func (p *Pipeline) addLayerSample(s *source.LayerSample) {
 // addLayerPoll adds the frames a poll provably missed to frames_lost.
 func (p *Pipeline) addLayerPoll(e *source.LayerPoll) {
 	p.touch(e.AtNs)
+	p.notePoll(e.AtNs)
 	p.lostKnown = true
 	if e.Lost > 0 {
 		p.framesLost += e.Lost
@@ -358,7 +374,7 @@ func (p *Pipeline) layerReports(series bool) []LayerReport {
 			P90FPS:  P2(l.pFPS(0.9)), P99FPS: P2(l.pFPS(0.99)), FPSStabilityPct: P2(l.stabilityPct()),
 			SecondsMeasured: l.nSec}
 		if series {
-			lr.Series = a.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen)
+			lr.Series = a.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, -1)
 			t := a.totals(lastIdx, lastLen, p.cfg.SliceNs, lr.Series)
 			lr.Totals = &t
 		}

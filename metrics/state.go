@@ -87,7 +87,9 @@ func (p *Pipeline) liveState(now int64) (source.State, string, int64) {
 	if p.sliceNs() > since || m.open != nil {
 		return source.StateLive, "", 0
 	}
-	if m.seesMain || p.session.Source == source.KindSim {
+	// a layer's presents say nothing of why they stopped (a loading freeze or a pause): the
+	// simulator's game scenarios are no better placed to call it idle than a device
+	if m.seesMain || p.session.Source == source.KindSim && p.session.Layer == "" {
 		if now-max(m.freeNs, m.lastDone) >= idleAfterNs {
 			return source.StateIdle, "", since
 		}

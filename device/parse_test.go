@@ -1,8 +1,6 @@
 package device
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -183,45 +181,6 @@ func TestHelp(t *testing.T) {
 	}
 	if h := Help("device"); h != "" {
 		t.Errorf("device: %q", h)
-	}
-}
-
-func TestFormatDevices(t *testing.T) {
-	infos := []Info{
-		{Serial: "B123", State: "unauthorized"},
-		{Serial: "A123", State: "device", Model: "Pixel_7", Android: "14", SDK: 34},
-	}
-	var buf bytes.Buffer
-	if err := FormatDevices(&buf, infos, false); err != nil {
-		t.Fatal(err)
-	}
-	want := "SERIAL  STATE         MODEL    ANDROID  SDK\n" +
-		"A123    device        Pixel_7  14       34\n" +
-		"B123    unauthorized  -        -        -\n" +
-		"B123 (unauthorized): " + Help("unauthorized") + "\n"
-	if buf.String() != want {
-		t.Errorf("table:\n%s\nwant:\n%s", buf.String(), want)
-	}
-
-	buf.Reset()
-	if err := FormatDevices(&buf, infos, true); err != nil {
-		t.Fatal(err)
-	}
-	var back []Info
-	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back) != 2 || back[1] != infos[1] {
-		t.Errorf("json round trip: %v %+v\n%s", err, back, buf.String())
-	}
-	if !strings.Contains(buf.String(), `"sdk": 34`) {
-		t.Errorf("json keys: %s", buf.String())
-	}
-
-	buf.Reset()
-	if err := FormatDevices(&buf, nil, true); err != nil || strings.TrimSpace(buf.String()) != "[]" {
-		t.Errorf("empty json: %q %v", buf.String(), err)
-	}
-	buf.Reset()
-	if err := FormatDevices(&buf, nil, false); err != nil || !strings.Contains(buf.String(), "No Android devices") {
-		t.Errorf("empty table: %q %v", buf.String(), err)
 	}
 }
 

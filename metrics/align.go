@@ -43,9 +43,9 @@ const (
 	alignLocalEveryNs  = 500_000_000
 	alignSearchEveryNs = 4_000_000_000
 	alignMsgRing       = 128
-	alignFrameRing = 512
-	alignSearchMsg = 64
-	alignMedianN   = 32
+	alignFrameRing     = 512
+	alignSearchMsg     = 64
+	alignMedianN       = 32
 )
 
 // NewClockAligner returns an aligner with the default tolerance and minimum matches.

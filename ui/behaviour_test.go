@@ -49,7 +49,7 @@ func TestTickRearmsOnePoll(t *testing.T) {
 	calls := 0
 	o := testOpts()
 	o.Snapshots = func() *metrics.Snapshot { calls++; return fixture.Live(uint64(calls)) }
-	m := New(o)
+	m := New(o.build())
 	msg := m.Init()()
 	if calls != 1 {
 		t.Fatalf("Init's poll read %d snapshots, want 1", calls)
@@ -238,7 +238,7 @@ func TestClearCallsBack(t *testing.T) {
 }
 
 func TestMissingCallbacksFlash(t *testing.T) {
-	m := dashboard(t, Options{Now: fixture.Now, Refresh: time.Hour}, 120, 40, fixture.Live(1))
+	m := dashboard(t, topts{Options: Options{Now: fixture.Now, Refresh: time.Hour}}, 120, 40, fixture.Live(1))
 	if f := m.footer.View(); strings.Contains(f, "rec") || strings.Contains(f, "device") || strings.Contains(f, "clear") {
 		t.Errorf("footer offers keys without callbacks: %s", f)
 	}

@@ -12,9 +12,18 @@ import (
 	"github.com/fpstop/fpstop/ui"
 )
 
-// Example shows how main wires the dashboard: colour profile and background are settled
-// before the program starts, snapshots come from the metrics runner, and every callback is
-// something main owns (the recorder, adb, the source switcher).
+// runnerSession is the smallest ui.Session: a metrics runner's snapshots and its reset. The
+// CLI's session (internal/session) is also a ui.Recorder and, on a device, a ui.DeviceSwitcher.
+type runnerSession struct{ r *metrics.Runner }
+
+func (s runnerSession) Latest() *metrics.Snapshot { return s.r.Latest() }
+func (s runnerSession) Clear() {
+	s.r.Do(context.Background(), func(p *metrics.Pipeline) { p.Reset() })
+}
+
+// Example shows how the CLI wires the dashboard: colour profile and background are settled
+// before the program starts, and the Session is something the CLI owns (the pipeline, the
+// recorder, adb, the source switcher).
 func Example() {
 	if _, err := themes.SetupColor("auto"); err != nil { // --color auto|always|never, NO_COLOR
 		return
@@ -30,11 +39,8 @@ func Example() {
 		Theme:           theme,
 		LightBackground: light,
 		Refresh:         250 * time.Millisecond,
-		Snapshots:       runner.Latest,
-		OnClear: func() {
-			runner.Do(context.Background(), func(p *metrics.Pipeline) { p.Reset() })
-		},
-		Note: "no device found: showing the simulator",
+		Session:         runnerSession{runner},
+		Note:            "no device found: showing the simulator",
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen())
 	_ = p // p.Run() in main

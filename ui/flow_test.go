@@ -25,7 +25,7 @@ func TestFlow(t *testing.T) {
 	o.After = tea.Tick // a real program: real timers
 	o.Snapshots = func() *metrics.Snapshot { reads.Add(1); return latest.Load() }
 
-	tm := teatest.NewTestModel(t, New(o), teatest.WithInitialTermSize(120, 40))
+	tm := teatest.NewTestModel(t, New(o.build()), teatest.WithInitialTermSize(120, 40))
 	wait := func(s string) {
 		t.Helper()
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },

@@ -19,7 +19,7 @@ func TestDevicePickerFollowsHotplug(t *testing.T) {
 		}
 		return []DeviceItem{{Serial: "emulator-5554", Model: "sdk_gphone64", Android: "14", State: "device"}}, nil
 	}
-	m := New(Options{Devices: devices, Snapshots: nil})
+	m := New(topts{Devices: devices}.build())
 	var tm tea.Model = m
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	tm, cmd := tm.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'d'}})

@@ -4,10 +4,10 @@
 // and a help overlay, plus device and app pickers and replay controls.
 //
 // The package reads *metrics.Snapshot values and never modifies them; it never parses device
-// output and never touches adb, files or recordings itself: main hands it callbacks (Options),
-// and every callback runs inside a tea.Cmd, never in Update or View.
+// output and never touches adb, files or recordings itself: the CLI hands it a Session (an
+// interface defined here), whose methods run inside tea.Cmds, never in Update or View.
 //
-// Data flow: a tea.Tick every Options.Refresh calls Options.Snapshots; panels redraw their
+// Data flow: a tea.Tick every Options.Refresh calls Session.Latest; panels redraw their
 // cached chart strings only when Snapshot.Seq moved (or on resize / theme change), so View with
 // nothing new only joins cached lines. Pausing (p) stops applying snapshots; collection goes on.
 //
@@ -17,7 +17,6 @@
 package ui
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -51,23 +50,9 @@ type Options struct {
 	// After schedules a timer message (default tea.Tick); tests inject one whose Cmd returns
 	// at once, so running a Cmd never means waiting for a timer.
 	After Timer
-	// Snapshots returns the newest snapshot (e.g. metrics.Runner.Latest); nil results are
-	// ignored.
-	Snapshots func() *metrics.Snapshot
-	// OnClear resets the statistics (`c`).
-	OnClear func()
-	// OnRecord starts (start=true) or stops a recording (`r`), returning the file it writes.
-	OnRecord func(start bool) (path string, err error)
-	// Recording reports the recorder's state, read on every tick: whether it is recording,
-	// where, since when, and its last write error.
-	Recording func() (active bool, path string, since time.Time, err error)
-	// Devices lists adb devices for the device picker (`d`).
-	Devices func(ctx context.Context) ([]DeviceItem, error)
-	// Apps lists a device's apps for the app picker (`a`), the foreground one marked.
-	Apps func(ctx context.Context, serial string) ([]AppItem, error)
-	// OnPick switches to a device and app chosen in the pickers (pkg "" = its foreground
-	// app); the Cmd it returns runs as usual (it may return a FlashMsg).
-	OnPick func(serial, pkg string) tea.Cmd
+	// Session is what the dashboard shows and steers (nil: nothing to show; SnapshotMsg can
+	// still hand it snapshots).
+	Session Session
 	// Replay is set when the dashboard drives a recording: it enables the progress bar and
 	// the ←/→ +/- home/end and space keys.
 	Replay ReplayControl
@@ -95,14 +80,14 @@ type tickMsg struct {
 	now       time.Time
 }
 
-// recordMsg is the result of OnRecord.
+// recordMsg is the result of starting or stopping a recording.
 type recordMsg struct {
 	start bool
 	path  string
 	err   error
 }
 
-// clearedMsg says OnClear ran.
+// clearedMsg says Session.Clear ran.
 type clearedMsg struct{}
 
 // overlay is what covers the dashboard.
@@ -137,6 +122,7 @@ const (
 // Model is the dashboard: a tea.Model. Create it with New.
 type Model struct {
 	opts     Options
+	be       backend // what the Session offers
 	keys     KeyMap
 	themes   []themes.Theme
 	themeIdx int
@@ -204,6 +190,7 @@ func New(opts Options) Model {
 	}
 	stv := themes.NewStyles(opts.Theme, !opts.LightBackground)
 	st := &stv
+	be := newBackend(opts.Session)
 	m := Model{
 		opts:     opts,
 		keys:     DefaultKeyMap(),
@@ -221,8 +208,9 @@ func New(opts Options) Model {
 		wins:     newWindows(st),
 		footer:   newFooter(st),
 		replay:   newReplay(st, opts.Replay),
-		devs:     newDevicePicker(st, opts.Devices, opts.After),
-		apps:     newAppPicker(st, opts.Apps),
+		be:       be,
+		devs:     newDevicePicker(st, be.devs, opts.After),
+		apps:     newAppPicker(st, be.apps),
 	}
 	m.help = newHelp(st, m.helpSections())
 	m.footer = m.footer.SetKeys(m.footerKeys())
@@ -232,7 +220,7 @@ func New(opts Options) Model {
 
 // Init starts the refresh loop with an immediate first read.
 func (m Model) Init() tea.Cmd {
-	if m.opts.PickDevice && m.opts.Devices != nil {
+	if m.opts.PickDevice && m.be.devs != nil {
 		return tea.Batch(m.poll(0), func() tea.Msg { return openDevicePickerMsg{} })
 	}
 	return m.poll(0)
@@ -244,15 +232,16 @@ type openDevicePickerMsg struct{}
 // poll reads the callbacks inside a Cmd after d (0 = now) and reports a tickMsg. Exactly one
 // poll is in flight at any time: the next one is armed when its tickMsg arrives.
 func (m Model) poll(d time.Duration) tea.Cmd {
-	o := m.opts
+	o, be := m.opts, m.be
 	read := func() tea.Msg {
 		t := tickMsg{now: o.Now()}
-		if o.Snapshots != nil {
-			t.snap = o.Snapshots()
+		if be.latest != nil {
+			t.snap = be.latest()
 		}
-		if o.Recording != nil {
+		if be.status != nil {
 			t.hasRec = true
-			t.rec.active, t.rec.path, t.rec.since, t.rec.err = o.Recording()
+			st := be.status()
+			t.rec.active, t.rec.path, t.rec.since, t.rec.err = st.Active, st.Path, st.Since, st.Err
 		}
 		if o.Replay != nil {
 			t.hasReplay, t.replay = true, readReplay(o.Replay)
@@ -322,7 +311,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.apps, cmd = m.apps.Update(msg)
 		return m, cmd
 	case pickDeviceMsg:
-		if m.opts.Apps == nil {
+		if m.be.apps == nil {
 			m.overlay = overlayNone
 			return m, m.pick(msg.serial, "")
 		}
@@ -408,10 +397,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Record):
 		return m, m.record()
 	case key.Matches(msg, m.keys.Clear):
-		if m.opts.OnClear == nil {
+		if m.be.clear == nil {
 			return m, flashCmd(FlashWarn, "clearing is not available here")
 		}
-		f := m.opts.OnClear
+		f := m.be.clear
 		return m, func() tea.Msg { f(); return clearedMsg{} }
 	case key.Matches(msg, m.keys.Theme):
 		m.themeIdx = (m.themeIdx + 1) % len(m.themes)
@@ -419,14 +408,14 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m = m.setStyles(&st)
 		return m, flashCmd(FlashInfo, "theme: "+m.themes[m.themeIdx].Name)
 	case key.Matches(msg, m.keys.Devices):
-		if m.opts.Devices == nil {
+		if m.be.devs == nil {
 			return m, flashCmd(FlashWarn, "no device picker here (simulator or file input)")
 		}
 		m.overlay = overlayDevices
 		m.devs, cmd = m.devs.Load()
 		return m, cmd
 	case key.Matches(msg, m.keys.Apps):
-		if m.opts.Apps == nil {
+		if m.be.apps == nil {
 			return m, flashCmd(FlashWarn, "no app picker here (simulator or file input)")
 		}
 		serial := ""
@@ -541,12 +530,12 @@ func (m Model) status() string {
 	return strings.Join(parts, " · ")
 }
 
-// record starts or stops a recording through OnRecord, inside a Cmd.
+// record starts or stops a recording through the Recorder, inside a Cmd.
 func (m Model) record() tea.Cmd {
-	if m.opts.OnRecord == nil {
+	if m.be.record == nil {
 		return flashCmd(FlashWarn, "recording is not available here")
 	}
-	f, start := m.opts.OnRecord, !m.rec.active
+	f, start := m.be.record, !m.rec.active
 	return func() tea.Msg {
 		path, err := f(start)
 		return recordMsg{start: start, path: path, err: err}
@@ -558,7 +547,7 @@ func (m Model) recorded(msg recordMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
 		return m, flashCmd(FlashErr, "recording: "+msg.err.Error())
 	}
-	if m.opts.Recording == nil { // nobody reports the state: keep it here
+	if m.be.status == nil { // nobody reports the state: keep it here
 		m.rec = recState{active: msg.start, path: msg.path}
 		if msg.start {
 			m.rec.since = m.opts.Now()
@@ -579,16 +568,16 @@ func (m Model) recorded(msg recordMsg) (tea.Model, tea.Cmd) {
 	return m, flashCmd(FlashInfo, "recording saved: "+msg.path)
 }
 
-// pick runs OnPick.
+// pick switches through the DeviceSwitcher.
 func (m Model) pick(serial, pkg string) tea.Cmd {
-	if m.opts.OnPick == nil {
+	if m.be.pick == nil {
 		return flashCmd(FlashWarn, "switching devices is not available here")
 	}
 	what := serial
 	if pkg != "" {
 		what = pkg + " on " + serial
 	}
-	return tea.Batch(flashCmd(FlashInfo, "switching to "+what), m.opts.OnPick(serial, pkg))
+	return tea.Batch(flashCmd(FlashInfo, "switching to "+what), m.be.pick(serial, pkg))
 }
 
 // flashCmd returns a Cmd that shows a flash.
@@ -641,17 +630,17 @@ func (m Model) footerKeys() []key.Binding {
 	if o.Replay != nil {
 		ks = []key.Binding{b("q", "quit"), b("space", "play/pause"), b("←/→", "seek"), b("+/-", "speed")}
 	}
-	if o.OnRecord != nil {
+	if m.be.record != nil {
 		ks = append(ks, b("r", "rec"))
 	}
 	ks = append(ks, b("w", "window"), b("s", "sort"), b("g", "graph"), b("t", "theme"))
-	if o.OnClear != nil {
+	if m.be.clear != nil {
 		ks = append(ks, b("c", "clear"))
 	}
-	if o.Devices != nil {
+	if m.be.devs != nil {
 		ks = append(ks, b("d", "device"))
 	}
-	if o.Apps != nil {
+	if m.be.apps != nil {
 		ks = append(ks, b("a", "app"))
 	}
 	return append(ks, b("?", "help"))

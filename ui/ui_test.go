@@ -26,9 +26,9 @@ func TestMain(m *testing.M) {
 
 // testOpts are Options with the fixed clock and callbacks that do nothing (so the footer
 // shows every hint); tests that exercise a callback replace it.
-func testOpts() Options {
-	return Options{
-		Now: fixture.Now, Refresh: time.Hour, After: pendingTimer,
+func testOpts() topts {
+	return topts{
+		Options:  Options{Now: fixture.Now, Refresh: time.Hour, After: pendingTimer},
 		OnClear:  func() {},
 		OnRecord: func(bool) (string, error) { return "fpstop.jsonl.gz", nil },
 		Devices:  func(context.Context) ([]DeviceItem, error) { return nil, nil },
@@ -134,8 +134,9 @@ func keyMsg(s string) tea.KeyMsg {
 }
 
 // dashboard returns a model of size w×h showing snap.
-func dashboard(t testing.TB, opts Options, w, h int, snap *metrics.Snapshot) Model {
+func dashboard(t testing.TB, o topts, w, h int, snap *metrics.Snapshot) Model {
 	t.Helper()
+	opts := o.build()
 	if opts.After == nil {
 		opts.After = pendingTimer
 	}
@@ -194,9 +195,9 @@ func TestGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := testOpts()
 			if c.opts != nil {
-				c.opts(&o)
+				c.opts(&o.Options)
 			}
-			m := New(o)
+			m := New(o.build())
 			m = update(t, m, tea.WindowSizeMsg{Width: c.w, Height: c.h})
 			if o.Replay != nil {
 				m = run(t, m, m.Init()()) // one poll: reads the replay position
@@ -265,7 +266,7 @@ func TestDevicePickerUnauthorized(t *testing.T) {
 }
 
 func TestZeroSize(t *testing.T) {
-	m := New(testOpts())
+	m := New(testOpts().build())
 	if v := m.View(); v != "" {
 		t.Fatalf("view before the first WindowSizeMsg = %q, want empty", v)
 	}

@@ -8,8 +8,6 @@ import (
 	mcobra "github.com/muesli/mango-cobra"
 	"github.com/muesli/roff"
 	"github.com/spf13/cobra"
-
-	"github.com/fpstop/fpstop/device"
 )
 
 // extraCommands are the subcommands besides the dashboard (DESIGN §7).
@@ -35,7 +33,7 @@ func (a *app) devicesCmd() *cobra.Command {
 			if err != nil {
 				return runtimeErr(err)
 			}
-			return device.FormatDevices(cmd.OutOrStdout(), infos, asJSON)
+			return writeDevices(cmd.OutOrStdout(), infos, asJSON)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print as JSON")

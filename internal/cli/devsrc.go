@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/fpstop/fpstop/device"
@@ -35,9 +33,10 @@ type target struct {
 	refresh float64
 }
 
-// resolveTarget finds the device (serial flag, $ANDROID_SERIAL, or the only one) and the app
-// (--package, else the foreground app), and reads the refresh rate.
-func (a *app) resolveTarget(ctx context.Context) (*target, error) {
+// resolveTargetFor finds the device (serial, else $ANDROID_SERIAL, else the only one) and the
+// app (pkg, else the foreground app), and reads the refresh rate. The dashboard's pickers pass
+// their choice here; the flags' choice comes through deviceSource.
+func (a *app) resolveTargetFor(ctx context.Context, serial, pkg string) (*target, error) {
 	cl, err := a.adbClient(ctx)
 	if err != nil {
 		return nil, err
@@ -48,11 +47,10 @@ func (a *app) resolveTarget(ctx context.Context) (*target, error) {
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
-	info, err := device.Select(infos, device.DefaultSerial(a.opts.Serial))
+	info, err := device.Select(infos, device.DefaultSerial(serial))
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
-	pkg := a.opts.Package
 	if pkg != "" {
 		if err := device.ValidPackage(pkg); err != nil {
 			return nil, usageErr("%v", err)
@@ -82,9 +80,15 @@ func (t *target) sessionDevice() source.Device {
 	return source.Device{Serial: t.info.Serial, Model: t.info.Model, Android: t.info.Android, SDK: t.info.SDK}
 }
 
-// deviceSource opens a device source of the given kind.
+// deviceSource opens a device source of the given kind for the flags' device and app.
 func (a *app) deviceSource(ctx context.Context, kind string, headless bool) (*opened, error) {
-	t, err := a.resolveTarget(ctx)
+	return a.deviceSourceFor(ctx, kind, a.opts.Serial, a.opts.Package)
+}
+
+// deviceSourceFor opens a device source of the given kind for serial and pkg ("" = the
+// defaults, as resolveTargetFor says).
+func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*opened, error) {
+	t, err := a.resolveTargetFor(ctx, serial, pkg)
 	if err != nil {
 		return nil, err
 	}
@@ -114,11 +118,11 @@ func (a *app) deviceSource(ctx context.Context, kind string, headless bool) (*op
 	case "surfaceflinger":
 		return &opened{src: prefixed(pre, sf()), kind: kind, live: true}, nil
 	case "gfxinfo":
-		return &opened{src: prefixed(pre, gfx()), kind: kind, live: true}, nil
+		return &opened{src: source.Prefixed(pre, gfx()), kind: kind, live: true}, nil
 	case "logcat":
-		return &opened{src: prefixed(pre, a.logcatLive(t)), kind: kind, live: true}, nil
+		return &opened{src: source.Prefixed(pre, a.logcatLive(t)), kind: kind, live: true}, nil
 	default: // gfxinfo+logcat
-		return &opened{src: prefixed(pre, merged(source.KindGfxinfoLogcat, gfx(), a.logcatLive(t))), kind: kind, live: true}, nil
+		return &opened{src: source.Prefixed(pre, source.Merged(source.KindGfxinfoLogcat, gfx(), a.logcatLive(t))), kind: kind, live: true}, nil
 	}
 }
 
@@ -134,79 +138,6 @@ func (a *app) setSlowThreshold(ctx context.Context, t *target) error {
 	}
 	a.log.Info("setprop", "key", key, "ms", a.opts.SetSlowThreshold)
 	return nil
-}
-
-// prefixedSource sends some events first, then runs the inner source.
-type prefixedSource struct {
-	pre   []source.Event
-	inner source.Source
-}
-
-func prefixed(pre []source.Event, inner source.Source) source.Source {
-	if len(pre) == 0 {
-		return inner
-	}
-	return &prefixedSource{pre: pre, inner: inner}
-}
-
-func (p *prefixedSource) Run(ctx context.Context, out chan<- []source.Event) error {
-	select {
-	case out <- p.pre:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return p.inner.Run(ctx, out)
-}
-
-// mergedSource runs several sources at once into one stream (gfxinfo+logcat). Their Session
-// events are rewritten to the combined kind with the frame cost basis.
-type mergedSource struct {
-	kind source.Kind
-	srcs []source.Source
-}
-
-func merged(kind source.Kind, srcs ...source.Source) source.Source {
-	return &mergedSource{kind: kind, srcs: srcs}
-}
-
-func (m *mergedSource) Run(ctx context.Context, out chan<- []source.Event) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, len(m.srcs))
-	for i, s := range m.srcs {
-		ch := make(chan []source.Event, 16)
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			errs[i] = s.Run(ctx, ch)
-			close(ch)
-		}()
-		go func() {
-			defer wg.Done()
-			for batch := range ch {
-				for j, ev := range batch {
-					if s, ok := ev.(*source.Session); ok {
-						cp := *s
-						cp.Source = m.kind
-						cp.CostBasis = source.CostFrame
-						batch[j] = &cp
-					}
-				}
-				select {
-				case out <- batch:
-				case <-ctx.Done():
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	return ctx.Err()
 }
 
 // logcatLive follows the app's logcat on the device (Looper printer lines, Choreographer and

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -138,25 +137,6 @@ func (x *exports) run(fn func() error) {
 	}()
 }
 
-// snapBox publishes a pipeline's Snapshot for the exports at most once per period, from the
-// goroutine that drives the pipeline (the headless run has no Runner).
-type snapBox struct {
-	period time.Duration
-	last   time.Time
-	snap   atomic.Pointer[metrics.Snapshot]
-}
-
-func (b *snapBox) publish(p *metrics.Pipeline, force bool) {
-	if now := time.Now(); force || now.Sub(b.last) >= b.period {
-		b.snap.Store(p.Snapshot())
-		b.last = now
-	}
-}
-
-func (b *snapBox) feed() []export.Device {
-	return []export.Device{{Snap: b.snap.Load(), Connected: true}}
-}
-
 // exportErr reports an export failure after a headless run without changing its exit status
 // (the report is what the run is for).
 func (a *app) exportErr(err error) {
@@ -165,9 +145,9 @@ func (a *app) exportErr(err error) {
 	}
 }
 
-// latestFeed exports what the dashboard shows: the runner's newest Snapshot.
-func latestFeed(r *metrics.Runner) export.Feed {
-	return func() []export.Device { return []export.Device{{Snap: r.Latest(), Connected: true}} }
+// latestFeed exports the session's newest Snapshot (what the dashboard shows).
+func latestFeed(latest func() *metrics.Snapshot) export.Feed {
+	return func() []export.Device { return []export.Device{{Snap: latest(), Connected: true}} }
 }
 
 // startOTLP starts the OTLP pusher; it pushes its final numbers when the exports stop. The

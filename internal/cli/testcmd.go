@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -129,7 +128,7 @@ func (a *app) runTest(cmd *cobra.Command, f *testFlags) error {
 		a.opts.Source = "gfxinfo" // like a headless run: a device is required
 	}
 	if a.opts.Source != "sim" {
-		tg, err := a.resolveTarget(ctx)
+		tg, err := a.resolveTargetFor(ctx, a.opts.Serial, a.opts.Package)
 		if err != nil {
 			return err
 		}
@@ -219,14 +218,6 @@ func (t *tester) suite(sum *compare.Summary) junit.Suite {
 		if i < len(t.gateCases) {
 			s.Cases = append(s.Cases, t.gateCases[i]...)
 		}
-	}
-	return s
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
 	}
 	return s
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/junit"
+	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
 )
 
@@ -172,19 +173,19 @@ func (t *tester) measure(ctx context.Context, i int, path string, log io.Writer)
 		}
 	}
 	t.a.opts.Force = true // the directory was checked as a whole
-	rec, err := t.a.startRecording(path)
+	rec, err := session.NewRecording(path, t.a.sessionConfig(false).Recording)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, recordingErr(err)
 	}
-	p := metrics.NewPipeline(t.a.cfg())
 	clock := wallClock{start: time.Now()}
-	runErr := drive(runCtx, op.src, p, rec.tap)
+	sess := session.Start(runCtx, t.a.sessionConfig(false), op.src, rec)
+	runErr := sess.Wait()
 	wall := clock.ns()
 	var driverErr error
 	if drv != nil {
 		driverErr = drv.finish(ctx, t.f.grace)
 	}
-	recErr := rec.close()
+	recErr := sess.Close()
 	switch {
 	case runErr != nil:
 		return nil, driverErr, runErr
@@ -195,7 +196,7 @@ func (t *tester) measure(ctx context.Context, i int, path string, log io.Writer)
 	if op.live {
 		meta.WallNs = wall
 	}
-	return p.Report(meta), driverErr, nil
+	return sess.Report(meta), driverErr, nil
 }
 
 // open starts this iteration's source.

@@ -6,92 +6,15 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"sync"
-	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/fpstop/fpstop/device"
-	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
-	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/themes"
 	"github.com/fpstop/fpstop/ui"
 )
-
-// feed runs one source at a time into the runner's input; switching stops the old source,
-// clears the statistics and starts the new one.
-type feed struct {
-	ctx    context.Context
-	in     chan []source.Event
-	runner *metrics.Runner
-	log    func(msg string, args ...any)
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func newFeed(ctx context.Context, runner *metrics.Runner, log func(string, ...any)) *feed {
-	return &feed{ctx: ctx, in: make(chan []source.Event, 64), runner: runner, log: log}
-}
-
-// start stops the current source (if any), resets the pipeline when reset, and runs src.
-func (f *feed) start(src source.Source, reset bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.cancel != nil {
-		f.cancel()
-		<-f.done
-	}
-	if reset {
-		f.runner.Do(f.ctx, func(p *metrics.Pipeline) { p.Reset() })
-	}
-	ctx, cancel := context.WithCancel(f.ctx)
-	done := make(chan struct{})
-	f.cancel, f.done = cancel, done
-	go func() {
-		defer close(done)
-		// Each source writes into a channel of its own that is forwarded, so a stopped
-		// source's last batches are dropped instead of mixing with the next source's.
-		ch := make(chan []source.Event, 16)
-		go func() {
-			for b := range ch {
-				select {
-				case f.in <- b:
-				case <-ctx.Done():
-				}
-			}
-		}()
-		err := src.Run(ctx, ch)
-		close(ch)
-		if err != nil && !errors.Is(err, context.Canceled) {
-			f.log("source stopped", "err", err)
-			select {
-			case f.in <- []source.Event{&source.Notice{Level: source.LevelErr, State: source.StateEnded, Text: oneSentence(err)}}:
-			case <-ctx.Done():
-			}
-			return
-		}
-		if ctx.Err() == nil {
-			select {
-			case f.in <- []source.Event{&source.Notice{Level: source.LevelInfo, State: source.StateEnded, Text: "input ended"}}:
-			case <-ctx.Done():
-			}
-		}
-	}()
-}
-
-func (f *feed) stop() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.cancel != nil {
-		f.cancel()
-		<-f.done
-		f.cancel = nil
-	}
-}
 
 // dashboard runs the live screen.
 func (a *app) dashboard(ctx context.Context) error {
@@ -121,103 +44,25 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := metrics.NewPipeline(a.cfg())
-	runner := metrics.NewRunner(p, a.opts.Refresh)
-	fd := newFeed(ctx, runner, a.log.Info)
-	runDone := make(chan struct{})
-	go func() { _ = runner.Run(ctx, fd.in); close(runDone) }()
-	fd.start(op.src, false)
-	stopExports, err := a.startExports(ctx, latestFeed(runner))
+	sess := session.Start(ctx, a.sessionConfig(true), op.src, nil)
+	stopExports, err := a.startExports(ctx, latestFeed(sess.Latest))
 	if err != nil {
-		fd.stop()
+		_ = sess.Close()
 		return err
 	}
 	defer func() { _ = stopExports() }()
-
-	var recMu sync.Mutex
-	var rec *recording
-	startRec := func(path string) (string, error) {
-		recMu.Lock()
-		defer recMu.Unlock()
-		if rec != nil {
-			return rec.path, nil
-		}
-		snap := runner.Latest()
-		if path == "" {
-			path = filepath.Join(a.opts.RecordDir, record.DefaultName(snap.Session.Package, time.Now()))
-		}
-		r, err := a.startRecording(path)
-		if err != nil {
-			return "", err
-		}
-		sess := snap.Session
-		r.session = &sess
-		if err := r.open(); err != nil {
-			return "", err
-		}
-		if !runner.Do(ctx, func(*metrics.Pipeline) { runner.SetTap(r.tap) }) {
-			return "", errors.New("the pipeline has stopped")
-		}
-		rec = r
-		return path, nil
-	}
-	stopRec := func() (string, error) {
-		recMu.Lock()
-		defer recMu.Unlock()
-		if rec == nil {
-			return "", nil
-		}
-		runner.Do(ctx, func(*metrics.Pipeline) { runner.SetTap(nil) })
-		path, err := rec.path, rec.close()
-		rec = nil
-		return path, err
-	}
 	if a.opts.Record != "" {
-		if _, err := startRec(a.opts.Record); err != nil {
-			fd.stop()
-			return err
+		if _, err := sess.StartRecording(a.opts.Record); err != nil {
+			_ = sess.Close()
+			return recordingErr(err)
 		}
 	}
-
 	opts := ui.Options{
 		Theme: theme, LightBackground: light, TargetFPS: a.opts.TargetFPS, Refresh: a.opts.Refresh,
-		Snapshots: runner.Latest,
-		OnClear:   func() { runner.Do(ctx, func(p *metrics.Pipeline) { p.Reset() }) },
-		OnRecord: func(start bool) (string, error) {
-			if start {
-				return startRec("")
-			}
-			return stopRec()
-		},
-		Recording: func() (bool, string, time.Time, error) {
-			recMu.Lock()
-			defer recMu.Unlock()
-			if rec == nil {
-				return false, "", time.Time{}, nil
-			}
-			path, since, err := rec.status()
-			return true, path, since, err
-		},
-		Replay:     replay,
-		Note:       op.note,
-		PickDevice: op.pick,
+		Session: screenSession{sess}, Replay: replay, Note: op.note, PickDevice: op.pick,
 	}
 	if replay == nil && a.opts.Input == "" {
-		opts.Devices = a.listDevices
-		opts.Apps = a.listApps
-		opts.OnPick = func(serial, pkg string) tea.Cmd {
-			return func() tea.Msg {
-				pctx, pcancel := context.WithTimeout(ctx, 15*time.Second)
-				defer pcancel()
-				a.opts.Serial, a.opts.Package = serial, pkg
-				nop, err := a.deviceSource(pctx, deviceKind(a.opts.Source), false)
-				if err != nil {
-					return ui.FlashMsg{Level: ui.FlashErr, Text: oneSentence(err)}
-				}
-				fd.start(nop.src, true)
-				return ui.FlashMsg{Level: ui.FlashInfo, Text: fmt.Sprintf("now reading %s on %s", a.opts.Package, serial)}
-			}
-		}
+		opts.Session = &deviceScreen{screenSession: screenSession{sess}, a: a, ctx: ctx, kind: deviceKind(a.opts.Source)}
 	}
 	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout)}
 	if !a.opts.NoMouse {
@@ -228,12 +73,9 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 		go a.announceDevices(ctx, prog)
 	}
 	_, runErr := prog.Run()
-	fd.stop()
-	if _, err := stopRec(); err != nil {
+	if err := sess.Close(); err != nil {
 		fmt.Fprintf(a.env.Stderr, "fpstop: recording: %s\n", oneSentence(err))
 	}
-	cancel()
-	<-runDone
 	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, context.Canceled) {
 		return runtimeErr(runErr)
 	}

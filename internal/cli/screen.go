@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fpstop/fpstop/internal/session"
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/ui"
+)
+
+// sessionConfig is how the flags run a session (screen: announce a source's end on screen).
+func (a *app) sessionConfig(screen bool) session.Config {
+	return session.Config{
+		Metrics: a.cfg(), Refresh: a.opts.Refresh, AnnounceEnd: screen, Log: a.log.Info, ErrorText: oneSentence,
+		Recording: session.RecordOptions{Dir: a.opts.RecordDir, Force: a.opts.Force,
+			Raw: a.opts.RecordRaw, Version: a.env.Build.Version},
+	}
+}
+
+// recordingErr is a recording that cannot start: a name clash is a usage error.
+func recordingErr(err error) error {
+	if errors.Is(err, session.ErrExists) {
+		return usageErr("%v", err)
+	}
+	return runtimeErr(err)
+}
+
+// screenSession is the session as the dashboard's ui.Session and ui.Recorder.
+type screenSession struct{ s *session.Session }
+
+func (s screenSession) Latest() *metrics.Snapshot       { return s.s.Latest() }
+func (s screenSession) Clear()                          { s.s.Clear() }
+func (s screenSession) StartRecording() (string, error) { return s.s.StartRecording("") }
+func (s screenSession) StopRecording() (string, error)  { return s.s.StopRecording() }
+func (s screenSession) RecordingStatus() ui.RecordingStatus {
+	st := s.s.RecordingStatus()
+	return ui.RecordingStatus{Active: st.Active, Path: st.Path, Since: st.Since, Err: st.Err}
+}
+
+// deviceScreen is a session reading a device: also a ui.DeviceSwitcher.
+type deviceScreen struct {
+	screenSession
+	a    *app
+	ctx  context.Context // the dashboard's: the sources it starts stop with it
+	kind string          // the --source the device runs as
+}
+
+func (d *deviceScreen) Devices(ctx context.Context) ([]ui.DeviceItem, error) {
+	return d.a.listDevices(ctx)
+}
+
+func (d *deviceScreen) Apps(ctx context.Context, serial string) ([]ui.AppItem, error) {
+	return d.a.listApps(ctx, serial)
+}
+
+// Switch opens the picked device and app (the flags are not touched: this runs in a Bubble
+// Tea command's goroutine) and runs it in place of the current source.
+func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, error) {
+	op, err := d.a.deviceSourceFor(ctx, d.kind, serial, pkg)
+	if err != nil {
+		return "", errors.New(oneSentence(err))
+	}
+	if err := d.s.Switch(d.ctx, op.src); err != nil {
+		return "", err
+	}
+	if pkg == "" {
+		pkg = "the foreground app"
+	}
+	return fmt.Sprintf("%s on %s", pkg, serial), nil
+}

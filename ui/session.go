@@ -1,0 +1,99 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+)
+
+// Session is what the dashboard shows and steers: the live session (internal/session, through
+// the CLI). The dashboard calls it only inside tea.Cmds, never in Update or View. A Session
+// may also be a Recorder and a DeviceSwitcher; the keys of what it is not are disabled (with
+// a notice when pressed).
+type Session interface {
+	// Latest returns the newest snapshot (nil: nothing yet).
+	Latest() *metrics.Snapshot
+	// Clear resets the statistics (`c`).
+	Clear()
+}
+
+// Recorder is a Session that records (`r`).
+type Recorder interface {
+	// StartRecording starts a recording and returns the file it writes.
+	StartRecording() (path string, err error)
+	// StopRecording ends it and returns the file it wrote.
+	StopRecording() (path string, err error)
+	// RecordingStatus is read on every refresh.
+	RecordingStatus() RecordingStatus
+}
+
+// RecordingStatus is the recorder's state: whether it is recording, where, since when, and
+// its last write error.
+type RecordingStatus struct {
+	Active bool
+	Path   string
+	Since  time.Time
+	Err    error
+}
+
+// DeviceSwitcher is a Session reading a device, which can switch devices and apps (`d`, `a`).
+type DeviceSwitcher interface {
+	// Devices lists adb devices for the device picker.
+	Devices(ctx context.Context) ([]DeviceItem, error)
+	// Apps lists a device's apps for the app picker, the foreground one marked.
+	Apps(ctx context.Context, serial string) ([]AppItem, error)
+	// Switch reads serial's app pkg ("" = its foreground app) from now on, with fresh
+	// statistics, and says what it now reads.
+	Switch(ctx context.Context, serial, pkg string) (reading string, err error)
+}
+
+// SwitchTimeout bounds DeviceSwitcher.Switch.
+const SwitchTimeout = 15 * time.Second
+
+// backend is the Session split into the features the dashboard offers; a nil func is a
+// feature this session does not have.
+type backend struct {
+	latest func() *metrics.Snapshot
+	clear  func()
+	record func(start bool) (string, error)
+	status func() RecordingStatus
+	devs   func(ctx context.Context) ([]DeviceItem, error)
+	apps   func(ctx context.Context, serial string) ([]AppItem, error)
+	pick   func(serial, pkg string) tea.Cmd
+}
+
+func newBackend(s Session) backend {
+	var b backend
+	if s == nil {
+		return b
+	}
+	b.latest, b.clear = s.Latest, s.Clear
+	if r, ok := s.(Recorder); ok {
+		b.record = func(start bool) (string, error) {
+			if start {
+				return r.StartRecording()
+			}
+			return r.StopRecording()
+		}
+		b.status = r.RecordingStatus
+	}
+	if d, ok := s.(DeviceSwitcher); ok {
+		b.devs, b.apps = d.Devices, d.Apps
+		b.pick = func(serial, pkg string) tea.Cmd {
+			return func() tea.Msg {
+				ctx, cancel := context.WithTimeout(context.Background(), SwitchTimeout)
+				defer cancel()
+				what, err := d.Switch(ctx, serial, pkg)
+				if err != nil {
+					return FlashMsg{Level: FlashErr, Text: err.Error()}
+				}
+				return FlashMsg{Level: FlashInfo, Text: fmt.Sprintf("now reading %s", what)}
+			}
+		}
+	}
+	return b
+}

@@ -86,6 +86,22 @@ func TestHeadlessSimMatchesTruth(t *testing.T) {
 	}
 }
 
+// TestHeadlessSmooth120 is issue 9's promise for the simulator: `--scenario smooth --hz 120`,
+// a steady pipelined scroll whose frames take 9–13 ms (more than the 8.33 ms period) but are
+// all on time, reports at least 119.5 fps and no janky frame.
+func TestHeadlessSmooth120(t *testing.T) {
+	out, errs, code := run(t, "", "--source", "sim", "--scenario", "smooth", "--hz", "120",
+		"--headless", "--duration", "20s", "--speed", "0", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r := decode(t, out)
+	if r.FPS == nil || *r.FPS < 119.5 || r.JankyFrames != 0 || r.Frames < 2000 || r.PercentilesMs == nil || r.PercentilesMs.P50 < 9 {
+		t.Errorf("%d frames, fps %v, %d janky, percentiles %+v; want ≥ 119.5 fps, none janky, frames over 9 ms",
+			r.Frames, r.FPS, r.JankyFrames, r.PercentilesMs)
+	}
+}
+
 func TestExitCodes(t *testing.T) {
 	empty := t.TempDir()
 	cases := []struct {

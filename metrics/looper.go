@@ -9,37 +9,64 @@ import (
 )
 
 // LooperFrames turns Looper messages (logcat printer lines) into main-thread frames when a run
-// has no frame source, following DESIGN §4: a frame is a vsync message
-// ((*source.Message).IsVsync); its cost is its Finished − its intended vsync, where the intended
-// vsync is the later of
+// has no frame source, following DESIGN §4. A frame is a vsync message
+// ((*source.Message).IsVsync).
 //
-//   - the vsync tick at or before the message's Dispatching time, and
-//   - the first tick at or after the previous frame's Finished,
+// Its vsync (source.Frame.VsyncNs) is the vsync Choreographer ran it on — its frame time: the
+// vsync tick at or before the message's Dispatching time (a doFrame that starts late but less
+// than a period after its vsync keeps that vsync; one that starts a period or more late is
+// snapped to the last tick before it starts, as Choreographer does). Two frames are never on
+// the same tick, and a frame dispatched promptly (the thread idle before it) is on the tick
+// after the thread's previous message finished. Its cost is Finished − that vsync.
 //
-// on a grid of period T and a phase learned from vsync messages dispatched promptly — those that
-// did not wait behind another message: the thread had been idle (its previous message finished
-// at least PromptGapNs before) so the message ran as soon as its vsync arrived. The phase is the
-// 10th percentile of the prompt dispatch times of the last 32 such frames (folded onto the
-// grid around the newest one), so a typical prompt frame maps onto its own tick rather than the
-// one before; it is re-learned on every prompt frame. T is the refresh interval when known,
-// else learned from the modal spacing of consecutive vsync dispatch times, refined on long
-// baselines between prompt dispatches (re-learned every 16 spacings, so refresh-rate switches
-// are followed).
+// Its drops follow the pipelined principle: a doFrame longer than one period costs a refresh
+// only when the next frame could not start on its vsync. Android requests the next vsync while
+// a frame is still running (animation callbacks post the next frame), so a doFrame that
+// overruns into the next period delays the next frame's start without moving its vsync, and the
+// pipeline absorbs it. So dropped = the ticks strictly between the frame's vsync and the earlier
+// of (the next frame's vsync, the frame's Finished): ticks the thread spent on this frame and
+// no frame started on. Without a next frame (or when it starts after this one finished) that is
+// ⌈cost / T⌉ − 1, as before; with a next frame that started on a tick during this frame's
+// overrun it is fewer. A frame that finished within one period is emitted at once with 0
+// dropped; a longer one is held until the thread's next vsync message, a message dispatched
+// after the frame's Finished tick, Advance past it, or Flush.
 //
-// Frames come out as source.Frame{Window, Process, VsyncNs: intended vsync, UIDoneNs: Finished,
-// DoneNs: 0, IntervalNs: T}; the report's cost basis is "main_thread". Each (pid, tid) thread is
-// its own stream; Window is the process name given to SetProcessName, else "main thread" for
-// the first process seen, "main thread (pid N)" for other processes and "thread T (pid N)" for
-// other Looper threads. Messages without timestamps (EndNs 0) make no frames. Until T and the phase are known, vsync messages are held back (at most 64 per
-// thread, then 60 Hz and the earliest dispatches are assumed) and released by a later Message
-// or by Flush. Not safe for concurrent use.
+// The grid has period T and a phase learned from vsync messages dispatched promptly — those
+// that did not wait behind another message: the thread had been idle (its previous message
+// finished at least PromptGapNs before) so the message ran as soon as its vsync arrived. The
+// phase is the earliest of the prompt dispatch times of the last 32 such frames (folded onto
+// the grid around the newest one, outliers more than T/4 from the median dropped), so that a
+// dispatch right after a tick maps onto that tick; it is re-learned on every prompt frame. T is
+// the refresh interval when known, else learned from the modal spacing of consecutive vsync
+// dispatch times, refined on long baselines between prompt dispatches (re-learned every 16
+// spacings, so refresh-rate switches are followed).
+//
+// Frames come out as LooperFrame{Frame: source.Frame{Window, Process, VsyncNs: the vsync,
+// UIDoneNs: Finished, DoneNs: 0, IntervalNs: T}, Dropped}; the report's cost basis is
+// "main_thread". Each (pid, tid) thread is its own stream; Window is the process name given to
+// SetProcessName, else "main thread" for the first process seen, "main thread (pid N)" for
+// other processes and "thread T (pid N)" for other Looper threads. Messages without timestamps
+// (EndNs 0) make no frames. Until T and the phase are known, vsync messages are held back (at
+// most 64 per thread, then 60 Hz and the earliest dispatches are assumed) and released by a
+// later Message or by Flush. Not safe for concurrent use.
 type LooperFrames struct {
 	intervalNs int64
 	names      map[int]string
 	streams    map[uint64]*looperStream
 	firstPid   int
-	out        []source.Frame
+	out        []LooperFrame
 }
+
+// LooperFrame is a frame derived from a vsync message and the display refreshes it cost
+// (DESIGN §4's Looper-derived `dropped`, which depends on when the next frame started).
+type LooperFrame struct {
+	source.Frame
+	Dropped int64
+}
+
+// LooperIdleReleaseNs is how long after a held frame's Finished Advance assumes no next frame
+// started during its overrun and releases it.
+const LooperIdleReleaseNs = 1_000_000_000
 
 // PromptGapNs is how long a Looper thread must have been idle before a vsync message for the
 // message to count as dispatched promptly (phase learning).
@@ -55,11 +82,12 @@ const (
 )
 
 type looperStream struct {
-	pid, tid     int
-	haveLast     bool
-	lastEnd      int64 // Finished of the previous message of any kind
-	prevFrameEnd int64 // Finished of the previous vsync message (0 none)
-	lastVsync    int64 // Dispatching of the previous vsync message (0 none)
+	pid, tid  int
+	haveLast  bool
+	lastEnd   int64 // Finished of the previous message of any kind
+	lastFrame bool  // the previous message was a vsync message
+	prevEnd   int64 // Finished of the previous vsync message (0 none)
+	lastVsync int64 // Dispatching of the previous vsync message (0 none)
 
 	T       int64 // 0 until known
 	learned bool  // T was learned here (not given)
@@ -74,11 +102,16 @@ type looperStream struct {
 	haveAnchor bool
 
 	pending []pendingVsync
+
+	prevStart int64 // vsync of the previous frame (0 none)
+	held      *LooperFrame
+	heldEnd   int64 // the held frame's Finished
 }
 
 type pendingVsync struct {
 	m      *source.Message
 	prompt bool
+	behind bool // dispatched directly after the previous frame
 }
 
 // NewLooperFrames returns a converter. intervalNs is the refresh interval T when known (from the
@@ -120,7 +153,7 @@ func looperKey(pid, tid int) uint64 { return uint64(uint32(pid))<<32 | uint64(ui
 // Finished time per thread), and returns the frames that became known: usually none or the
 // message's own frame, more when held-back frames are released. The returned slice is valid
 // until the next call.
-func (l *LooperFrames) Message(m *source.Message) []source.Frame {
+func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 	l.out = l.out[:0]
 	if m == nil || m.EndNs == 0 || m.StartNs == 0 || m.EndNs < m.StartNs {
 		return l.out
@@ -134,8 +167,14 @@ func (l *LooperFrames) Message(m *source.Message) []source.Frame {
 		}
 	}
 	prompt := !s.haveLast || m.StartNs-s.lastEnd >= PromptGapNs
-	s.haveLast, s.lastEnd = true, m.EndNs
+	behind := s.haveLast && s.lastFrame && !prompt
+	s.haveLast, s.lastEnd, s.lastFrame = true, m.EndNs, m.IsVsync()
 	if !m.IsVsync() {
+		// A message dispatched after the held frame's Finished tick: no frame started during
+		// the held frame's overrun.
+		if s.held != nil && s.haveAnchor && m.StartNs >= s.tickAtOrAfter(s.heldEnd) {
+			l.releaseHeld(s, s.heldEnd)
+		}
 		return l.out
 	}
 	if s.lastVsync != 0 {
@@ -168,29 +207,54 @@ func (l *LooperFrames) Message(m *source.Message) []source.Frame {
 	}
 	ready := s.T != 0 && s.haveAnchor && (!s.learned || len(s.base) >= 4)
 	if !ready || len(s.pending) > 0 {
-		s.pending = append(s.pending, pendingVsync{m: m, prompt: prompt})
+		s.pending = append(s.pending, pendingVsync{m: m, prompt: prompt, behind: behind})
 		if !ready && len(s.pending) < looperMaxPending {
 			return l.out
 		}
 		l.release(s)
 		return l.out
 	}
-	l.out = append(l.out, l.frame(s, m))
+	l.frame(s, m, behind)
 	return l.out
 }
 
-// Flush releases every held-back frame (end of input), assuming 60 Hz where T is still unknown.
-func (l *LooperFrames) Flush() []source.Frame {
+// Flush releases every held-back frame (end of input), assuming 60 Hz where T is still unknown;
+// a frame held for its next frame gets none.
+func (l *LooperFrames) Flush() []LooperFrame {
 	l.out = l.out[:0]
 	keys := make([]uint64, 0, len(l.streams))
 	for k, s := range l.streams {
-		if len(s.pending) > 0 {
+		if len(s.pending) > 0 || s.held != nil {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		l.release(l.streams[k])
+		s := l.streams[k]
+		l.release(s)
+		if s.held != nil {
+			l.releaseHeld(s, s.heldEnd)
+		}
+	}
+	return l.out
+}
+
+// Advance tells the converter that the source's clock reached nowNs (a Tick): a frame held for
+// its next frame is released, as without one, once LooperIdleReleaseNs passed since its
+// Finished with no message of its thread — so a long frame before the app goes idle is not held
+// until the app draws again. The returned slice is valid until the next call.
+func (l *LooperFrames) Advance(nowNs int64) []LooperFrame {
+	l.out = l.out[:0]
+	var keys []uint64
+	for k, s := range l.streams {
+		if s.held != nil && nowNs-s.heldEnd >= LooperIdleReleaseNs {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		s := l.streams[k]
+		l.releaseHeld(s, s.heldEnd)
 	}
 	return l.out
 }
@@ -217,19 +281,54 @@ func (l *LooperFrames) release(s *looperStream) {
 	}
 	s.recomputeAnchor()
 	for _, p := range s.pending {
-		l.out = append(l.out, l.frame(s, p.m))
+		l.frame(s, p.m, p.behind)
 	}
 	s.pending = s.pending[:0]
 }
 
-func (l *LooperFrames) frame(s *looperStream, m *source.Message) source.Frame {
+// frame places the vsync message m on the grid, settles the held previous frame's drops with
+// it, and emits its frame, or holds it when it ran past the next tick. behind: m was
+// dispatched directly after the thread's previous message, the previous frame.
+func (l *LooperFrames) frame(s *looperStream, m *source.Message, behind bool) {
 	v := s.tickAtOrBefore(m.StartNs)
-	if s.prevFrameEnd != 0 {
-		if t := s.tickAtOrAfter(s.prevFrameEnd); t > v {
-			v = t
+	if s.prevStart != 0 {
+		// Not before the first tick after the previous frame finished: the grid's phase sits
+		// a little after the true ticks (it is learned from dispatch times), and a frame
+		// dispatched just after a tick must not fall onto the tick before. Except after an
+		// overrun: a frame dispatched directly behind a previous frame that ran past the next
+		// tick (next: the tick after the previous frame's, on the current grid — the phase may
+		// have moved) started on the vsync Android requested during that frame, at or before
+		// its dispatch.
+		g := s.tickAtOrAfter(s.prevEnd)
+		if next := s.tickAtOrAfter(s.prevStart + s.T/2); g > next && behind {
+			g = next
 		}
+		v = max(v, g)
 	}
-	s.prevFrameEnd = m.EndNs
+	s.prevStart, s.prevEnd = v, m.EndNs
+	if s.held != nil {
+		l.releaseHeld(s, min(v, s.heldEnd))
+	}
+	lf := LooperFrame{Frame: l.newFrame(s, m, v)}
+	if m.EndNs <= v+s.T {
+		l.out = append(l.out, lf)
+		return
+	}
+	s.held, s.heldEnd = &lf, m.EndNs
+}
+
+// releaseHeld emits the held frame with its drops: the ticks strictly between its vsync and
+// until (the next frame's vsync or its own Finished, whichever came first).
+func (l *LooperFrames) releaseHeld(s *looperStream, until int64) {
+	lf := s.held
+	s.held = nil
+	if T := lf.IntervalNs; T > 0 && until > lf.VsyncNs {
+		lf.Dropped = max(0, (until-lf.VsyncNs+T-1)/T-1)
+	}
+	l.out = append(l.out, *lf)
+}
+
+func (l *LooperFrames) newFrame(s *looperStream, m *source.Message, v int64) source.Frame {
 	name := l.names[m.Pid]
 	win := name
 	if win == "" {
@@ -256,7 +355,9 @@ func (s *looperStream) addPrompt(t int64) {
 
 // recomputeAnchor places the grid: around the newest prompt dispatch time, each prompt time is
 // folded to its offset in [−T/2, T/2); offsets more than T/4 from their median are dropped
-// (a late dispatch wrapped around), and the 10th percentile of the rest is the phase.
+// (a late dispatch wrapped around), and the earliest of the rest is the phase: a dispatch is
+// never before its vsync, so the earliest prompt dispatch is the closest to the ticks, and a
+// frame dispatched right after a tick (behind a message that ended there) maps onto it.
 func (s *looperStream) recomputeAnchor() {
 	if s.T <= 0 || len(s.prompt) == 0 {
 		return

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"math/rand"
 	"testing"
 
@@ -20,55 +21,181 @@ func looperOtherMsg(pid, startUs, endUs int64) *source.Message {
 		Callback: "null", What: 159, StartNs: startUs * 1000, EndNs: endUs * 1000}
 }
 
-// TestLooperFramesHandComputed pins DESIGN §4's Looper-derived intended vsync with T = 16 ms.
+// TestLooperFramesHandComputed pins DESIGN §4's Looper-derived vsync and drops with T = 16 ms.
 func TestLooperFramesHandComputed(t *testing.T) {
 	l := NewLooperFrames(16 * looperMs)
-	type step struct {
-		m          *source.Message
-		wantVsync  int64 // µs; -1: no frame
-		wantUIDone int64 // µs
-	}
-	steps := []step{
+	type want struct{ vsync, uiDone, dropped int64 } // µs, µs, refreshes
+	steps := []struct {
+		m    *source.Message
+		want []want // the frames this message releases
+	}{
 		// A lifecycle message: not a frame, but it makes the thread's history.
-		{looperOtherMsg(100, 990_000, 995_000), -1, 0},
+		{looperOtherMsg(100, 990_000, 995_000), nil},
 		// F1 dispatched 5.5 ms after the thread went idle: prompt. The only phase sample is its
 		// own dispatch time, so the grid is 1000.5 + k·16 ms and the frame's vsync is 1000.5.
-		{looperVsyncMsg(100, 1_000_500, 1_008_000), 1_000_500, 1_008_000},
+		// It finished within one period: emitted at once, 0 dropped.
+		{looperVsyncMsg(100, 1_000_500, 1_008_000), []want{{1_000_500, 1_008_000, 0}}},
 		// F2 prompt (idle since 1008): samples {1000.5, 1016.5} fold to one phase: 1016.5.
-		{looperVsyncMsg(100, 1_016_500, 1_020_000), 1_016_500, 1_020_000},
+		{looperVsyncMsg(100, 1_016_500, 1_020_000), []want{{1_016_500, 1_020_000, 0}}},
 		// A 19 ms message; F3 waits behind it (dispatched at its end: not prompt).
-		{looperOtherMsg(100, 1_021_000, 1_040_000), -1, 0},
-		// tick ≤ 1040 = 1032.5; first tick ≥ previous frame's Finished (1020) = 1032.5 → 1032.5
-		// (cost 12.5 ms).
-		{looperVsyncMsg(100, 1_040_000, 1_045_000), 1_032_500, 1_045_000},
+		{looperOtherMsg(100, 1_021_000, 1_040_000), nil},
+		// F3: the tick at or before its dispatch (1040) is 1032.5 — Choreographer keeps the
+		// vsync of a frame less than a period late. Cost 12.5 ms, 0 dropped.
+		{looperVsyncMsg(100, 1_040_000, 1_045_000), []want{{1_032_500, 1_045_000, 0}}},
 		// F4 prompt (idle 3.6 ms): samples 1000.5, 1016.5, 1048.6 fold around 1048.6 to offsets
-		// −0.1, −0.1, 0 ms; the 10th percentile is −0.1 → grid 1048.5 + k·16. Vsync 1048.5,
-		// cost 41.5 ms.
-		{looperVsyncMsg(100, 1_048_600, 1_090_000), 1_048_500, 1_090_000},
-		// F5 runs 0.2 ms after F4 (not prompt): tick ≤ 1090.2 = 1080.5, but the previous frame
-		// finished at 1090, whose first tick at or after is 1096.5: the later one, 1096.5
-		// (cost 3.5 ms: F4's overrun is charged to F4 alone).
-		{looperVsyncMsg(100, 1_090_200, 1_100_000), 1_096_500, 1_100_000},
+		// −0.1, −0.1, 0 ms; the earliest, −0.1, is the phase → grid 1048.5 + k·16. Vsync 1048.5;
+		// it runs 41.5 ms, past the next tick: held until the next frame says how many refreshes
+		// that cost.
+		{looperVsyncMsg(100, 1_048_600, 1_090_000), nil},
+		// F5 runs 0.2 ms after F4 (waiting behind it: not prompt): the tick at or before
+		// 1090.2 is 1080.5 — the vsync Android requested while F4 ran, which F5 started on
+		// 9.7 ms late. So F4 kept only the tick 1064.5 from a frame: the ticks strictly between
+		// its vsync 1048.5 and min(F5's vsync 1080.5, F4's Finished 1090) → 1 dropped (the
+		// pre-pipelining rule, ⌈41.5 / 16⌉ − 1, said 2). F5 itself (cost 19.5 ms) is held.
+		{looperVsyncMsg(100, 1_090_200, 1_100_000), []want{{1_048_500, 1_090_000, 1}}},
+		// A message dispatched after F5's Finished tick (1112.5): no frame started during F5's
+		// overrun; F5 cost the ticks strictly between 1080.5 and 1100: 1096.5 → 1 dropped.
+		{looperOtherMsg(100, 1_113_000, 1_114_000), []want{{1_080_500, 1_100_000, 1}}},
+		// F6 prompt at 1128.6: vsync 1128.5, cost 3.5 ms.
+		{looperVsyncMsg(100, 1_128_600, 1_132_000), []want{{1_128_500, 1_132_000, 0}}},
+		// F7 prompt at 1144.6 runs 50 ms: held; no frame follows (Flush below).
+		{looperVsyncMsg(100, 1_144_600, 1_194_600), nil},
+	}
+	check := func(step int, got []LooperFrame, want []want) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("step %d: frames %+v, want %d", step, got, len(want))
+		}
+		for i, w := range want {
+			exp := LooperFrame{Frame: source.Frame{Window: "main thread", VsyncNs: w.vsync * 1000, UIDoneNs: w.uiDone * 1000,
+				IntervalNs: 16 * looperMs}, Dropped: w.dropped}
+			if got[i] != exp {
+				t.Errorf("step %d: frame %+v, want %+v", step, got[i], exp)
+			}
+		}
 	}
 	for i, s := range steps {
-		got := l.Message(s.m)
-		if s.wantVsync < 0 {
-			if len(got) != 0 {
-				t.Fatalf("step %d: frames %+v, want none", i, got)
-			}
-			continue
-		}
-		if len(got) != 1 {
-			t.Fatalf("step %d: %d frames, want 1", i, len(got))
-		}
-		f := got[0]
-		want := source.Frame{Window: "main thread", VsyncNs: s.wantVsync * 1000, UIDoneNs: s.wantUIDone * 1000, IntervalNs: 16 * looperMs}
-		if f != want {
-			t.Errorf("step %d: frame %+v, want %+v", i, f, want)
-		}
+		check(i, l.Message(s.m), s.want)
 	}
+	// F7 (vsync 1144.5, Finished 1194.6): the ticks 1160.5 and 1176.5 and 1192.5 → 3 dropped.
+	check(len(steps), l.Flush(), []want{{1_144_500, 1_194_600, 3}})
 	if fl := l.Flush(); len(fl) != 0 {
-		t.Errorf("flush released %d frames, want 0", len(fl))
+		t.Errorf("second flush released %d frames, want 0", len(fl))
+	}
+}
+
+// TestLooperFramesPipelined: a 120 Hz scroll whose doFrames take 11 ms (more than the 8.33 ms
+// period) on a main thread that Android asks for the next vsync during each frame. Each vsync
+// message waits behind the frame before it and is dispatched at its Finished; Choreographer
+// keeps a frame's vsync while it starts less than a period late and snaps it to the last tick
+// once it is a period or more late — either way the tick at or before the dispatch. Worked out
+// by hand (T = 8.333 ms; ticks at 0, 8.333, 16.667, 25, 33.333, 41.667, 50, 58.333, 66.667, 75,
+// 83.333 ms after the grid's origin; times in ms):
+//
+//	frame  dispatched  vsync  Finished  next vsync  ticks no frame started on   dropped
+//	0      0.4         0      11.4      8.333       —                           0
+//	1      11.4        8.333  22.4      16.667      —                           0
+//	2      22.4        16.667 33.4      33.333      25 (the next started late)  1
+//	3      33.4        33.333 44.4      41.667      —                           0
+//	4      44.4        41.667 55.4      50          —                           0
+//	5      55.4        50     66.4      58.333      —                           0
+//	6      66.4        58.333 77.4      75          66.667                      1
+//	7      77.4        75     88.4      (none)      83.333 (its own overrun)    1
+//
+// 8 frames over Σ (dropped + 1) = 11 refreshes: 87.3 fps, for one frame every 11 ms (90.9 fps
+// over the 88 ms). The pre-pipelining rule (each frame's vsync pushed to the first tick after
+// the previous Finished, ⌈cost / T⌉ − 1) charged frame 0's 11.4 ms as a drop although frame 1
+// started on the very next vsync.
+func TestLooperFramesPipelined(t *testing.T) {
+	const T = 8_333_333
+	origin := int64(5_000_000_000) // a grid tick
+	l := NewLooperFrames(T)
+	var got []LooperFrame
+	// The grid is learned from a prompt frame first (the thread idle before it).
+	nsMsg := func(start, end int64) *source.Message {
+		m := looperVsyncMsg(100, 0, 0)
+		m.StartNs, m.EndNs = start, end
+		return m
+	}
+	got = append(got, l.Message(nsMsg(origin-10*T+50_000, origin-10*T+2_050_000))...)
+	if len(got) != 1 || got[0].VsyncNs != origin-10*T+50_000 || got[0].Dropped != 0 {
+		t.Fatalf("first frame %+v", got)
+	}
+	got = got[:0]
+	d := origin + 400_000
+	for i := 0; i < 8; i++ {
+		got = append(got, l.Message(nsMsg(d, d+11_000_000))...)
+		d += 11_000_000
+	}
+	got = append(got, l.Flush()...)
+	// vsyncs in ticks after the origin, and drops, from the table above. The learned grid sits
+	// on the first prompt dispatch, 50 µs (its wake-up) after the true ticks.
+	wantTick := []int64{0, 1, 2, 4, 5, 6, 7, 9}
+	wantDropped := []int64{0, 0, 1, 0, 0, 0, 1, 1}
+	if len(got) != len(wantTick) {
+		t.Fatalf("%d frames, want %d: %+v", len(got), len(wantTick), got)
+	}
+	var refreshes int64
+	for i, f := range got {
+		wv := origin + wantTick[i]*T + 50_000
+		if f.VsyncNs != wv || f.Dropped != wantDropped[i] {
+			t.Errorf("frame %d: vsync %+.3f ms dropped %d, want %+.3f ms dropped %d", i,
+				float64(f.VsyncNs-origin)/1e6, f.Dropped, float64(wv-origin)/1e6, wantDropped[i])
+		}
+		refreshes += f.Dropped + 1
+	}
+	if refreshes != 11 {
+		t.Errorf("Σ (dropped + 1) = %d refreshes, want 11", refreshes)
+	}
+}
+
+// TestLooperPipelineDrops: the pipeline counts Looper-derived frames with LooperFrames' drops,
+// not ⌈cost / T⌉ − 1. The scroll of TestLooperFramesPipelined after one prompt frame: 9 frames,
+// 3 of them janky (1 dropped each), Σ (dropped + 1) = 12 refreshes of 8.333 ms → fps = 9 / 0.1 s
+// = 90.0. By cost alone, frames 0–7 each cost 11 ms (> T) and would all be janky.
+func TestLooperPipelineDrops(t *testing.T) {
+	const T = 8_333_333
+	origin := int64(5_000_000_000)
+	evs := []source.Event{
+		&source.Session{Source: source.KindLogcat, CostBasis: source.CostMainThread, RefreshHz: 120},
+		&source.Refresh{AtNs: origin - 20*T, Hz: 120},
+	}
+	msg := func(start, end int64) *source.Message {
+		m := looperVsyncMsg(100, 0, 0)
+		m.StartNs, m.EndNs = start, end
+		return m
+	}
+	evs = append(evs, msg(origin-10*T+50_000, origin-10*T+2_050_000))
+	for i, d := 0, origin+400_000; i < 8; i, d = i+1, d+11_000_000 {
+		evs = append(evs, msg(d, d+11_000_000))
+	}
+	p := NewPipeline(Config{})
+	p.AddBatch(evs)
+	r := p.Report(ReportMeta{})
+	if r.Frames != 9 || r.JankyFrames != 3 {
+		t.Errorf("frames %d janky %d, want 9 and 3", r.Frames, r.JankyFrames)
+	}
+	if r.FPS == nil || math.Abs(float64(*r.FPS)-90.0) > 0.01 {
+		t.Errorf("fps %v, want 90.00", r.FPS)
+	}
+}
+
+// TestLooperFramesAdvance: a long frame before the app goes idle is released by the clock.
+func TestLooperFramesAdvance(t *testing.T) {
+	l := NewLooperFrames(16 * looperMs)
+	if f := l.Message(looperVsyncMsg(100, 1_000_000, 1_050_000)); len(f) != 0 {
+		t.Fatalf("a 50 ms frame was not held: %+v", f)
+	}
+	if f := l.Advance(1_050_000_000 + LooperIdleReleaseNs - 1); len(f) != 0 {
+		t.Fatalf("released before the idle delay: %+v", f)
+	}
+	f := l.Advance(1_050_000_000 + LooperIdleReleaseNs)
+	// vsync 1000 ms, Finished 1050 ms: ticks 1016, 1032, 1048 → 3 dropped.
+	if len(f) != 1 || f[0].VsyncNs != 1_000_000_000 || f[0].Dropped != 3 {
+		t.Fatalf("advance released %+v", f)
+	}
+	if f := l.Flush(); len(f) != 0 {
+		t.Errorf("flush released %+v after advance", f)
 	}
 }
 
@@ -107,8 +234,9 @@ func TestLooperFramesUntimed(t *testing.T) {
 }
 
 // looperTruthModel runs a main Looper on a true vsync grid: each vsync message is dispatched at its
-// tick + latency when the thread is idle, or right after the message in front of it, and the
-// truth follows DESIGN §4's rule on the true grid.
+// tick + latency when the thread is idle, or right after the message in front of it (the vsync
+// was requested while that message ran), and the truth follows DESIGN §4's rule on the true
+// grid.
 type looperTruthModel struct {
 	msgs  []*source.Message
 	truth []int64 // true intended vsync of each vsync message, in order
@@ -119,7 +247,7 @@ func buildLooperModel(seed int64, T int64, n int, usec bool) looperTruthModel {
 	var lm looperTruthModel
 	phase := int64(7_777_777)
 	busyUntil := int64(0)
-	prevFrameEnd := int64(0)
+	prevIV := int64(0)
 	q := func(t int64) int64 {
 		if usec {
 			return t / 1000 * 1000
@@ -144,6 +272,9 @@ func buildLooperModel(seed int64, T int64, n int, usec bool) looperTruthModel {
 		if tick < busyUntil && r.Intn(2) == 0 {
 			continue // this vsync was not requested
 		}
+		if tick <= prevIV {
+			continue // Choreographer has one vsync pending at a time: no backlog of past ticks
+		}
 		lat := int64(200_000 + r.Intn(300_000))
 		start := tick + lat
 		if busyUntil > start {
@@ -154,18 +285,14 @@ func buildLooperModel(seed int64, T int64, n int, usec bool) looperTruthModel {
 			dur += int64(r.Intn(int(4 * T)))
 		}
 		end := start + dur
-		// Truth: the later of the tick at or before dispatch and the first tick ≥ previous Finished.
+		// Truth: Choreographer's frame time — the tick at or before the dispatch (a frame less
+		// than a period late keeps its vsync, a later one is snapped to the last tick).
 		iv := phase + lfFloorDiv(start-phase, T)*T
-		if prevFrameEnd != 0 {
-			if t := phase - lfFloorDiv(phase-prevFrameEnd, T)*T; t > iv {
-				iv = t
-			}
-		}
+		prevIV = iv
 		// Round the way the log will: the printer times are quantised.
 		lm.msgs = append(lm.msgs, &source.Message{Pid: 1, Tid: 1, Handler: "android.view.Choreographer$FrameHandler",
 			Callback: "android.view.Choreographer$FrameDisplayEventReceiver@1", StartNs: q(start), EndNs: q(end)})
 		lm.truth = append(lm.truth, iv)
-		prevFrameEnd = q(end)
 		busyUntil = end
 		// Idle stretches.
 		if r.Intn(40) == 0 {
@@ -191,7 +318,7 @@ func TestLooperFramesLearnsGrid(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			lm := buildLooperModel(42, c.T, 2000, c.usec)
 			l := NewLooperFrames(0)
-			var frames []source.Frame
+			var frames []LooperFrame
 			for _, m := range lm.msgs {
 				frames = append(frames, l.Message(m)...)
 			}

@@ -107,7 +107,7 @@ func TestLogcatTextAgainstTruth(t *testing.T) {
 				T = int64(math.Round(1e9 / c.hz))
 			}
 			lf := metrics.NewLooperFrames(T)
-			var frames []source.Frame
+			var frames []metrics.LooperFrame
 			for _, m := range got {
 				frames = append(frames, lf.Message(m)...)
 			}

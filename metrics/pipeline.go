@@ -220,7 +220,7 @@ func (p *Pipeline) AddBatch(evs []source.Event) {
 func (p *Pipeline) Add(ev source.Event) {
 	switch e := ev.(type) {
 	case *source.Frame:
-		p.addFrame(e)
+		p.addFrame(e, -1)
 	case *source.Message:
 		p.addMessage(e)
 	case *source.Dispatch:
@@ -260,6 +260,11 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.touch(e.AtNs)
 	case *source.Tick:
 		p.touch(e.NowNs)
+		if p.looper != nil {
+			for _, lf := range p.looper.Advance(e.NowNs) {
+				p.addFrame(&lf.Frame, lf.Dropped)
+			}
+		}
 	case *source.Gap:
 		p.warn.add(fmt.Sprintf("gap: %s (%.1f s not seen)", e.Reason, float64(e.ToNs-e.FromNs)/1e9))
 		p.touch(e.FromNs)
@@ -393,7 +398,10 @@ func (p *Pipeline) thresholdsFor(hz int64) [4]int64 {
 	return p.thresholds
 }
 
-func (p *Pipeline) addFrame(f *source.Frame) {
+// addFrame counts one frame. looperDropped is the drops LooperFrames worked out for a
+// Looper-derived frame (they depend on when the next frame started, which only it knows), −1
+// for every other frame.
+func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if f.Flags&source.FlagSkippedFrame != 0 {
 		return // hwui's skipped frames are not frames; their timestamps are garbage
 	}
@@ -423,7 +431,7 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 	// extended ones.
 	w.jank.RawDeadlines = p.session.Source == source.KindSim
 	af := w.jank.Frame(f, t)
-	ff := frameFacts{cost: cost, interval: t, dropped: p.dropped(f, w, t, cost, af), histNs: af.DurationNs,
+	ff := frameFacts{cost: cost, interval: t, dropped: p.dropped(f, w, t, cost, af, looperDropped), histNs: af.DurationNs,
 		inHist: af.Counted, flagged: f.Flags != 0, hasDeadline: af.HasDeadline, deadlineJanky: af.DeadlineJanky,
 		legacyKnown: f.DoneNs > 0, legacyJanky: af.LegacyJanky, history: f.History}
 	ff.displayNs = (ff.dropped + 1) * t
@@ -468,9 +476,13 @@ func (p *Pipeline) addFrame(f *source.Frame) {
 // dropped is DESIGN §4's `dropped` for one frame: against the budget the frame really had on
 // Android 12+ rows (DeadlineDropped), by the era's rule on rows without a deadline (Android's
 // JankTracker duration, IntendedVsync → FrameCompleted less the sync stall, in whole periods
-// past the first), and from the main thread's own vsync grid for Looper-derived frames.
-func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, af AndroidFrame) int64 {
-	if f.DoneNs == 0 { // Looper-derived: main-thread cost only
+// past the first), and from the main thread's own vsync grid for Looper-derived frames
+// (looperDropped ≥ 0: LooperFrames' pipelined rule).
+func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, af AndroidFrame, looperDropped int64) int64 {
+	if looperDropped >= 0 {
+		return looperDropped
+	}
+	if f.DoneNs == 0 { // main-thread cost only, from elsewhere than LooperFrames
 		return Dropped(cost, t)
 	}
 	if f.DeadlineNs != 0 {
@@ -566,9 +578,8 @@ func (p *Pipeline) flushLooper() {
 	if p.looper == nil {
 		return
 	}
-	for _, f := range p.looper.Flush() {
-		f := f
-		p.addFrame(&f)
+	for _, lf := range p.looper.Flush() {
+		p.addFrame(&lf.Frame, lf.Dropped)
 	}
 }
 
@@ -586,9 +597,8 @@ func (p *Pipeline) addMessage(m *source.Message) {
 	p.closeDispatch(m, shift)
 	p.msgs.add(m, p.originNs-shift)
 	if p.looper != nil {
-		for _, f := range p.looper.Message(m) {
-			f := f
-			p.addFrame(&f)
+		for _, lf := range p.looper.Message(m) {
+			p.addFrame(&lf.Frame, lf.Dropped)
 		}
 	}
 	// Worst frames that arrived before their messages are attributed late.

@@ -114,9 +114,9 @@ func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*o
 	switch kind {
 	case "auto":
 		// kind "": the report names the source the session ends up with
-		return &opened{src: prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf()}), live: true}, nil
+		return &opened{src: source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf()}), live: true}, nil
 	case "surfaceflinger":
-		return &opened{src: prefixed(pre, sf()), kind: kind, live: true}, nil
+		return &opened{src: source.Prefixed(pre, sf()), kind: kind, live: true}, nil
 	case "gfxinfo":
 		return &opened{src: source.Prefixed(pre, gfx()), kind: kind, live: true}, nil
 	case "logcat":

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -24,19 +25,21 @@ type recState struct {
 // package, source, refresh rate, state (live / paused / idle / disconnected / waiting / ended),
 // ● REC with its elapsed time, and the session clock.
 type headerModel struct {
-	st     *themes.Styles
-	w      int
-	sess   source.Session
-	state  source.State
-	busy   string // the main-thread message a freeze is in
-	forNs  int64  // how long the frozen / no-frames state has lasted
-	hz     float64
-	spanNs int64
-	paused bool
-	replay bool
-	rec    recState
-	now    time.Time
-	line   string
+	st    *themes.Styles
+	w     int
+	sess  source.Session
+	state source.State
+	busy  string // the main-thread message a freeze is in
+	forNs int64  // how long the frozen / no-frames state has lasted
+	hz    float64
+	// layerFPS is the measured SurfaceFlinger layer's latest whole-second FPS (NaN unknown)
+	layerFPS float64
+	spanNs   int64
+	paused   bool
+	replay   bool
+	rec      recState
+	now      time.Time
+	line     string
 }
 
 func newHeader(st *themes.Styles) headerModel { return headerModel{st: st} }
@@ -62,6 +65,7 @@ func (m headerModel) Update(msg tea.Msg) (headerModel, tea.Cmd) {
 		if s := msg.snap; s != nil {
 			m.sess, m.state, m.hz = s.Session, s.State, s.RefreshHz
 			m.busy, m.forNs = s.Busy, s.StateForNs
+			m.layerFPS = measuredLayerFPS(s)
 			m.spanNs = 0
 			if s.NowNs > s.OriginNs && s.OriginNs > 0 {
 				m.spanNs = s.NowNs - s.OriginNs
@@ -109,6 +113,13 @@ func (m headerModel) render() headerModel {
 	}
 	if m.sess.Source != "" && m.sess.Source != source.KindSim {
 		left = append(left, st.Muted.Render(string(m.sess.Source)))
+	}
+	if m.sess.LayerKind != "" {
+		l := m.sess.LayerKind
+		if !math.IsNaN(m.layerFPS) {
+			l += fmt.Sprintf(" · %.0f fps", m.layerFPS)
+		}
+		left = append(left, st.Text.Render(l))
 	}
 	if m.hz > 0 {
 		left = append(left, st.Text.Render(fmt.Sprintf("%.0f Hz", m.hz)))
@@ -176,4 +187,21 @@ func (m headerModel) stateBadge() string {
 type dataMsg struct {
 	snap   *metrics.Snapshot
 	window string
+}
+
+// measuredLayerFPS is the measured layer's FPS in its newest whole slice with frames, else over
+// the run; NaN when no layer is measured.
+func measuredLayerFPS(s *metrics.Snapshot) float64 {
+	for _, l := range s.Layers {
+		if !l.Measured || l.Totals == nil {
+			continue
+		}
+		for i := len(l.Series) - 1; i >= 0; i-- {
+			if sp := l.Series[i]; !sp.Partial && sp.Frames > 0 {
+				return sp.FPS
+			}
+		}
+		return l.Totals.FPS
+	}
+	return math.NaN()
 }

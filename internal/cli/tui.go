@@ -84,10 +84,10 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 
 func deviceKind(s string) string {
 	switch s {
-	case "logcat", "gfxinfo+logcat":
+	case "logcat", "gfxinfo+logcat", "surfaceflinger", "gfxinfo":
 		return s
 	}
-	return "gfxinfo"
+	return "auto" // gfxinfo, or the app's SurfaceView layer when only that presents
 }
 
 // resolveTheme finds a built-in theme, a theme file path, or a user theme in the config

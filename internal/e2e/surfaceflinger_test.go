@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"math"
 	"path/filepath"
@@ -132,6 +133,20 @@ func TestSurfaceFlingerGameAgainstTruth(t *testing.T) {
 	l := r.Layers[0]
 	if l.CadenceRefreshes != 2 || r.Frames != l.Frames || r.JankyFrames != l.JankyFrames || r.FramesLost == nil || *r.FramesLost != 0 {
 		t.Errorf("cadence %d; run frames %d janky %d lost %v; layer frames %d janky %d", l.CadenceRefreshes, r.Frames, r.JankyFrames, r.FramesLost, l.Frames, l.JankyFrames)
+	}
+	// fpstop report on the recording gives the live run's numbers
+	var rb, eb bytes.Buffer
+	if code := cli.Main(context.Background(), []string{"report", rec}, cli.Env{Stdin: strings.NewReader(""), Stdout: &rb, Stderr: &eb,
+		Getenv: func(string) string { return "" }}); code != cli.ExitOK {
+		t.Fatalf("report: exit %d: %s", code, eb.String())
+	}
+	var rr metrics.Report
+	if err := json.Unmarshal(rb.Bytes(), &rr); err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Layers) != len(r.Layers) || rr.Frames != r.Frames || rr.JankyFrames != r.JankyFrames || rr.Source != "surfaceflinger" ||
+		*rr.Layers[0].FPS != *l.FPS || *rr.Layers[0].P90FPS != *l.P90FPS || rr.Layers[0].CadenceRefreshes != l.CadenceRefreshes {
+		t.Errorf("report of the recording %+v differs from the live run's %+v", rr.Layers, r.Layers)
 	}
 	truth := g.truthFrames(t)
 	got := classified(t, rec)

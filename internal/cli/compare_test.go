@@ -193,9 +193,10 @@ func TestTestCommandDriverFails(t *testing.T) {
 	}
 	dir := t.TempDir()
 	rd, xml := filepath.Join(dir, "runs"), filepath.Join(dir, "junit.xml")
+	before := filepath.Join(dir, "before.txt")
 	out, errs, code := run(t, "", "test", "--source", "sim", "--scenario", "smooth", "--speed", "0", "--iterations", "3",
 		"--duration", "3s", "--command", `[ "$FPSTOP_ITERATION" != 2 ]`, "--record-dir", rd, "--junit", xml,
-		"--fail-under-fps", "1", "--max-jank-pct", "100")
+		"--before", `echo "$FPSTOP_ITERATION" >> `+before, "--fail-under-fps", "1", "--max-jank-pct", "100")
 	if code != ExitGate {
 		t.Fatalf("exit %d, want 1: %s", code, errs)
 	}
@@ -212,6 +213,15 @@ func TestTestCommandDriverFails(t *testing.T) {
 	paths, err := compare.Paths([]string{rd})
 	if err != nil || len(paths) != 2 {
 		t.Errorf("compare would use %v (%v), want the 2 successful iterations", paths, err)
+	}
+	if b, err := os.ReadFile(before); err != nil || string(b) != "1\n2\n3\n" {
+		t.Errorf("--before ran as %q (%v)", b, err)
+	}
+	// a failing --before fails its iteration, and the next one still runs
+	_, errs, code = run(t, "", "test", "--source", "sim", "--speed", "0", "--iterations", "2", "--duration", "1s",
+		"--before", `[ "$FPSTOP_ITERATION" != 1 ]`, "--record-dir", filepath.Join(dir, "b"))
+	if code != ExitGate || !strings.Contains(errs, "iteration 1 failed: --before exited with status 1") || !strings.Contains(errs, "1 of 2 iterations ok") {
+		t.Errorf("failing --before: exit %d: %s", code, errs)
 	}
 }
 
@@ -254,5 +264,19 @@ func TestReportAndHeadlessJUnit(t *testing.T) {
 	p = checkJUnit(t, xml2)
 	if p.Tests != 1 || p.Failures != 1 || p.Cases[0].Name != "max-jank-pct 0" || !strings.Contains(p.Cases[0].Message, "over --max-jank-pct 0") {
 		t.Errorf("report junit: %+v", p)
+	}
+}
+
+// A config file's dashboard settings do not stop fpstop test; only the command line's do.
+func TestTestCommandIgnoresDashboardConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("theme: light\nrefresh: 500ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := run(t, "", "test", "--config", cfg, "--source", "sim", "--speed", "0", "--iterations", "1",
+		"--duration", "1s", "--record-dir", filepath.Join(dir, "r"))
+	if code != ExitOK {
+		t.Errorf("exit %d: %s", code, errs)
 	}
 }

@@ -26,7 +26,7 @@ type testFlags struct {
 	bseed      uint64
 }
 
-// flags of the main command that mean nothing to `fpstop test`: hidden, and refused if given.
+// flags of the main command that mean nothing to `fpstop test`: refused on the command line.
 var testRefused = []string{"input", "record", "headless", "json", "truth", "theme", "color", "no-mouse", "refresh", "target-fps"}
 
 func (a *app) testCmd() *cobra.Command {
@@ -42,7 +42,7 @@ and the directory gets summary.json: every iteration's values, their mean and a 
 confidence interval of the mean. A failing command or --before marks that iteration failed; the
 run goes on, and exits 1 at the end. Compare two test directories with fpstop compare.
 Works with every source; with the simulator (--source sim) iteration i uses --seed + i − 1.
-Commands run with sh -c and get FPSTOP_ITERATION, FPSTOP_SERIAL and FPSTOP_PACKAGE.`,
+Commands run with sh -c and get FPSTOP_ITERATION, and on a device FPSTOP_SERIAL and FPSTOP_PACKAGE.`,
 		Example: `  fpstop test -p com.example.app --iterations 10 --cold --duration 20s \
       --command 'while true; do adb shell input swipe 500 1500 500 300 200; done' --record-dir runs/main
   fpstop test --source sim --scenario janky --hz 120 --speed 0 --iterations 3 --duration 10s --command true --record-dir runs/sim`,
@@ -63,8 +63,14 @@ Commands run with sh -c and get FPSTOP_ITERATION, FPSTOP_SERIAL and FPSTOP_PACKA
 	fs.Uint64Var(&f.bseed, "bootstrap-seed", 1, "bootstrap seed")
 	a.opts.bind(fs)
 	for _, name := range testRefused {
-		_ = fs.MarkHidden(name)
+		// not hidden: a shared config file may set them for the dashboard (hidden flags are
+		// unknown keys to the config file)
+		fs.Lookup(name).Usage = "(not used by fpstop test)"
 	}
+	fs.Lookup("record-dir").Usage = "directory for the recordings and summary.json (default fpstop-test-DATE-TIME)"
+	fs.Lookup("duration").Usage = "measure each iteration this long (default: as long as --command runs; the simulator: virtual time)"
+	fs.Lookup("force").Usage = "replace a test already in --record-dir"
+	fs.Lookup("seed").Usage = "simulator seed of the first iteration (iteration i uses seed + i − 1)"
 	return c
 }
 
@@ -72,6 +78,8 @@ Commands run with sh -c and get FPSTOP_ITERATION, FPSTOP_SERIAL and FPSTOP_PACKA
 // nothing here.
 func (a *app) validateTest(cmd *cobra.Command, f *testFlags) error {
 	for _, name := range testRefused {
+		// only the command line counts (a config file leaves Changed false): a config file's
+		// theme or refresh is for the dashboard
 		if cmd.Flags().Changed(name) {
 			return usageErr("--%s does not apply to fpstop test", name)
 		}
@@ -153,6 +161,8 @@ func (a *app) runTest(cmd *cobra.Command, f *testFlags) error {
 		gateFails = append(gateFails, fails...)
 		t.done = append(t.done, time.Since(t.itStart))
 		if ctx.Err() != nil {
+			// interrupted: the iterations so far are kept and summarised
+			fmt.Fprintf(a.env.Stderr, "fpstop test: interrupted after iteration %d of %d\n", i, f.iterations)
 			break
 		}
 	}

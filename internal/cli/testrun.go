@@ -47,16 +47,16 @@ func (t *tester) progress(i int) {
 
 // env is the environment of the user's commands.
 func (t *tester) env(i int) []string {
-	env := append(os.Environ(), fmt.Sprintf("FPSTOP_ITERATION=%d", i), "FPSTOP_PACKAGE="+t.a.opts.Package)
+	env := append(os.Environ(), fmt.Sprintf("FPSTOP_ITERATION=%d", i))
 	if t.target != nil {
-		env = append(env, "FPSTOP_SERIAL="+t.target.info.Serial)
+		env = append(env, "FPSTOP_SERIAL="+t.target.info.Serial, "FPSTOP_PACKAGE="+t.target.pkg)
 	}
 	return env
 }
 
 // iteration runs iteration i. A failure of the app restart, --before, the driver or the
 // measurement marks the iteration failed (returned in the Iteration); err is only for what
-// stops the whole test (the user interrupted it).
+// stops the whole test (the directory cannot be written).
 func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []string, error) {
 	it := compare.Iteration{Index: i, Status: compare.StatusOK, Values: map[string]*float64{}}
 	t.gateCases = append(t.gateCases, nil)
@@ -64,7 +64,7 @@ func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []str
 		it.Status, it.Error = compare.StatusFailed, fmt.Sprintf(format, args...)
 		it.DurationS = time.Since(t.itStart).Seconds()
 		fmt.Fprintf(t.a.env.Stderr, "fpstop test: iteration %d failed: %s\n", i, it.Error)
-		return it, nil, ctx.Err()
+		return it, nil, nil
 	}
 	logf, err := os.Create(filepath.Join(t.dir, fmt.Sprintf("iteration-%02d.log", i)))
 	if err != nil {
@@ -108,7 +108,7 @@ func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []str
 		res.Recording, res.Values = it.Recording, it.Values
 		return res, fails, err
 	}
-	return it, fails, ctx.Err()
+	return it, fails, nil
 }
 
 // coldStart force-stops the app and starts its launcher activity (validated device commands).

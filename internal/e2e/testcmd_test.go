@@ -51,7 +51,7 @@ func TestTestCommandCold(t *testing.T) {
 	const n = 3
 	var out, errb bytes.Buffer
 	code := cli.Main(context.Background(), []string{"test", "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial,
-		"--iterations", fmt.Sprint(n), "--cold", "--duration", "2s", "--command", `test "$FPSTOP_PACKAGE" = `+pkg, "--record-dir", dir, "--format", "json"},
+		"--iterations", fmt.Sprint(n), "--cold", "--duration", "2s", "--command", `test "$FPSTOP_PACKAGE" = ` + pkg, "--record-dir", dir, "--format", "json"},
 		cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Build: buildinfo.Info{Version: "e2e"},
 			Getenv: func(k string) string {
 				if k == "FPSTOP_CONFIG" || k == "XDG_CONFIG_HOME" {

@@ -51,12 +51,21 @@ func (a *app) resolveTargetFor(ctx context.Context, serial, pkg string) (*target
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
+	return a.completeTarget(cctx, cl, info, pkg)
+}
+
+// completeTarget finds the app on info's device (pkg, else its -p SERIAL=PKG, else the
+// foreground app) and reads the device's refresh rate.
+func (a *app) completeTarget(ctx context.Context, cl *device.Client, info device.Info, pkg string) (*target, error) {
+	if pkg == "" {
+		pkg = a.opts.pkgBySerial[info.Serial]
+	}
 	if pkg != "" {
 		if err := device.ValidPackage(pkg); err != nil {
 			return nil, usageErr("%v", err)
 		}
 	} else {
-		fg, _, err := cl.ForegroundApp(cctx, info.Serial)
+		fg, _, err := cl.ForegroundApp(ctx, info.Serial)
 		if err != nil {
 			return nil, runtimeErr(fmt.Errorf("no --package given and the foreground app could not be found: %w", err))
 		}
@@ -65,7 +74,7 @@ func (a *app) resolveTargetFor(ctx context.Context, serial, pkg string) (*target
 		}
 		pkg = fg
 	}
-	hz, err := cl.RefreshRate(cctx, info.Serial)
+	hz, err := cl.RefreshRate(ctx, info.Serial)
 	if err != nil {
 		a.log.Warn("refresh rate unknown", "err", err)
 		hz = 0
@@ -97,6 +106,13 @@ func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*o
 			return nil, err
 		}
 	}
+	src, k := a.sourceFor(t, kind)
+	return &opened{src: src, kind: k, live: true}, nil
+}
+
+// sourceFor is the source of the given kind reading target t, and the kind the report names
+// ("" for auto: the source the session ends up with).
+func (a *app) sourceFor(t *target, kind string) (source.Source, string) {
 	var pre []source.Event
 	if t.refresh > 0 {
 		pre = append(pre, &source.Refresh{Hz: t.refresh})
@@ -114,15 +130,15 @@ func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*o
 	switch kind {
 	case "auto":
 		// kind "": the report names the source the session ends up with
-		return &opened{src: source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf()}), live: true}, nil
+		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf()}), ""
 	case "surfaceflinger":
-		return &opened{src: source.Prefixed(pre, sf()), kind: kind, live: true}, nil
+		return source.Prefixed(pre, sf()), kind
 	case "gfxinfo":
-		return &opened{src: source.Prefixed(pre, gfx()), kind: kind, live: true}, nil
+		return source.Prefixed(pre, gfx()), kind
 	case "logcat":
-		return &opened{src: source.Prefixed(pre, a.logcatLive(t)), kind: kind, live: true}, nil
+		return source.Prefixed(pre, a.logcatLive(t)), kind
 	default: // gfxinfo+logcat
-		return &opened{src: source.Prefixed(pre, source.Merged(source.KindGfxinfoLogcat, gfx(), a.logcatLive(t))), kind: kind, live: true}, nil
+		return source.Prefixed(pre, source.Merged(source.KindGfxinfoLogcat, gfx(), a.logcatLive(t))), kind
 	}
 }
 

@@ -80,3 +80,31 @@ func TestOTLPPushMatchesReport(t *testing.T) {
 		t.Errorf("pushed %d frames, report says %d", n, r.Frames)
 	}
 }
+
+func TestMultiDeviceFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-s", "A", "-s", "B"},                     // the dashboard reads one device
+		{"--all-devices", "-s", "A", "--headless"}, // both ways at once
+		{"-s", "A", "-s", "A", "--headless"},       // twice
+		{"-s", "A", "-s", "B", "--headless", "--record", "x.jsonl"},
+		{"--all-devices", "--headless", "--source", "sim"},
+		{"--all-devices", "--headless", "-p", "com.a", "-p", "com.b"},
+		{"--all-devices", "--headless", "-p", "=com.a"},
+		{"--all-devices", "--headless", "-p", "A=not a package"},
+	} {
+		_, errs, code := run(t, "", args...)
+		if code != ExitUsage {
+			t.Errorf("%v: exit %d (%q), want a usage error", args, code, errs)
+		}
+	}
+}
+
+// TestNamedMissingDeviceIsExit3: a device named with -s that is not there is a runtime error
+// (exit 3) with several devices as with one.
+func TestNamedMissingDeviceIsExit3(t *testing.T) {
+	// An adb server port nothing listens on: the device list cannot even be read.
+	_, errs, code := run(t, "", "-s", "A", "-s", "B", "--headless", "--adb-port", "1")
+	if code != ExitRuntime {
+		t.Errorf("exit %d (%q), want 3", code, errs)
+	}
+}

@@ -61,6 +61,12 @@ type Options struct {
 
 	Exports ExportOptions
 
+	// several devices (multiopts.go)
+	AllDevices  bool
+	serials     []string
+	packages    []string
+	pkgBySerial map[string]string
+
 	// set after parsing
 	simImplied bool
 	levels     [4]int
@@ -70,8 +76,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Source, "source", "auto", "where frames come from: auto, sim, gfxinfo, logcat, gfxinfo+logcat, surfaceflinger (sf)")
 	fs.StringVar(&o.Layer, "layer", "", "with --source surfaceflinger: the SurfaceFlinger layer to measure (default: the app's presenting layer)")
 	fs.StringVar(&o.Input, "input", "", "read a captured gfxinfo dump, logcat text or recording instead of a device (- for stdin)")
-	fs.StringVarP(&o.Serial, "serial", "s", "", "device serial (default $ANDROID_SERIAL, or the only device)")
-	fs.StringVarP(&o.Package, "package", "p", "", "app package (default: the foreground app)")
+	o.bindDevices(fs)
 	fs.StringVar(&o.AdbHost, "adb-host", "", "adb server host (default localhost, or $ADB_SERVER_SOCKET)")
 	fs.IntVar(&o.AdbPort, "adb-port", 0, "adb server port (default 5037, or $ADB_SERVER_SOCKET)")
 	fs.DurationVar(&o.Interval, "interval", 0, "gfxinfo poll interval (default: adaptive to the refresh rate)")
@@ -189,6 +194,9 @@ func (o *Options) validate(changed, set func(string) bool) error {
 		return usageErr("--%v", err)
 	}
 	o.levels = lv
+	if err := o.validateDevices(); err != nil {
+		return err
+	}
 	if err := o.Exports.validate(changed); err != nil {
 		return err
 	}

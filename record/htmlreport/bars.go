@@ -37,7 +37,7 @@ func dropLevelsChart(rows []levelRow, thr [4]int64) template.HTML {
 		return (chartW - barLabelW - 150) * math.Log10(1+float64(c)) / math.Log10(1+float64(maxC))
 	}
 	var s svg
-	s.start(chartW, h, "levels", "frames per drop level, log scale")
+	s.start(chartW, h, "chart levels", "frames per drop level, log scale")
 	for li, l := range metrics.Levels {
 		y0 := padTop + float64(li)*(rowH*per+6)
 		label := l.String()
@@ -111,7 +111,7 @@ func phaseChart(rows []phaseRow, budgetMs float64, label string) template.HTML {
 	h := padTop + padBottom + rowH*float64(len(rows))
 	xs := linScale{lo: 0, hi: top, a: barLabelW, b: chartW - padRight}
 	var s svg
-	s.start(chartW, h, "phases", label)
+	s.start(chartW, h, "chart phases", label)
 	s.group("grid")
 	for _, v := range linTicks(top, 8) {
 		x := xs.at(v)
@@ -163,7 +163,7 @@ func messagesChart(rows []msgRow, budgetMs float64) template.HTML {
 	h := padTop + padBottom + rowH*float64(len(rows))
 	xs := logScale{lo: 0.5, hi: top, a: barLabelW, b: chartW - padRight - 60}
 	var s svg
-	s.start(chartW, h, "messages", "slowest main-thread messages: worst run, log scale")
+	s.start(chartW, h, "chart messages", "slowest main-thread messages: worst run, log scale")
 	s.group("grid")
 	for _, v := range niceTicks(1, top) {
 		x := xs.at(v)
@@ -175,6 +175,10 @@ func messagesChart(rows []msgRow, budgetMs float64) template.HTML {
 	for i, r := range rows {
 		y := padTop + float64(i)*rowH
 		s.text(barLabelW-8, y+rowH/2+4, "end", "label", clip(r.label, 34))
+		if r.maxMs <= 0 {
+			s.text(xs.a+6, y+rowH/2+4, "start", "value", "none")
+			continue
+		}
 		w := xs.at(r.maxMs) - xs.a
 		s.rect(xs.a, y+3, w, rowH-6, fmt.Sprintf("mbar side%d", r.side), r.title)
 		if r.p95Ms > 0 {

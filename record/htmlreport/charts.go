@@ -91,7 +91,7 @@ func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string) templ
 	xs := linScale{lo: lo, hi: hi, a: padLeft, b: chartW - padRight}
 	ys := linScale{lo: 0, hi: top * 1.08, a: fpsH - padBottom, b: padTop}
 	var s svg
-	s.start(chartW, fpsH, "fps", "frames per second over the session")
+	s.start(chartW, fpsH, "chart fps", "frames per second over the session")
 	timeAxis(&s, xs, fpsH)
 	s.group("grid")
 	for _, v := range linTicks(top*1.08, 5) {
@@ -160,7 +160,7 @@ const histH = 230.0
 
 // histogram draws Android's frame-time buckets (the labels dumpsys gfxinfo prints) with the
 // count on a log scale, bars coloured by the drop level of a frame of the bucket's time; two
-// sides are drawn as pairs of bars. Empty buckets up to the last used one keep their place so
+// sides are drawn as pairs of bars coloured by side. Empty buckets up to the last used one keep their place so
 // the axis is Android's.
 func histogram(sides []histIn, intervalMs float64, thr [4]int64) template.HTML {
 	last, maxC := 0, int64(1)
@@ -179,7 +179,7 @@ func histogram(sides []histIn, intervalMs float64, thr [4]int64) template.HTML {
 		return (histH - padBottom - padTop) * math.Log10(1+float64(c)) / math.Log10(1+float64(maxC))
 	}
 	var s svg
-	s.start(chartW, histH, "hist", "frame-time histogram in Android's gfxinfo buckets")
+	s.start(chartW, histH, "chart hist", "frame-time histogram in Android's gfxinfo buckets")
 	s.group("grid")
 	for _, v := range niceTicks(1, float64(maxC)) {
 		if v != math.Pow(10, math.Round(math.Log10(v))) {
@@ -219,6 +219,9 @@ func histogram(sides []histIn, intervalMs float64, thr [4]int64) template.HTML {
 			x := padLeft + float64(i)*slotW + float64(si)*bw
 			h := yh(b.Count)
 			cls := "hbar " + clsNames[bucketClass(b.Ms, intervalMs, thr)]
+			if len(sides) > 1 {
+				cls = fmt.Sprintf("hbar side%d", in.side) // two sides: colour says which
+			}
 			name := ""
 			if in.name != "" {
 				name = in.name + ": "

@@ -64,6 +64,7 @@ type page struct {
 	ThemeCSS  template.CSS
 	CSS       template.CSS
 	Single    *sessionView
+	Compare   *compareView
 	Generated string
 }
 

@@ -25,13 +25,14 @@ type svg struct {
 	f []byte // number formatting scratch
 }
 
-// start opens the <svg> element; label is its accessible name.
+// start opens the <svg> element with its classes ("chart NAME" for a figure); label is its
+// accessible name.
 func (s *svg) start(w, h float64, class, label string) {
 	s.b.WriteString(`<svg viewBox="0 0 `)
 	s.num(w)
 	s.b.WriteByte(' ')
 	s.num(h)
-	s.b.WriteString(`" class="chart `)
+	s.b.WriteString(`" class="`)
 	s.b.WriteString(class)
 	s.b.WriteString(`" role="img" aria-label="`)
 	s.b.WriteString(html.EscapeString(label))
@@ -119,6 +120,23 @@ func (s *svg) line(x1, y1, x2, y2 float64, class, title string) {
 	s.attr("x2", x2)
 	s.attr("y2", y2)
 	s.close("line", title)
+}
+
+// polyline draws a line through the points (x0, y0, x1, y1, …); it has no tooltip: the points
+// drawn on it carry them.
+func (s *svg) polyline(xy []float64, class string) {
+	s.open("polyline", class)
+	s.b.WriteString(` points="`)
+	for i := 0; i+1 < len(xy); i += 2 {
+		if i > 0 {
+			s.b.WriteByte(' ')
+		}
+		s.num(xy[i])
+		s.b.WriteByte(',')
+		s.num(xy[i+1])
+	}
+	s.b.WriteByte('"')
+	s.close("polyline", "")
 }
 
 // triangle draws a downward marker whose tip is at (x, y).

@@ -54,7 +54,7 @@ func timeline(in timelineIn) timelineOut {
 	yHi := math.Max(fs.maxCostMs*1.15, math.Max(in.budgetMs*4, 20))
 	ys := logScale{lo: 1, hi: yHi, a: timelineH - padBottom, b: padTop}
 	var s svg
-	s.start(chartW, timelineH, "timeline", "frame time of every frame over the session, log scale")
+	s.start(chartW, timelineH, "chart timeline", "frame time of every frame over the session, log scale")
 	for _, g := range in.gaps {
 		a, b := xs.at(toS(g.FromNs)), xs.at(toS(g.ToNs))
 		s.rect(a, padTop, b-a, timelineH-padBottom-padTop, "gap",

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // compareFlags are `fpstop compare`'s own flags.
 type compareFlags struct {
-	format          string
+	format, output  string
 	base, new       []string
 	confidence      float64
 	minEffect       string
@@ -47,7 +48,9 @@ gates exit 1 on a significant regression beyond them. See docs/compare.md.`,
 		},
 	}
 	fs := c.Flags()
-	fs.StringVar(&f.format, "format", "text", "text, md (for a pull request) or json (docs/compare.md)")
+	fs.StringVar(&f.format, "format", "text", "text, md (for a pull request), json (docs/compare.md) or html (one offline page with charts)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the comparison to this file instead of stdout")
+	fs.BoolVar(&a.opts.Force, "force", false, "overwrite the --output file")
 	fs.StringArrayVar(&f.base, "base", nil, "another BASE recording or directory (repeatable)")
 	fs.StringArrayVar(&f.new, "new", nil, "another NEW recording or directory (repeatable)")
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the intervals; significant when p < 1 − confidence")
@@ -102,9 +105,9 @@ func (f *compareFlags) options(version string, args []string) (compare.Options, 
 	o.BaseLabel = strings.Join(append([]string{args[0]}, f.base...), " + ")
 	o.NewLabel = strings.Join(append([]string{args[1]}, f.new...), " + ")
 	switch strings.ToLower(f.format) {
-	case "text", "md", "markdown", "json":
+	case "text", "md", "markdown", "json", "html":
 	default:
-		return o, fmt.Errorf("--format %q: want text, md or json", f.format)
+		return o, fmt.Errorf("--format %q: want text, md, json or html", f.format)
 	}
 	return o, nil
 }
@@ -138,15 +141,17 @@ func (a *app) runCompare(cmd *cobra.Command, args []string, f *compareFlags) err
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	out := cmd.OutOrStdout()
-	switch strings.ToLower(f.format) {
-	case "json":
-		err = writeJSON(out, res)
-	case "md", "markdown":
-		err = compare.WriteMarkdown(out, res)
-	default:
-		err = compare.WriteText(out, res)
-	}
+	err = a.writeOutput(cmd.OutOrStdout(), f.output, func(out io.Writer) error {
+		switch strings.ToLower(f.format) {
+		case "json":
+			return writeJSON(out, res)
+		case "md", "markdown":
+			return compare.WriteMarkdown(out, res)
+		case "html":
+			return a.compareHTML(out, res)
+		}
+		return compare.WriteText(out, res)
+	})
 	if err != nil {
 		return runtimeErr(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record/htmlreport"
@@ -42,4 +43,14 @@ func (a *app) htmlReport(w io.Writer, path string, meta metrics.ReportMeta) (*me
 		return nil, err
 	}
 	return s.Analysis.Report, nil
+}
+
+// compareHTML writes the comparison page; it reads the result's recordings again for the
+// charts (the result holds numbers, not series), with the same metrics configuration.
+func (a *app) compareHTML(w io.Writer, res *compare.Result) error {
+	c, err := htmlreport.LoadComparison(res, a.cfg(), metrics.ReportMeta{Version: a.env.Build.Version})
+	if err != nil {
+		return err
+	}
+	return htmlreport.WriteCompare(w, c, htmlreport.Options{})
 }

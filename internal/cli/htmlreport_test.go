@@ -43,3 +43,27 @@ func TestReportHTML(t *testing.T) {
 		t.Errorf("a failed report left %s behind", bad)
 	}
 }
+
+// TestCompareHTML: `fpstop compare BASE NEW --format html` writes the comparison page (to -o
+// FILE as well) with both sides, and keeps the compare gates' exit status.
+func TestCompareHTML(t *testing.T) {
+	dir := t.TempDir()
+	smooth := simRecord(t, dir, "smooth.jsonl.gz", "--scenario", "smooth", "--hz", "120", "--seed", "1", "--duration", "10s")
+	janky := simRecord(t, dir, "janky.jsonl.gz", "--scenario", "janky", "--hz", "120", "--seed", "1", "--duration", "10s")
+	page, errs, code := run(t, "", "compare", smooth, janky, "--format", "html", "--resamples", "200")
+	if code != ExitOK || !strings.HasPrefix(page, "<!doctype html>") {
+		t.Fatalf("compare html: exit %d %s\n%.300s", code, errs, page)
+	}
+	for _, want := range []string{"BASE · " + smooth, "NEW · " + janky, `class="chart fps cmp"`, `class="chart hist"`, `<table class="verdicts">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("compare page lacks %q", want)
+		}
+	}
+	out := filepath.Join(dir, "cmp.html")
+	if _, errs, code := run(t, "", "compare", smooth, janky, "--format", "html", "--resamples", "200", "-o", out, "--max-fps-drop", "2"); code != ExitGate {
+		t.Errorf("gate: exit %d %s", code, errs)
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "FAILED") {
+		t.Errorf("the -o page (%v) does not show the failed gate", err)
+	}
+}

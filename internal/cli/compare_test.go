@@ -233,7 +233,7 @@ func TestTestCommandUsage(t *testing.T) {
 		{"test", "--source", "sim", "--duration", "1s", "--record", "x.jsonl"}, // not for test
 		{"test", "--source", "sim", "--duration", "1s", "-p", "com.x;reboot"},  // hostile package
 		{"compare", "a", "b", "--min-effect", "fps=-1"},
-		{"compare", "a", "b", "--format", "html"},
+		{"compare", "a", "b", "--format", "pdf"},
 	} {
 		if _, errs, code := run(t, "", args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, errs)

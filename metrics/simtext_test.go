@@ -15,8 +15,8 @@ import (
 )
 
 // rowCollector polls a simulator's gfxinfo dump as a device would be polled: it renders the
-// text (Android 13's 23 columns with the real devices' FrameInterval/FrameStartTime label swap,
-// or Android 10's 17 columns before Android 12), parses it with the real parser and keeps every
+// text in the case's layout (Android 13's 23 columns with the real devices' FrameInterval /
+// FrameStartTime label swap, or an older one without deadlines), parses it with the real parser and keeps every
 // row once (by window and IntendedVsync), in the order first seen.
 type rowCollector struct {
 	t      *testing.T
@@ -29,11 +29,7 @@ type rowCollector struct {
 }
 
 func newRowCollector(t *testing.T, c simCase) *rowCollector {
-	l := sim.LayoutAndroid13
-	if c.pre12 {
-		l = sim.LayoutAndroid10
-	}
-	return &rowCollector{t: t, c: c, dump: sim.NewGfxinfoDump("", 0, 0), layout: l, seen: map[string]bool{}}
+	return &rowCollector{t: t, c: c, dump: sim.NewGfxinfoDump("", 0, 0), layout: c.layout, seen: map[string]bool{}}
 }
 
 // poll renders and parses the dump once. The simulator sends 100 ms batches and is at most one
@@ -96,7 +92,7 @@ func TestGfxinfoTextEqualsTruth(t *testing.T) {
 	for _, c := range simCases() {
 		t.Run(c.String(), func(t *testing.T) {
 			rc := newRowCollector(t, c)
-			truth := runSim(t, c, 30*time.Second, rc.dump, func([]source.Event) { rc.poll() })
+			truth := runSim(t, c, simDuration(30*time.Second), rc.dump, func([]source.Event) { rc.poll() })
 			rc.poll()
 			seen := rc.truthSeen(truth.Bytes())
 			ref, err := reference.FromTruth(bytes.NewReader(seen), false)

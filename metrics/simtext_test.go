@@ -110,7 +110,7 @@ func TestGfxinfoTextEqualsTruth(t *testing.T) {
 					t.Errorf("the polls missed %d of the %d frames of %s", lost, n, w)
 				}
 			}
-			checkAgainst(t, rc.report(), ref)
+			checkAgainst(t, rc.report(), ref, true)
 
 			T := int64(1e9/c.hz + 0.5)
 			calc := reference.NewCalc()

@@ -81,8 +81,8 @@ func runSim(t *testing.T, c simCase, d time.Duration, dump *sim.GfxinfoDump, eac
 }
 
 // checkAgainst holds a report against the reference numbers: frames, janky and drop levels
-// exactly, fps to 0.5 %.
-func checkAgainst(t *testing.T, r *metrics.Report, ref reference.Numbers) {
+// exactly, fps to 0.5 %, and with deadlineRule Android's deadline jank exactly.
+func checkAgainst(t *testing.T, r *metrics.Report, ref reference.Numbers, deadlineRule bool) {
 	t.Helper()
 	if ref.Frames == 0 {
 		t.Fatalf("scenario produced no frames")
@@ -96,6 +96,13 @@ func checkAgainst(t *testing.T, r *metrics.Report, ref reference.Numbers) {
 	}
 	if r.FPS == nil || math.Abs(float64(*r.FPS)-ref.FPS) > 0.005*ref.FPS {
 		t.Errorf("fps %v; truth says %.4f", r.FPS, ref.FPS)
+	}
+	if ref.Deadlines > 0 && deadlineRule {
+		if r.JankyDeadline == nil {
+			t.Errorf("janky_deadline null; Android's rule on the printed rows says %d", ref.JankyDeadline)
+		} else if *r.JankyDeadline != ref.JankyDeadline {
+			t.Errorf("janky_deadline %d; Android's rule on the printed rows says %d", *r.JankyDeadline, ref.JankyDeadline)
+		}
 	}
 	for _, w := range r.Windows {
 		if ref.Windows[w.Name] != w.Frames {
@@ -120,7 +127,7 @@ func TestPipelineEqualsTruth(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := p.Report(metrics.ReportMeta{})
-			checkAgainst(t, r, ref)
+			checkAgainst(t, r, ref, false) // TODO(sim9): true once metrics stops extending the simulator's printed deadlines (RawDeadlines)
 			if r.Messages.Paired != ref.Messages {
 				t.Errorf("%d messages; truth has %d", r.Messages.Paired, ref.Messages)
 			}

@@ -33,6 +33,10 @@ type Numbers struct {
 	Messages      int64
 	// Dropped is each frame's dropped count, in input order (skipped rows left out).
 	Dropped []int64
+	// JankyDeadline is Android 12+'s "Janky frames" rule on the printed rows: GpuCompleted at
+	// or after the printed FrameDeadline (stuffing already in it), SurfaceCanvas rows exempt;
+	// Deadlines counts the rows that have a deadline.
+	JankyDeadline, Deadlines int64
 }
 
 // Line is the part of a frame or message line the rule reads.
@@ -60,6 +64,7 @@ const (
 	stepNs     = 100_000        // budget tally resolution
 	maxFrameNs = 10_000_000_000 // rows completing later than this are not frames
 	flagSkip   = 8              // SkippedFrame
+	flagCanvas = 4              // SurfaceCanvas: never janky by Android's rules
 )
 
 // Calc applies the rule to frame lines fed one at a time, in order.
@@ -111,6 +116,12 @@ func (c *Calc) Add(l Line) {
 	T := l.IntervalNs
 	if l.Flags&flagSkip != 0 || T <= 0 || end == 0 || end < l.VsyncNs || end-l.VsyncNs > maxFrameNs {
 		return
+	}
+	if l.DeadlineNs > 0 && !c.MainThread {
+		c.n.Deadlines++
+		if l.Flags&flagCanvas == 0 && end >= l.DeadlineNs {
+			c.n.JankyDeadline++
+		}
 	}
 	var dropped int64
 	if l.DeadlineNs > 0 && !c.MainThread {

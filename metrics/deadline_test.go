@@ -104,3 +104,27 @@ func TestRunFPSWallCountsRefreshes(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFramesAreNotWorstFrames: the first poll's backlog cannot be attributed to messages
+// (logcat starts with the session): it never fills the worst-frames list.
+func TestHistoryFramesAreNotWorstFrames(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindGfxinfo, RefreshHz: 60})
+	const T = 16_666_667
+	for i := int64(0); i < 30; i++ {
+		p.Add(&source.Frame{Window: "w", VsyncNs: 1e9 + i*10*T, DoneNs: 1e9 + i*10*T + 9*T, IntervalNs: T, History: true})
+	}
+	for i := int64(0); i < 30; i++ {
+		v := int64(10e9) + i*T
+		p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 20e6, IntervalNs: T})
+	}
+	r := p.Report(ReportMeta{})
+	if len(r.WorstFrames) != 20 {
+		t.Fatalf("%d worst frames", len(r.WorstFrames))
+	}
+	for _, w := range r.WorstFrames {
+		if w.CostMs > 21 {
+			t.Errorf("a history frame (%.1f ms) among the worst frames", float64(w.CostMs))
+		}
+	}
+}

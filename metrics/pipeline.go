@@ -467,7 +467,11 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if p.rlen < len(p.recent) {
 		p.rlen++
 	}
-	p.considerWorst(w.name, f, cost, ff.dropped)
+	if !f.History {
+		// Worst frames are for finding the message behind a stutter: a frame drawn before
+		// the session started has none to find (logcat and the clock start with the session).
+		p.considerWorst(w.name, f, cost, ff.dropped)
+	}
 	if p.onFrame != nil {
 		p.onFrame(ClassifiedFrame{Frame: *f, IntervalNs: t, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
 	}

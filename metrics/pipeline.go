@@ -326,6 +326,11 @@ func (p *Pipeline) touch(at int64) {
 
 func (p *Pipeline) window(name, process string) *windowState {
 	if w := p.lastWin; w != nil && w.name == name {
+		if w.process == "" {
+			// a window first seen in a Poll (which names no process) keeps the process its
+			// summary or frames were printed under
+			w.process = process
+		}
 		return w
 	}
 	w := p.windows[name]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/fpstop/fpstop/internal/session"
@@ -71,6 +72,11 @@ func (a *app) headless(ctx context.Context) error {
 	rep := sess.Report(meta)
 	if err := writeReport(a.env.Stdout, rep, a.opts.JSON); err != nil {
 		return runtimeErr(err)
+	}
+	for _, w := range rep.Warnings {
+		if strings.HasPrefix(w, "-p ") { // -p was ignored or matched nothing: said on stderr too
+			fmt.Fprintf(a.env.Stderr, "fpstop: %s\n", w)
+		}
 	}
 	return a.finishGates(rep, "headless", clock.start)
 }

@@ -81,7 +81,12 @@ func (a *app) inputSource() (*opened, error) {
 	}
 	switch kind {
 	case inputGfxinfo:
-		return &opened{src: gfxinfo.FromReader(br, a.opts.Input), kind: "gfxinfo"}, nil
+		src := gfxinfo.FromReader(br, a.opts.Input)
+		if a.opts.Package != "" {
+			// a dump of every process: only -p's windows (or a warning that it has none)
+			src = gfxinfo.KeepProcess(src, a.opts.Package)
+		}
+		return &opened{src: src, kind: "gfxinfo"}, nil
 	case inputLogcat:
 		return &opened{src: logcat.FromReader(br, logcat.Options{Name: a.opts.Input, Package: a.opts.Package, Raw: a.opts.RecordRaw}), kind: "logcat"}, nil
 	default:

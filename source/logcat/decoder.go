@@ -67,6 +67,8 @@ type thread struct {
 type Decoder struct {
 	p       Parser
 	pid     int
+	pkg     string // SetPackage
+	pkgSeen bool   // a line carried pkg in its package column
 	threads map[uint64]*thread
 	lastKey uint64
 	last    *thread
@@ -85,6 +87,16 @@ func NewDecoder() *Decoder {
 
 // SetPid keeps only lines of process pid (lines whose format has no pid are kept); 0 keeps all.
 func (d *Decoder) SetPid(pid int) { d.pid = pid }
+
+// SetPackage keeps only the lines of app pkg, where the text says which process that is: lines
+// with a package column (Android Studio copies) are kept when it is pkg and dropped when it is
+// another, and the pid of the first pkg line then filters lines without the column too (unless
+// SetPid chose one). Plain logcat formats name processes by pid only: with no line naming pkg,
+// nothing is filtered — PackageSeen reports false so that the caller can say -p was ignored.
+func (d *Decoder) SetPackage(pkg string) { d.pkg = pkg }
+
+// PackageSeen reports whether a line named the SetPackage package in its package column.
+func (d *Decoder) PackageSeen() bool { return d.pkgSeen }
 
 // Stats returns the counts so far.
 func (d *Decoder) Stats() Stats { return d.stats }
@@ -132,6 +144,15 @@ func (d *Decoder) Line(b []byte) {
 	kind, rest := classify(l.Msg)
 	if kind == kindNone {
 		return
+	}
+	if d.pkg != "" && len(l.Pkg) > 0 {
+		if string(l.Pkg) != d.pkg {
+			return
+		}
+		d.pkgSeen = true
+		if d.pid == 0 {
+			d.pid = l.Pid
+		}
 	}
 	if d.pid != 0 && l.Pid != 0 && l.Pid != d.pid {
 		return

@@ -16,7 +16,9 @@ import (
 type Options struct {
 	// Name is the input's name (file path, "-" for stdin), reported in the Session.
 	Name string
-	// Package is the app the text is about, when the caller knows it.
+	// Package is the app the text is about (-p). Lines are kept only for it where the text says
+	// which process it is (Decoder.SetPackage); where it does not, a warning says that every
+	// process's lines were counted.
 	Package string
 	// Pid keeps only this process's lines (0: every process).
 	Pid int
@@ -35,6 +37,12 @@ const (
 	maxBatch       = 4096
 	maxLine        = 1 << 20 // longer lines are cut (a torn or binary input must not grow memory)
 )
+
+// PackageIgnoredText is the warning when -p could not select a process in logcat text.
+func PackageIgnoredText(pkg string) string {
+	return "-p " + pkg + ": -p was ignored — the logcat text does not say which process is " + pkg +
+		" (its lines name processes by pid only), so every process's lines were counted"
+}
 
 // FromReader returns a Source that reads logcat text from r — a captured file, or stdin fed by
 // a running `adb logcat -v threadtime` — in any format the Parser knows (UTF-8, with or without
@@ -56,6 +64,7 @@ type readerSource struct {
 func (s *readerSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	p := newPump(out, s.opts.Raw, s.opts.FlushEvery)
 	p.d.SetPid(s.opts.Pid)
+	p.d.SetPackage(s.opts.Package)
 	p.add(&source.Session{Source: source.KindLogcat, Package: s.opts.Package, Pid: s.opts.Pid,
 		CostBasis: source.CostMainThread, Input: s.opts.Name})
 	if _, err := p.stream(ctx, s.r, nil); err != nil {
@@ -65,6 +74,9 @@ func (s *readerSource) Run(ctx context.Context, out chan<- []source.Event) error
 	st := p.d.Stats()
 	if st.Dispatching+st.Finished == 0 {
 		p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelInfo, Text: NoPrinterHelp})
+	}
+	if s.opts.Package != "" && s.opts.Pid == 0 && !p.d.PackageSeen() {
+		p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelWarn, Text: PackageIgnoredText(s.opts.Package)})
 	}
 	p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelInfo, State: source.StateEnded, Text: "end of logcat input"})
 	return p.flush(ctx)

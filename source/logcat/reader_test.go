@@ -3,6 +3,7 @@ package logcat
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -180,5 +181,50 @@ func TestFromReaderLive(t *testing.T) {
 	pw.Close()
 	if err := <-errc; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPackageFilter: -p on logcat text keeps only that app's lines where the text names the
+// app (Android Studio's package column, and then the app's pid on lines without the column);
+// on text that names processes by pid only, every line is kept and a warning says -p was
+// ignored — never silently.
+func TestPackageFilter(t *testing.T) {
+	studio := strings.Join([]string{
+		"2022-10-19 13:25:37.364 10391-10391 Choreographer           com.example.app                      I  Skipped 31 frames!  x",
+		"2022-10-19 13:25:37.365 20000-20000 Choreographer           com.other.app                        I  Skipped 5 frames!  x",
+		"10-19 13:25:38.000 20000 20000 I Choreographer: Skipped 6 frames!  x", // the other app's pid, no column
+		"10-19 13:25:38.001 10391 10391 I Choreographer: Skipped 7 frames!  x",
+	}, "\n") + "\n"
+	plain := "10-19 13:25:38.000 20000 20000 I Choreographer: Skipped 6 frames!  x\n" +
+		"10-19 13:25:38.001 10391 10391 I Choreographer: Skipped 7 frames!  x\n"
+	for _, c := range []struct {
+		name, text string
+		frames     []int
+		ignored    bool
+	}{
+		{"studio", studio, []int{31, 7}, false},
+		{"plain", plain, []int{6, 7}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			evs, _ := collect(t, FromReader(strings.NewReader(c.text), Options{Name: "x", Package: "com.example.app"}))
+			var frames []int
+			ignored := 0
+			for _, ev := range evs {
+				switch e := ev.(type) {
+				case *source.Skipped:
+					frames = append(frames, e.Frames)
+				case *source.Notice:
+					if e.Text == PackageIgnoredText("com.example.app") && e.Level == source.LevelWarn {
+						ignored++
+					}
+				}
+			}
+			if fmt.Sprint(frames) != fmt.Sprint(c.frames) {
+				t.Errorf("skipped %v, want %v", frames, c.frames)
+			}
+			if (ignored == 1) != c.ignored || ignored > 1 {
+				t.Errorf("%d \"-p was ignored\" warnings, want ignored=%v", ignored, c.ignored)
+			}
+		})
 	}
 }

@@ -26,21 +26,45 @@ func androidTables(rep *metrics.Report) []sideTable {
 		out = append(out, t)
 	}
 	for _, p := range rep.AndroidProcesses {
-		a := &p.AndroidPrinted
-		t := sideTable{Title: fmt.Sprintf("process %s (pid %d)", p.Process, p.Pid)}
-		t.Rows = append(t.Rows, [3]string{"frames", fmt.Sprint(rep.Frames), i64p(a.TotalFrames)})
-		fj := fmt.Sprintf("%d (%s %%)", rep.JankyFrames, r2(rep.JankPct))
-		if rep.JankyDeadline != nil {
-			fj += fmt.Sprintf("; %d by Android's deadline rule", *rep.JankyDeadline)
-		}
-		t.Rows = append(t.Rows, [3]string{"janky", fj, jankPrinted(a)})
-		if a.JankyLegacy != nil {
-			t.Rows = append(t.Rows, [3]string{"janky (legacy rule)", "—", i64p(a.JankyLegacy)})
-		}
-		t.Rows = append(t.Rows, percentileRows(rep.PercentilesMs, a)...)
-		out = append(out, t)
+		out = append(out, processTable(rep, p))
 	}
 	return out
+}
+
+// processTable puts Android's summary of a process beside fpstop's totals when the process is
+// the app fpstop measured (or the only one printed); other processes show Android's numbers
+// alone, since fpstop's totals are not theirs.
+func processTable(rep *metrics.Report, p metrics.ProcessAndroid) sideTable {
+	a := &p.AndroidPrinted
+	t := sideTable{Title: fmt.Sprintf("process %s (pid %d)", p.Process, p.Pid)}
+	mine := len(rep.AndroidProcesses) == 1 && (rep.Package == nil || *rep.Package == "") ||
+		rep.Package != nil && *rep.Package == p.Process
+	dash := func(v string) string {
+		if !mine {
+			return "—"
+		}
+		return v
+	}
+	deadline := "—"
+	if rep.JankyDeadline != nil {
+		deadline = fmt.Sprint(*rep.JankyDeadline)
+	}
+	t.Rows = append(t.Rows,
+		[3]string{"frames", dash(fmt.Sprint(rep.Frames)), i64p(a.TotalFrames)},
+		[3]string{"janky (Android's rule)", dash(deadline), jankPrinted(a)},
+		[3]string{"janky (≥ 1 vsync dropped)", dash(fmt.Sprintf("%d (%s %%)", rep.JankyFrames, r2(rep.JankPct))), "—"})
+	if a.JankyLegacy != nil {
+		t.Rows = append(t.Rows, [3]string{"janky (legacy rule)", "—", i64p(a.JankyLegacy)})
+	}
+	pcts := rep.PercentilesMs
+	if !mine {
+		pcts = nil
+	}
+	t.Rows = append(t.Rows, percentileRows(pcts, a)...)
+	if !mine && rep.Package != nil && *rep.Package != "" {
+		t.Title += " · not the measured app"
+	}
+	return t
 }
 
 func percentileRows(p *metrics.Percentiles, a *metrics.AndroidPrinted) [][3]string {

@@ -1,0 +1,53 @@
+package htmlreport
+
+import (
+	"testing"
+
+	"github.com/fpstop/fpstop/metrics"
+)
+
+// TestAndroidTables: Android's printed numbers stand beside fpstop's for each window Android
+// summarised, and for the measured app's process; another process's table shows Android's
+// numbers alone (fpstop's totals are not that process's).
+func TestAndroidTables(t *testing.T) {
+	i := func(v int64) *int64 { return &v }
+	r := func(v float64) *metrics.R2 { x := metrics.R2(v); return &x }
+	pkg := "com.example.app"
+	printed := metrics.AndroidPrinted{TotalFrames: i(500), JankyFrames: i(25), JankyLegacy: i(40), P50Ms: r(7), P90Ms: r(12), P95Ms: r(16), P99Ms: r(48)}
+	rep := &metrics.Report{Package: &pkg, Frames: 480, JankyFrames: 30, JankPct: r(6.25), JankyDeadline: i(22),
+		PercentilesMs: &metrics.Percentiles{P50: 6, P90: 11, P95: 15, P99: 40},
+		Windows: []metrics.WindowReport{{Name: "com.example.app/.Main", Frames: 480, JankPct: r(6.25),
+			PercentilesMs: &metrics.Percentiles{P50: 6, P90: 11, P95: 15, P99: 40}, Android: &printed},
+			{Name: "no summary", Frames: 3}},
+		AndroidProcesses: []metrics.ProcessAndroid{{Process: pkg, Pid: 42, AndroidPrinted: printed},
+			{Process: "com.android.systemui", Pid: 7, AndroidPrinted: printed}}}
+	tabs := androidTables(rep)
+	if len(tabs) != 3 {
+		t.Fatalf("%d tables, want 3 (one window with a summary, two processes)", len(tabs))
+	}
+	row := func(tab sideTable, label string) [3]string {
+		for _, r := range tab.Rows {
+			if r[0] == label {
+				return r
+			}
+		}
+		t.Fatalf("%s: no row %q", tab.Title, label)
+		return [3]string{}
+	}
+	if got := row(tabs[0], "frames"); got != [3]string{"frames", "480", "500"} {
+		t.Errorf("window frames row %q", got)
+	}
+	if got := row(tabs[0], "99th percentile"); got[1] != "40 ms" || got[2] != "48 ms" {
+		t.Errorf("window p99 row %q", got)
+	}
+	app, other := tabs[1], tabs[2]
+	if got := row(app, "janky (Android's rule)"); got[1] != "22" || got[2] != "25 (5 %)" {
+		t.Errorf("app janky row %q", got)
+	}
+	if got := row(other, "frames"); got[1] != "—" || got[2] != "500" {
+		t.Errorf("another process shows fpstop's totals: %q", got)
+	}
+	if got := row(other, "50th percentile"); got[1] != "—" || got[2] != "7 ms" {
+		t.Errorf("another process p50 row %q", got)
+	}
+}

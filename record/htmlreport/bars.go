@@ -141,7 +141,7 @@ func phaseChart(rows []phaseRow, budgetMs float64, label string) template.HTML {
 	}
 	if budgetMs > 0 {
 		x := xs.at(budgetMs)
-		s.line(x, padTop-4, x, h-padBottom, "budget", fmt.Sprintf("frame budget %s ms", ms2(budgetMs)))
+		s.line(x, padTop-4, x, h-padBottom, "budget", fmt.Sprintf("one refresh period, %s ms", ms2(budgetMs)))
 	}
 	return s.end()
 }
@@ -189,7 +189,7 @@ func messagesChart(rows []msgRow, budgetMs float64) template.HTML {
 	}
 	if budgetMs > 0 {
 		x := xs.at(budgetMs)
-		s.line(x, padTop-4, x, h-padBottom, "budget", fmt.Sprintf("frame budget %s ms", ms2(budgetMs)))
+		s.line(x, padTop-4, x, h-padBottom, "budget", fmt.Sprintf("one refresh period, %s ms", ms2(budgetMs)))
 	}
 	return s.end()
 }

@@ -159,10 +159,11 @@ type histIn struct {
 const histH = 230.0
 
 // histogram draws Android's frame-time buckets (the labels dumpsys gfxinfo prints) with the
-// count on a log scale, bars coloured by the drop level of a frame of the bucket's time; two
-// sides are drawn as pairs of bars coloured by side. Empty buckets up to the last used one keep their place so
+// count on a log scale, and the refresh period; two sides are drawn as pairs of bars coloured by
+// side. Bars are not coloured by drop level: with Android 12+'s pipelining a frame's time alone
+// does not say whether it dropped a refresh. Empty buckets up to the last used one keep their place so
 // the axis is Android's.
-func histogram(sides []histIn, intervalMs float64, thr [4]int64) template.HTML {
+func histogram(sides []histIn, intervalMs float64) template.HTML {
 	last, maxC := 0, int64(1)
 	for _, in := range sides {
 		for _, b := range in.buckets {
@@ -205,7 +206,7 @@ func histogram(sides []histIn, intervalMs float64, thr [4]int64) template.HTML {
 	s.endGroup()
 	if intervalMs > 0 {
 		x := padLeft + float64(hwui.Index(int64(intervalMs*1e6))+1)*slotW
-		s.line(x, padTop, x, histH-padBottom, "budget", fmt.Sprintf("frame budget %s ms", ms2(intervalMs)))
+		s.line(x, padTop, x, histH-padBottom, "budget", fmt.Sprintf("one refresh period, %s ms", ms2(intervalMs)))
 	}
 	for si, in := range sides {
 		var total int64
@@ -218,7 +219,7 @@ func histogram(sides []histIn, intervalMs float64, thr [4]int64) template.HTML {
 			i := hwui.Index(int64(b.Ms) * 1e6)
 			x := padLeft + float64(i)*slotW + float64(si)*bw
 			h := yh(b.Count)
-			cls := "hbar " + clsNames[bucketClass(b.Ms, intervalMs, thr)]
+			cls := "hbar ok"
 			if len(sides) > 1 {
 				cls = fmt.Sprintf("hbar side%d", in.side) // two sides: colour says which
 			}
@@ -240,13 +241,4 @@ func isRoundBucket(ms int) bool {
 		return true
 	}
 	return false
-}
-
-// bucketClass is the chart class of a frame lasting the bucket's label in ms.
-func bucketClass(ms int, intervalMs float64, thr [4]int64) int {
-	if intervalMs <= 0 {
-		return clsOK
-	}
-	d := metrics.Dropped(int64(ms)*1e6, int64(intervalMs*1e6))
-	return classOf(d, metrics.Classify(d, thr))
 }

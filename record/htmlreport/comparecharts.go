@@ -37,7 +37,7 @@ func compareCharts(c *Comparison) []chart {
 		}
 	}
 	out = append(out,
-		chart{ID: "cmp-histogram", Title: "Frame-time histograms", SVG: histogram(hist, budget, thr),
+		chart{ID: "cmp-histogram", Title: "Frame-time histograms", SVG: histogram(hist, budget),
 			Caption: "Frames per bucket of Android's gfxinfo histogram, BASE on the left and NEW on the right of each bucket, over all recordings of each side; counts on a log scale, shares in the tooltips.",
 			Legend:  []legendItem{{"hbar side0", "BASE"}, {"hbar side1", "NEW"}}},
 		chart{ID: "cmp-levels", Title: "Drop levels", SVG: dropLevelsChart(levels, thr),

@@ -30,27 +30,19 @@ func timelineFigure(s *Session) chart {
 	for c := clsJ1; c < numCls; c++ {
 		legend = append(legend, legendItem{"pt " + clsNames[c], fmt.Sprintf("%s (%d)", clsLabels[c], s.frames.count[c])})
 	}
-	legend = append(legend, legendItem{"budget", "frame budget"}, legendItem{"gap", "gap (source could not see)"})
-	cap := "Every frame's cost (completion − intended vsync) against the time it was meant for, on a log scale. Frozen frames are marked with a band as long as the freeze; #1–#5 are the worst frames listed below."
+	legend = append(legend, legendItem{"budget", "frame budget (one refresh period)"}, legendItem{"gap", "gap (source could not see)"})
+	cap := "Every frame's cost (completion − intended vsync) against the time it was meant for, on a log scale, coloured by the refreshes it dropped (against the budget Android gave it: a pipelined frame can take more than one period and still be on time). Frozen frames are marked with a band as long as the freeze; #1–#5 are the worst frames listed below."
 	return chart{ID: "timeline", Title: "Frame time", SVG: out.SVG, Caption: cap, Legend: legend, Note: out.Note}
 }
 
 func histFigure(s *Session) chart {
 	rep := s.Analysis.Report
-	svg := histogram([]histIn{{buckets: rep.HistogramMs}}, s.budgetMs(), s.Analysis.Snapshot.DropThresholds)
-	cap := "Frames per bucket of Android's gfxinfo histogram (the same buckets and labels dumpsys gfxinfo prints), counts on a log scale; the line is the frame budget."
+	svg := histogram([]histIn{{buckets: rep.HistogramMs}}, s.budgetMs())
+	cap := "Frames per bucket of Android's gfxinfo histogram (the same buckets and labels dumpsys gfxinfo prints), counts on a log scale; the line is one refresh period. Under Android 12+'s pipelining a frame longer than a period can still be on time: which frames were janky is on the timeline."
 	if p := rep.PercentilesMs; p != nil {
 		cap += fmt.Sprintf(" Percentiles: p50 %s ms, p90 %s ms, p95 %s ms, p99 %s ms.", ms2(float64(p.P50)), ms2(float64(p.P90)), ms2(float64(p.P95)), ms2(float64(p.P99)))
 	}
-	return chart{ID: "histogram", Title: "Frame-time histogram", SVG: svg, Caption: cap, Legend: levelLegend()}
-}
-
-func levelLegend() []legendItem {
-	out := make([]legendItem, numCls)
-	for c := range numCls {
-		out[c] = legendItem{"pt " + clsNames[c], clsLabels[c]}
-	}
-	return out
+	return chart{ID: "histogram", Title: "Frame-time histogram", SVG: svg, Caption: cap, Legend: []legendItem{{"hbar ok", "frames"}, {"budget", "one refresh period"}}}
 }
 
 func levelsFigure(s *Session) chart {
@@ -78,7 +70,7 @@ func phaseFigures(s *Session) []chart {
 		legend[i] = legendItem{"pbar " + p.cls, p.name}
 	}
 	out := []chart{{ID: "phases", Title: "Where the time goes: phases", SVG: phaseChart(rows, s.budgetMs(), "mean frame phases"),
-		Caption: "Mean time per stage (Profile HWUI's stages, from gfxinfo framestats) of all frames and of the janky ones; the line is the frame budget. Delay is the time from the intended vsync to the frame's start: a main thread busy with something else.",
+		Caption: "Mean time per stage (Profile HWUI's stages, from gfxinfo framestats) of all frames and of the janky ones; the line is one refresh period. Delay is the time from the intended vsync to the frame's start: a main thread busy with something else.",
 		Legend:  legend}}
 	var worst []phaseRow
 	origin := s.Analysis.Snapshot.OriginNs
@@ -110,8 +102,8 @@ func messagesFigure(rep *metrics.Report, budgetMs float64) (chart, bool) {
 		return chart{}, false
 	}
 	return chart{ID: "messages", Title: "Slow main-thread messages", SVG: messagesChart(rows, budgetMs),
-		Caption: "The main-thread messages (Looper dispatches) with the longest single run: bar = worst run, tick = 95th percentile, log scale. A message longer than the frame budget blocks the frames behind it.",
-		Legend:  []legendItem{{"mbar side0", "worst run"}, {"p95", "95th percentile"}, {"budget", "frame budget"}}}, true
+		Caption: "The main-thread messages (Looper dispatches) with the longest single run: bar = worst run, tick = 95th percentile, log scale. A message longer than a refresh period holds up the frames behind it.",
+		Legend:  []legendItem{{"mbar side0", "worst run"}, {"p95", "95th percentile"}, {"budget", "one refresh period"}}}, true
 }
 
 // messageRows is the slow-message table (the first n, and how many more the report has).

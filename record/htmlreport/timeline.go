@@ -71,8 +71,8 @@ func timeline(in timelineIn) timelineOut {
 	s.text(padLeft-6, padTop-2, "end", "unit", "ms")
 	if in.budgetMs > 0 {
 		y := ys.at(in.budgetMs)
-		s.line(padLeft, y, chartW-padRight, y, "budget", fmt.Sprintf("frame budget %s ms: a frame longer than this dropped a vsync", ms2(in.budgetMs)))
-		s.text(chartW-padRight-2, y-4, "end", "budget-label", "budget "+ms2(in.budgetMs)+" ms")
+		s.line(padLeft, y, chartW-padRight, y, "budget", fmt.Sprintf("frame budget: one refresh period, %s ms. Android 12+ pipelines frames, so a frame over it is janky only when it missed its deadline: janky frames are the coloured ones", ms2(in.budgetMs)))
+		s.text(chartW-padRight-2, y-4, "end", "budget-label", "1 period "+ms2(in.budgetMs)+" ms")
 	}
 	out := timelineOut{}
 	plotTop, plotBottom := padTop, timelineH-padBottom

@@ -30,6 +30,7 @@ const (
 	colFrameInterval // labelled FrameInterval: period or timestamp, decided by value
 	colFrameStart    // labelled FrameStartTime: period or timestamp, decided by value
 	colWorkload
+	colAnimationTime // current AOSP's 25th column: known, not used
 	colSyncQueued
 	colSyncStart
 	colIssueDraw
@@ -60,6 +61,7 @@ var columnNames = map[string]int{
 	"FrameInterval":              colFrameInterval,
 	"FrameStartTime":             colFrameStart,
 	"WorkloadTarget":             colWorkload,
+	"AnimationTime":              colAnimationTime,
 	"SyncQueued":                 colSyncQueued,
 	"SyncStart":                  colSyncStart,
 	"IssueDrawCommandsStart":     colIssueDraw,
@@ -94,6 +96,12 @@ var (
 		colFrameInterval, colWorkload, colSyncQueued, colSyncStart, colIssueDraw, colSwapBuffers,
 		colFrameCompleted, colDequeue, colQueue, colGpuCompleted, colSwapCompleted, colPresent,
 		colCommandSubmission}
+	// current AOSP (libs/hwui/FrameInfo.cpp, 25 names): AnimationTime after WorkloadTarget
+	layout25 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
+		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colFrameStart,
+		colFrameInterval, colWorkload, colAnimationTime, colSyncQueued, colSyncStart, colIssueDraw,
+		colSwapBuffers, colFrameCompleted, colDequeue, colQueue, colGpuCompleted, colSwapCompleted,
+		colPresent, colCommandSubmission}
 )
 
 func layoutFor(n int) []int {
@@ -112,6 +120,8 @@ func layoutFor(n int) []int {
 		return layout23
 	case 24:
 		return layout24
+	case 25:
+		return layout25
 	}
 	return nil
 }

@@ -251,10 +251,16 @@ type Poll struct {
 	Pid    int    `json:"pid,omitempty"`
 	// Process marks the process-wide counter (Window is then empty).
 	Process bool `json:"process,omitempty"`
-	// TotalFrames is the window's "Total frames rendered" counter, -1 when not printed.
+	// TotalFrames is the window's "Total frames rendered" counter, -1 when not printed or not
+	// to be trusted this poll (damaged text; the next good counter covers the frames).
 	TotalFrames int64 `json:"total_frames"`
 	Rows        int   `json:"rows"`
-	NewRows     int   `json:"new_rows"`
+	// NewRows is the frames this poll accounts for against the counter's growth since the
+	// source's previous reported counter: rows not seen before (not the first poll's backlog),
+	// rows unreadable in damaged text credited until the next dump shows them (taken off again,
+	// even below 0, when it does not), never more than the growth (the excess is carried).
+	// metrics charges the growth less NewRows as frames_lost.
+	NewRows int `json:"new_rows"`
 	// FirstRowVsyncNs is the oldest row's IntendedVsync; when it is newer than the newest row seen
 	// by the previous poll, the ring overflowed in between.
 	FirstRowVsyncNs int64 `json:"first_row_vsync_ns,omitempty"`

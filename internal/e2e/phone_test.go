@@ -31,6 +31,7 @@ type phone struct {
 	truth bytes.Buffer // complete once stop returned
 
 	logOffsetNs int64        // added to logcat times (a logcat clock that disagrees)
+	damage      *damager     // damages the gfxinfo output's lines (nil: none)
 	pid         atomic.Int64 // the app's pid (tests change it to act out a restart)
 	cutAfter    atomic.Int64 // a logcat stream ends by itself after this many ns (0 never)
 
@@ -108,7 +109,7 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 		} else if err := p.dump.Render(&b, p.sim.Now(), sim.LayoutAndroid13); err != nil {
 			return err
 		}
-		_, err := w.Write(b.Bytes())
+		_, err := w.Write(p.damage.apply(b.Bytes()))
 		return err
 	case len(args) >= 2 && args[0] == "dumpsys" && args[1] == "display":
 		_, err := fmt.Fprintf(w, "  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:1\", 1080 x 2400, modeId 1, renderFrameRate %.5f, defaultModeId 1, supportedModes [{id=1, width=1080, height=2400, fps=%.5f, vsync=%.5f}]}\n", p.hz, p.hz, p.hz)

@@ -41,6 +41,11 @@ type Process struct {
 	// Summary is the process-wide summary Android printed (nil when none).
 	Summary *source.AndroidSummary
 	Windows []Window
+	// SinceNs is the process's "Stats since" (device monotonic ns; 0 when not printed): a
+	// restarted process has a new one, a damaged pid line does not.
+	SinceNs int64
+
+	hier map[string]string // the view hierarchy's ViewRootImpl id → title
 }
 
 // Window is one view root of a process: its summary and its framestats rows.
@@ -67,9 +72,24 @@ type Window struct {
 	ProfileRows int
 	// TotalFrames is the window's "Total frames rendered" counter, -1 when not printed.
 	TotalFrames int64
+	// Root is the view root's identity, the hex id of "…/android.view.ViewRootImpl@1720d3b"
+	// ("" when no view-root line was read). It stays the same across dumps of one window.
+	Root string
+	// TitleSuspect is set when the window's view-root line, its "Window:" line and the view
+	// hierarchy disagree about its title and no two of them agree (damaged text): the title
+	// cannot be trusted. A title two of them agree on is used (repaired, with a warning).
+	TitleSuspect bool
 
-	named bool // the title came from a "Window:" line
+	named     bool   // the title came from a "Window:" line
+	rootTitle string // the title the view-root line printed
+	// torn records where rows that could not be read (torn, impossible, outside their block)
+	// stood: the poller credits them and expects them back in the next dump.
+	torn []tornRow
 }
+
+// tornRow is an unreadable PROFILEDATA line: pos is the number of Frames before it, n the
+// number of rows it is estimated to hold (a lost newline merges two rows into one line).
+type tornRow struct{ pos, n int }
 
 // Parse reads one dumpsys gfxinfo output. It decodes UTF-16 (with BOM) and strips a UTF-8 BOM
 // first, accepts CRLF, and returns an error only when the input holds nothing it recognises as
@@ -211,6 +231,7 @@ type parser struct {
 	oldTable bool
 	// inHierarchy: inside "View hierarchy:", whose view-root lines repeat the windows.
 	inHierarchy bool
+	sawBlock    bool // a PROFILEDATA marker was seen: rows outside blocks are damage
 	warnIdx     map[string]int
 	warnN       []int
 	warnKeys    []string
@@ -280,6 +301,9 @@ func (p *parser) warn(key string) {
 }
 
 func (p *parser) finish() {
+	for pi := range p.d.Processes {
+		p.checkTitles(&p.d.Processes[pi])
+	}
 	for i, k := range p.warnKeys {
 		if p.warnN[i] > 1 {
 			k = fmt.Sprintf("%d× %s", p.warnN[i], k)

@@ -141,7 +141,7 @@ const (
 // startBlock opens a PROFILEDATA block. rest is the text after the marker line, used to size
 // the window's frame slice.
 func (p *parser) startBlock(rest []byte) {
-	p.inBlock = true
+	p.inBlock, p.sawBlock = true, true
 	p.cols = nil
 	p.oldTable = false
 	w := p.curWin()
@@ -174,9 +174,24 @@ func (p *parser) blockLine(line, rest []byte) {
 	if len(l) == 0 {
 		return
 	}
-	if p.cols == nil && (l[0] < '0' || l[0] > '9') && l[0] != '-' {
-		p.header(l)
-		return
+	if (l[0] < '0' || l[0] > '9') && l[0] != '-' {
+		if structural(l) {
+			// The closing marker was damaged: the block ends here, and this line is read as
+			// what it is (a view root, a summary, the next process).
+			p.warn("PROFILEDATA block not closed (damaged marker line)")
+			p.endBlock()
+			p.line(line, rest)
+			return
+		}
+		if p.cols == nil {
+			p.header(l)
+			return
+		}
+	}
+	if p.cols == nil && len(p.ps.hdrCols) > 0 && countFields(l) == len(p.ps.hdrCols) {
+		// The header line was lost: the last good header is the one Android printed again.
+		p.warn("PROFILEDATA header line lost; the last good header's layout used")
+		p.installHeader(p.ps.hdrCols)
 	}
 	if p.cols == nil {
 		if lay := layoutFor(countFields(l)); lay != nil {
@@ -184,10 +199,85 @@ func (p *parser) blockLine(line, rest []byte) {
 			p.warn("PROFILEDATA rows without a header line (layout told by column count)")
 		} else {
 			p.warn("PROFILEDATA row without a header and of unknown width")
+			p.tornAt(p.curWin(), 1)
 			return
 		}
 	}
 	p.dataRow(l)
+}
+
+// structural reports whether l is a line that never belongs inside a PROFILEDATA block.
+func structural(l []byte) bool {
+	switch l[0] {
+	case 'W':
+		return hasPrefix(l, "Window:")
+	case '*':
+		return hasPrefix(l, "** Graphics info")
+	case 'V':
+		return hasPrefix(l, "View hierarchy:")
+	case 'S':
+		return hasPrefix(l, "Stats since:")
+	case 'T':
+		return hasPrefix(l, "Total frames rendered:")
+	case 'A':
+		return bytes.HasPrefix(l, dumpHeader)
+	case 'U':
+		return hasPrefix(l, "Uptime:")
+	}
+	return bytes.Contains(l, viewRootMark)
+}
+
+// tornAt records n unreadable rows at the current end of w's frames (w may be nil).
+func (p *parser) tornAt(w *Window, n int) {
+	if w != nil && len(w.torn) < maxTorn {
+		w.torn = append(w.torn, tornRow{pos: len(w.Frames), n: n})
+	}
+}
+
+// maxTorn bounds the unreadable rows remembered per window (a ring holds 120 rows).
+const maxTorn = 512
+
+// identifier reports whether f can be a column name: a letter, then letters and digits.
+func identifier(f []byte) bool {
+	if len(f) == 0 || len(f) > 64 {
+		return false
+	}
+	for i, c := range f {
+		letter := c|0x20 >= 'a' && c|0x20 <= 'z'
+		if !letter && (i == 0 || c-'0' > 9) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// rowLike reports whether l starts like a PROFILEDATA row: a number and a comma.
+func rowLike(l []byte) bool {
+	i := 0
+	if i < len(l) && l[i] == '-' {
+		i++
+	}
+	s := i
+	for i < len(l) && l[i]-'0' <= 9 {
+		i++
+	}
+	return i > s && (i == len(l) || l[i] == ',')
+}
+
+// tornRowAt records the unreadable data line l (cols wide when read) and counts a warning.
+func (p *parser) tornRowAt(l []byte, why string) {
+	if !rowLike(l) {
+		// A damaged marker or header, or garbage: not a row, nothing to expect back.
+		p.warn("damaged line in a PROFILEDATA block skipped")
+		return
+	}
+	p.warn(why)
+	n := 1
+	if c := len(p.cols); c > 0 {
+		// A lost newline merges rows into one line: estimate how many it holds.
+		n = max(1, (countFields(l)+c-1)/c)
+	}
+	p.tornAt(p.curWin(), n)
 }
 
 // countFields counts comma-separated fields, ignoring one trailing comma.
@@ -212,9 +302,36 @@ func (p *parser) header(l []byte) {
 		p.installHeader(ps.hdrCols)
 		return
 	}
+	cols, warns, fields, damaged := mapHeader(l)
+	if damaged || (len(ps.hdr) > len(l) && bytes.HasPrefix(ps.hdr, l)) {
+		// A header merged with a row, with garbage in a name, or cut short: when the last
+		// good header is known, its layout is the one Android printed again.
+		if len(ps.hdrCols) > 0 {
+			p.warn("damaged PROFILEDATA header; the last good header's layout used")
+			if n := len(ps.hdrCols); fields > n {
+				p.tornAt(p.curWin(), (fields-1)/n) // the row it swallowed
+			}
+			p.installHeader(ps.hdrCols)
+			return
+		}
+		if damaged {
+			p.warn("damaged PROFILEDATA header; block skipped")
+			p.installHeader([]int{})
+			return
+		}
+	}
 	ps.hdr = append(ps.hdr[:0], l...)
-	ps.hdrWarn = ps.hdrWarn[:0]
-	cols := make([]int, 0, 24)
+	ps.hdrWarn, ps.hdrCols = warns, cols
+	for _, w := range warns {
+		p.warn(w)
+	}
+	p.installHeader(cols)
+}
+
+// mapHeader maps a PROFILEDATA header's column names; damaged is set when a field cannot be a
+// column name (a merged row, garbage). An unusable header yields no columns ([]).
+func mapHeader(l []byte) (cols []int, warns []string, fields int, damaged bool) {
+	cols = make([]int, 0, 24)
 	for len(l) > 0 {
 		i := bytes.IndexByte(l, ',')
 		var f []byte
@@ -227,30 +344,31 @@ func (p *parser) header(l []byte) {
 		if len(f) == 0 && len(l) == 0 {
 			break // trailing comma
 		}
+		fields++
 		c, ok := columnNames[string(f)]
+		if !ok && !identifier(f) {
+			damaged = true
+			continue
+		}
 		if !ok {
-			ps.hdrWarn = append(ps.hdrWarn, "ignored unknown PROFILEDATA column \""+string(f)+"\"")
+			warns = append(warns, "ignored unknown PROFILEDATA column \""+string(f)+"\"")
 		}
 		cols = append(cols, c)
+	}
+	if damaged {
+		return []int{}, nil, fields, true
 	}
 	var seen [numCols]bool
 	for _, c := range cols {
 		if c != colIgnore && seen[c] {
-			ps.hdrWarn = append(ps.hdrWarn, "PROFILEDATA header repeats a column; block skipped")
-			cols = []int{}
-			break
+			return []int{}, append(warns, "PROFILEDATA header repeats a column; block skipped"), fields, false
 		}
 		seen[c] = true
 	}
 	if len(cols) > 0 && (!seen[colIntendedVsync] || !seen[colFrameCompleted]) {
-		ps.hdrWarn = append(ps.hdrWarn, "PROFILEDATA header without IntendedVsync/FrameCompleted; block skipped")
-		cols = []int{}
+		return []int{}, append(warns, "PROFILEDATA header without IntendedVsync/FrameCompleted; block skipped"), fields, false
 	}
-	ps.hdrCols = cols
-	for _, w := range ps.hdrWarn {
-		p.warn(w)
-	}
-	p.installHeader(cols)
+	return cols, warns, fields, false
 }
 
 // installHeader makes cols the current block's layout ([] = unreadable block).
@@ -269,7 +387,7 @@ func (p *parser) installHeader(cols []int) {
 func (p *parser) dataRow(l []byte) {
 	w := p.curWin()
 	if len(p.cols) == 0 {
-		p.warn("row in an unreadable PROFILEDATA block skipped")
+		p.tornRowAt(l, "row in an unreadable PROFILEDATA block skipped")
 		return
 	}
 	// The hot loop: fields are parsed in place, without a call per field. A field is an
@@ -278,7 +396,7 @@ func (p *parser) dataRow(l []byte) {
 	i, col, n := 0, 0, len(l)
 	for i < n {
 		if col >= len(cols) {
-			p.warn("torn PROFILEDATA row (more fields than the header) skipped")
+			p.tornRowAt(l, "torn PROFILEDATA row (more fields than the header) skipped")
 			return
 		}
 		neg := l[i] == '-'
@@ -316,7 +434,7 @@ func (p *parser) dataRow(l []byte) {
 	done:
 		nd := i - start
 		if nd == 0 || nd > 19 || (i < n && l[i] != ',') || (!neg && v > math.MaxInt64) || (neg && v > 1<<63) {
-			p.warn("torn PROFILEDATA row (non-integer field) skipped")
+			p.tornRowAt(l, "torn PROFILEDATA row (non-integer field) skipped")
 			return
 		}
 		i++ // the comma (or past the end)
@@ -328,7 +446,7 @@ func (p *parser) dataRow(l []byte) {
 		col++
 	}
 	if col != len(cols) {
-		p.warn("torn PROFILEDATA row (fewer fields than the header) skipped")
+		p.tornRowAt(l, "torn PROFILEDATA row (fewer fields than the header) skipped")
 		return
 	}
 	if w.Columns == 0 {
@@ -397,13 +515,19 @@ func (p *parser) emit(w *Window) {
 	w.Rows++
 	vs := p.get(colIntendedVsync)
 	done := p.get(colFrameCompleted)
-	if vs <= 0 {
-		p.warn("PROFILEDATA row without an IntendedVsync skipped")
+	if vs <= 0 || done < 0 || (p.d.UptimeNs > 0 && done > p.d.UptimeNs+10_000_000_000) {
+		// Values no frame can have (damaged text): counted, and expected back readable.
+		if vs <= 0 {
+			p.warn("PROFILEDATA row without an IntendedVsync skipped")
+		} else {
+			p.warn("PROFILEDATA row with an impossible FrameCompleted (negative, or after the dump's Uptime) skipped")
+		}
 		w.Incomplete++
+		p.tornAt(w, 1)
 		return
 	}
-	if done <= vs || done-vs >= maxFrameNs || (p.d.UptimeNs > 0 && done > p.d.UptimeNs+10_000_000_000) {
-		w.Incomplete++
+	if done <= vs || done-vs >= maxFrameNs {
+		w.Incomplete++ // not finished when Android dumped it
 		return
 	}
 	// FrameInterval / FrameStartTime: decide by value which is the period (real Android 12+

@@ -13,6 +13,12 @@ import (
 // summary returns the summary the current summary line belongs to: the current window's, else
 // the current process's.
 func (p *parser) summary() *source.AndroidSummary {
+	if w := p.curWin(); w != nil && (w.Rows > 0 || w.Columns > 0 || len(w.torn) > 0) {
+		// Android prints a window's summary before its rows: summary lines after them are
+		// the next process's, whose "** Graphics info" line was damaged.
+		p.warn("summary lines after a window's rows (damaged process line): read as the process's")
+		p.win = -1
+	}
 	if w := p.curWin(); w != nil {
 		if w.Summary == nil {
 			w.Summary = &source.AndroidSummary{AtNs: p.d.UptimeNs}
@@ -80,6 +86,13 @@ func (p *parser) line(raw, rest []byte) {
 			return
 		}
 	case 'F':
+		if hasPrefix(l, "Flags,") && p.ps.hdrCols != nil {
+			// A PROFILEDATA header outside a block: its opening marker line was damaged.
+			p.warn("PROFILEDATA block without its opening marker (damaged marker line)")
+			p.startBlock(rest)
+			p.blockLine(raw, rest)
+			return
+		}
 		if hasPrefix(l, "Failure while dumping the app:") {
 			p.d.Failure = string(trimSpace(l[len("Failure while dumping the app:"):]))
 			if p.d.Failure == "" {
@@ -107,8 +120,10 @@ func (p *parser) line(raw, rest []byte) {
 		}
 	case 'S':
 		if hasPrefix(l, "Stats since:") {
-			s := p.summary()
-			_ = s // the start time is not part of AndroidSummary; the line opens the summary
+			p.summary() // the line opens the summary; its time is not part of AndroidSummary
+			if v, ok := firstInt(l[len("Stats since:"):]); ok && v > 0 && p.curWin() == nil {
+				p.curProc().SinceNs = v
+			}
 			return
 		}
 	case 'T':
@@ -160,7 +175,12 @@ func (p *parser) line(raw, rest []byte) {
 		}
 	}
 	if bytes.Contains(l, viewRootMark) {
-		if !p.inHierarchy {
+		// A view-root line without "(visibility=" is one of the hierarchy's, even when the
+		// "View hierarchy:" line before it was damaged.
+		// (Android 4 printed its profile-data view roots without it, tab-indented.)
+		if p.inHierarchy || (!bytes.Contains(l, visibilityMark) && raw[0] != '\t') {
+			p.hierarchyRoot(l)
+		} else {
 			p.viewRoot(l)
 		}
 		return
@@ -168,6 +188,15 @@ func (p *parser) line(raw, rest []byte) {
 	if l[0] >= '0' && l[0] <= '9' || l[0] == '-' {
 		// Rows printed without a header and outside PROFILEDATA markers (Google's doc sample).
 		if bytes.IndexByte(l, ',') > 0 && bytes.Count(l, []byte{','}) >= 13 {
+			if p.sawBlock {
+				// In a dump that has PROFILEDATA markers, a row outside them is a block whose
+				// marker line was damaged: its window cannot be told.
+				p.warn("PROFILEDATA row outside its block skipped (damaged marker line)")
+				if w := p.curWin(); w != nil {
+					p.tornAt(w, 1)
+				}
+				return
+			}
 			p.headerlessRow(l)
 		}
 	}
@@ -192,16 +221,45 @@ func (p *parser) process(b []byte) {
 	p.inHierarchy = false
 }
 
+var visibilityMark = []byte("(visibility=")
+
+// rootID returns the hex id after the view-root mark at i in l.
+func rootID(l []byte, i int) string {
+	s := l[i+len(viewRootMark):]
+	n := 0
+	for n < len(s) && n < 16 && (s[n]-'0' <= 9 || s[n]-'a' <= 5) {
+		n++
+	}
+	return string(s[:n])
+}
+
+// hierarchyRoot records a view-root line of the "View hierarchy:" section: the same windows
+// again, a second witness of each title.
+func (p *parser) hierarchyRoot(l []byte) {
+	i := bytes.Index(l, viewRootMark)
+	id := rootID(l, i)
+	if id == "" {
+		return
+	}
+	pr := p.curProc()
+	if pr.hier == nil {
+		pr.hier = map[string]string{}
+	}
+	pr.hier[id] = string(trimSpace(l[:i]))
+}
+
 func (p *parser) viewRoot(l []byte) {
 	i := bytes.Index(l, viewRootMark)
 	title := string(trimSpace(l[:i]))
+	id := rootID(l, i)
 	vis := -1
-	if j := bytes.Index(l, []byte("(visibility=")); j >= 0 {
-		if v, n, ok := parseInt(l[j+len("(visibility="):]); ok && n > 0 && v >= -1 && v < 1<<16 {
+	if j := bytes.Index(l, visibilityMark); j >= 0 {
+		if v, n, ok := parseInt(l[j+len(visibilityMark):]); ok && n > 0 && v >= -1 && v < 1<<16 {
 			vis = int(v)
 		}
 	}
-	p.newWindow(title, vis)
+	w := p.newWindow(title, vis)
+	w.Root, w.rootTitle = id, title
 	p.oldTable = false
 }
 
@@ -248,8 +306,23 @@ func (p *parser) number(b []byte) {
 		// Android 12+'s legacy counter; AndroidSummary has no field for it (Android 9–11 printed
 		// the same counter as "Frame deadline missed", which is kept).
 	default:
+		if !counterName(name) {
+			p.warn("unreadable Number line") // damaged text, not a new counter
+			return
+		}
 		p.warn("unknown counter \"Number " + name + "\"")
 	}
+}
+
+// counterName reports whether s can be the name of a counter: letters, spaces, parentheses.
+func counterName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c|0x20 >= 'a' && c|0x20 <= 'z') && c != ' ' && c != '(' && c != ')' && c != '-' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // percentile reads "50th percentile: 11ms" (gpu percentiles are skipped). It reports whether

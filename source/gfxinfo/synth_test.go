@@ -120,8 +120,11 @@ func appendRows(b []byte, layout int, w *synthWin) []byte {
 	return b
 }
 
-func appendSummary(b []byte, total int64, modern bool) []byte {
-	b = append(b, "Stats since: 1000000ns\nTotal frames rendered: "...)
+// appendSummary appends a summary; since is its "Stats since" (a process's differs per pid).
+func appendSummary(b []byte, since, total int64, modern bool) []byte {
+	b = append(b, "Stats since: "...)
+	b = strconv.AppendInt(b, since, 10)
+	b = append(b, "ns\nTotal frames rendered: "...)
 	b = strconv.AppendInt(b, total, 10)
 	b = append(b, "\nJanky frames: 0 (0.00%)\n"...)
 	if modern {
@@ -177,15 +180,15 @@ func synthDump(b []byte, layout int, uptimeMs int64, pid int, pkg string, wins [
 			total += w.total
 		}
 	}
-	b = appendSummary(b, total, layout >= 20)
+	b = appendSummary(b, 1_000_000+int64(pid), total, layout >= 20)
 	b = append(b, "\nProfile data in ms:\n"...)
 	for i := range wins {
 		w := &wins[i]
-		b = append(b, "\n\t"+w.title+"/android.view.ViewRootImpl@1a2b3c (visibility="...)
+		b = append(b, "\n\t"+w.title+"/android.view.ViewRootImpl@1a2b3"+strconv.FormatInt(int64(i), 16)+" (visibility="...)
 		b = strconv.AppendInt(b, int64(w.vis), 10)
 		b = append(b, ")\nWindow: "+w.title+"\n"...)
 		if w.total >= 0 {
-			b = appendSummary(b, w.total, layout >= 20)
+			b = appendSummary(b, 1_000_000, w.total, layout >= 20)
 		}
 		b = append(b, "\n---PROFILEDATA---\n"...)
 		for _, n := range layoutNames[layout] {
@@ -195,7 +198,10 @@ func synthDump(b []byte, layout int, uptimeMs int64, pid int, pkg string, wins [
 		b = appendRows(b, layout, w)
 		b = append(b, "---PROFILEDATA---\n\n"...)
 	}
-	b = append(b, "View hierarchy:\n\n  "+pkg+"/.Main/android.view.ViewRootImpl@1a2b3c\n  12 views, 10.00 kB of render nodes\n\n"...)
+	b = append(b, "View hierarchy:\n\n"...)
+	for i := range wins {
+		b = append(b, "  "+wins[i].title+"/android.view.ViewRootImpl@1a2b3"+strconv.FormatInt(int64(i), 16)+"\n  12 views, 10.00 kB of render nodes\n\n"...)
+	}
 	return b
 }
 

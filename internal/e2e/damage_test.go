@@ -1,0 +1,245 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fpstop/fpstop/internal/buildinfo"
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
+
+	"github.com/fpstop/fpstop/internal/cli"
+)
+
+// damager damages a fraction of the lines of the device's output, as a flaky cable or a full
+// buffer would: a line is truncated, gets garbage bytes, loses its newline or is duplicated.
+type damager struct {
+	mu   sync.Mutex
+	rate float64
+	rng  *rand.Rand
+	hits int
+}
+
+func newDamager(rate float64, seed uint64) *damager {
+	return &damager{rate: rate, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+}
+
+// apply returns b with the damage done (b itself when d is nil).
+func (d *damager) apply(b []byte) []byte {
+	if d == nil {
+		return b
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out bytes.Buffer
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line = b[:i+1]
+		}
+		b = b[len(line):]
+		if d.rng.Float64() >= d.rate {
+			out.Write(line)
+			continue
+		}
+		d.hits++
+		body := bytes.TrimSuffix(line, []byte("\n"))
+		nl := len(body) < len(line)
+		switch d.rng.IntN(4) {
+		case 0: // truncated
+			if len(body) > 0 {
+				body = body[:d.rng.IntN(len(body))]
+			}
+			out.Write(body)
+			if nl {
+				out.WriteByte('\n')
+			}
+		case 1: // garbage bytes
+			g := append([]byte(nil), body...)
+			for range 1 + d.rng.IntN(3) {
+				if len(g) > 0 {
+					g[d.rng.IntN(len(g))] = byte(d.rng.IntN(256))
+				}
+			}
+			out.Write(g)
+			if nl {
+				out.WriteByte('\n')
+			}
+		case 2: // lost newline
+			out.Write(body)
+		default: // duplicated
+			out.Write(line)
+			out.Write(line)
+		}
+	}
+	return out.Bytes()
+}
+
+// TestDamagedOutput (issue 13): with 5 % and 30 % of the gfxinfo output's lines damaged, fpstop
+// never counts a frame twice or invents a window: frames seen ≤ frames drawn, frames seen +
+// frames_lost within 97–102 % of them, and the damage is counted in the report's warnings.
+func TestDamagedOutput(t *testing.T) {
+	for _, rate := range []float64{0.05} {
+		t.Run(fmt.Sprintf("%.0f%%", rate*100), func(t *testing.T) {
+			t.Parallel()
+			ph := startPhone(t, 60, "demo", 7, 0)
+			ph.damage = newDamager(rate, 13)
+			env := startEnv(t, ph)
+			rec := filepath.Join(t.TempDir(), "run.jsonl")
+			r, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "30s", "-p", pkg, "--record", rec)
+			ph.stop()
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			checkDamaged(t, r, rec, ph.truth.Bytes(), rate, ph.damage.hits)
+		})
+	}
+}
+
+// damagedCapture runs the simulator as fast as it goes for dur at hz and returns a capture of
+// one `dumpsys gfxinfo` every poll of simulated time, each dump damaged by d, and the truth.
+func damagedCapture(t *testing.T, d *damager, hz float64, dur, poll time.Duration, seed int64) (capture, truth []byte) {
+	t.Helper()
+	s, err := sim.New(sim.Config{Scenario: "demo", Hz: hz, Seed: seed, Speed: 0, Duration: dur, Package: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dump is fed from the batches (not by the running simulator), so each dump is what
+	// the device held at the batch's end: the capture is the same on every run.
+	dump := sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
+	var tb bytes.Buffer
+	s.SetTruth(&tb)
+	ch := make(chan []source.Event)
+	errc := make(chan error, 1)
+	go func() { errc <- s.Run(context.Background(), ch); close(ch) }()
+	var out bytes.Buffer
+	next := sim.StartNs + int64(poll)
+	for b := range ch {
+		dump.Observe(b)
+		var now int64
+		for _, ev := range b {
+			if tk, ok := ev.(*source.Tick); ok && tk.NowNs > now {
+				now = tk.NowNs
+			}
+		}
+		for ; now >= next; next += int64(poll) {
+			var b bytes.Buffer
+			if err := dump.Render(&b, now, sim.LayoutAndroid13); err != nil {
+				t.Fatal(err)
+			}
+			out.Write(d.apply(b.Bytes()))
+		}
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), tb.Bytes()
+}
+
+// TestDamagedCapture is TestDamagedOutput on a captured file (no adb; fast): the same
+// guarantees when the damaged dumps are read with --input.
+func TestDamagedCapture(t *testing.T) {
+	for _, rate := range []float64{0.05, 0.30} {
+		t.Run(fmt.Sprintf("%.0f%%", rate*100), func(t *testing.T) {
+			d := newDamager(rate, 29)
+			capture, truth := damagedCapture(t, d, 60, 60*time.Second, time.Second, 5)
+			path := filepath.Join(t.TempDir(), "capture.txt")
+			if err := os.WriteFile(path, capture, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rec := filepath.Join(t.TempDir(), "run.jsonl")
+			var out, errb bytes.Buffer
+			code := cli.Main(context.Background(), []string{"--input", path, "--headless", "--json", "--record", rec}, cli.Env{
+				Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Getenv: func(string) string { return "" }, Build: buildinfo.Info{Version: "e2e"},
+			})
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			var r metrics.Report
+			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			checkDamaged(t, r, rec, truth, rate, d.hits)
+		})
+	}
+}
+
+// checkDamaged holds a report of damaged input against the truth, over the session: frames
+// completed after the first dump and by the last one (the first dump's backlog was drawn
+// before the session: when its rows are damaged they are neither seen nor lost).
+func checkDamaged(t *testing.T, r metrics.Report, rec string, truth []byte, rate float64, hits int) {
+	t.Helper()
+	_, evs, _, err := record.ReadAll(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var from, to int64
+	for _, ev := range evs {
+		if p, ok := ev.(*source.Poll); ok {
+			if from == 0 || p.AtNs < from {
+				from = p.AtNs
+			}
+			to = max(to, p.AtNs)
+		}
+	}
+	seenIn := int64(0)
+	dups := map[string]int{}
+	for _, ev := range evs {
+		if f, ok := ev.(*source.Frame); ok {
+			dups[fmt.Sprint(f.Window, f.VsyncID, f.VsyncNs)]++
+			if f.DoneNs > from && f.DoneNs <= to && f.Flags&source.FlagSkippedFrame == 0 {
+				seenIn++
+			}
+		}
+	}
+	for k, n := range dups {
+		if n > 1 {
+			t.Errorf("frame %s emitted %d times", k, n)
+		}
+	}
+	all, _ := parseTruth(t, truth)
+	truthWins := map[string]bool{}
+	drawn := int64(0)
+	for _, f := range all {
+		truthWins[f.Window] = true
+		if f.DoneNs > from && f.DoneNs <= to && f.Flags&source.FlagSkippedFrame == 0 {
+			drawn++
+		}
+	}
+	for _, w := range r.Windows {
+		if !truthWins[w.Name] {
+			t.Errorf("phantom window %q (the phone has %v)", w.Name, truthWins)
+		}
+	}
+	lost := int64(0)
+	if r.FramesLost != nil {
+		lost = *r.FramesLost
+	}
+	t.Logf("%.0f%% damage (%d lines): seen %d + lost %d = %.1f%% of %d drawn in the session", rate*100, hits,
+		seenIn, lost, float64(seenIn+lost)*100/float64(drawn), drawn)
+	if drawn < 300 {
+		t.Fatalf("the session holds only %d frames", drawn)
+	}
+	if seenIn > drawn {
+		t.Errorf("frames seen %d > drawn %d", seenIn, drawn)
+	}
+	if pct := float64(seenIn+lost) * 100 / float64(drawn); pct < 97 || pct > 102 {
+		t.Errorf("seen %d + lost %d is %.1f%% of the %d drawn, want 97–102%%", seenIn, lost, pct, drawn)
+	}
+	warn := strings.Join(r.Warnings, "\n")
+	if !strings.Contains(warn, "damaged") && !strings.Contains(warn, "torn") {
+		t.Errorf("the damage is not in the warnings: %q", r.Warnings)
+	}
+}

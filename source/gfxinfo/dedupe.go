@@ -1,0 +1,359 @@
+package gfxinfo
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// Per-window dedupe: a dumped window is matched to what the tracker remembers of the app's
+// windows by its view-root id, then by its rows, and only then by its title, so a damaged title
+// never starts an empty memory (which would count the whole ring again). A row is new unless
+// its vsync id (IntendedVsync in layouts without one) or its FrameCompleted is one of a frame
+// already emitted (one damaged field does not make a known frame new).
+
+// keep is how many emitted frames a window remembers: two rings.
+const keep = 2 * ringFrames
+
+// frameID is what identifies a row across dumps.
+type frameID struct{ id, vsync, done int64 }
+
+// winState is what the tracker remembers of one window of one process, bounded whatever the
+// session's length: the newest IntendedVsync emitted (high-water mark), the identities of the
+// last two rings of frames emitted, and the unreadable rows it credited at the last poll.
+type winState struct {
+	title string // the name its events carry, fixed when first seen
+	root  string // its view-root id
+	hwm   int64  // newest IntendedVsync emitted
+	// baseNs: frames completed by then were counted before this window's first counter.
+	baseNs int64
+	ring   [keep]frameID
+	head   int // next slot to write
+	n      int
+	ids    map[int64]int32
+	vs     map[int64]int32
+	dones  map[int64]int32
+	total  counter
+	acct   int   // frames accounted since the last accepted counter
+	gaps   []gap // unreadable rows credited, expected back in the next dump
+	polls  int
+	seen   int64 // procTable poll number when last seen
+}
+
+// gap is n unreadable rows between two readable rows' IntendedVsync (lo, hi); reported is set
+// once a reported counter has been credited with them.
+type gap struct {
+	lo, hi   int64
+	n        int
+	reported bool
+	age      int // dumps it has been carried through
+}
+
+// maxGapAge is how many more dumps an unreadable row is waited for: a ring row is printed by
+// two or three successive polls, no more.
+const maxGapAge = 2
+
+func newWinState(title, root string) *winState {
+	return &winState{title: title, root: root, ids: map[int64]int32{}, vs: map[int64]int32{}, dones: map[int64]int32{}}
+}
+
+// has reports whether f is a frame already emitted.
+func (ws *winState) has(f *source.Frame) bool {
+	if _, ok := ws.dones[f.DoneNs]; ok {
+		return true
+	}
+	if f.VsyncID > 0 {
+		// Two frames of one window can share an IntendedVsync (real Android 13 rows do),
+		// never a vsync id.
+		_, ok := ws.ids[f.VsyncID]
+		return ok
+	}
+	_, ok := ws.vs[f.VsyncNs]
+	return ok
+}
+
+// stale reports whether f is older than every frame remembered while the memory is full: a
+// row that old was emitted long ago (its identity damaged) or cannot be placed.
+func (ws *winState) stale(f *source.Frame) bool {
+	return ws.n == keep && f.VsyncNs < ws.ring[ws.head].vsync
+}
+
+// countIn returns how many remembered frames have an IntendedVsync in (lo, hi).
+func (ws *winState) countIn(lo, hi int64) int {
+	n := 0
+	for i := 0; i < ws.n; i++ {
+		if v := ws.ring[i].vsync; v > lo && v < hi {
+			n++
+		}
+	}
+	return n
+}
+
+// add remembers f, forgetting the oldest frame when full.
+func (ws *winState) add(f *source.Frame) {
+	slot := int32(ws.head)
+	if ws.n == keep {
+		old := ws.ring[ws.head]
+		if ws.ids[old.id] == slot {
+			delete(ws.ids, old.id)
+		}
+		if ws.vs[old.vsync] == slot {
+			delete(ws.vs, old.vsync)
+		}
+		if ws.dones[old.done] == slot {
+			delete(ws.dones, old.done)
+		}
+	} else {
+		ws.n++
+	}
+	ws.ring[ws.head] = frameID{f.VsyncID, f.VsyncNs, f.DoneNs}
+	if f.VsyncID > 0 {
+		ws.ids[f.VsyncID] = slot
+	}
+	ws.vs[f.VsyncNs] = slot
+	ws.dones[f.DoneNs] = slot
+	ws.head = (ws.head + 1) % keep
+	if f.VsyncNs > ws.hwm {
+		ws.hwm = f.VsyncNs
+	}
+}
+
+// counter validates a "Total frames rendered" counter across polls.
+type counter struct {
+	v, at   int64
+	known   bool
+	rejects int
+	credit  int // frames accounted beyond the counter's growth, kept for the next polls
+}
+
+// newRows returns what to report as the frames accounted for by a counter that grew by delta
+// since the last one: metrics charges delta less it, never below 0 per poll. What was accounted
+// beyond delta (a row credited and recovered a poll apart) is kept as credit instead of lost,
+// so the charges over a run add up whatever poll they fall in.
+func (c *counter) newRows(acct int, delta int64, reset bool) int {
+	if reset {
+		return acct
+	}
+	a := acct + c.credit
+	c.credit = 0
+	if int64(a) > delta {
+		c.credit = min(a-int(delta), keep)
+		return int(delta)
+	}
+	return a
+}
+
+// Counter verdicts.
+const (
+	counterSkip   = iota // damaged or not printed: not reported, its frames carried to the next
+	counterOK            // reported; the delta may be charged
+	counterRebase        // reported, but its jump is not charged (the earlier value was wrong)
+)
+
+// maxRatePeriodNs is the shortest frame period a counter's growth is held against.
+const maxRatePeriodNs = 4_000_000
+
+// check judges counter value v printed at device time at. minFrames is what the dump's rows
+// prove (a counter below them is damaged); a counter never goes down (reset mode aside) and
+// never grows faster than frames can be drawn. Three rejections in a row re-base it.
+func (c *counter) check(v, at int64, minFrames int, reset bool) int {
+	if v < 0 {
+		return counterSkip
+	}
+	if reset {
+		c.v, c.at, c.known = v, at, true
+		return counterOK
+	}
+	if !c.known {
+		if v < int64(minFrames)-2 && c.rejects < 2 {
+			c.rejects++
+			return counterSkip // fewer than the rows it printed: damaged
+		}
+		c.v, c.at, c.known = v, at, true
+		return counterOK
+	}
+	// No display refreshes faster than every 4 ms (250 Hz), and a window draws at most once a
+	// refresh; a quarter more and a few frames of slack for the dumps' timing.
+	elapsed := at - c.at
+	ok := v >= c.v && (v == c.v || (elapsed > 0 && v-c.v <= elapsed/maxRatePeriodNs*5/4+4))
+	if !ok && c.rejects < 2 {
+		c.rejects++
+		return counterSkip
+	}
+	verdict := counterOK
+	if !ok {
+		verdict = counterRebase
+	}
+	c.v, c.at, c.rejects = v, at, 0
+	return verdict
+}
+
+// dedupeProcess matches pr's windows to ps's and adds their new frames, polls and summaries
+// to asm. When a window is held back (its title damaged, its rows matching nothing) or its
+// PROFILEDATA block was destroyed, the rows it should have shown may belong to any window of
+// the process: every counter of the process is deferred to the next dump (the frames it
+// accounted for are carried to it).
+func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process) {
+	if ps.name == "" {
+		ps.name = pr.Name
+	}
+	used := map[*winState]bool{}
+	type pair struct {
+		w  *Window
+		ws *winState
+	}
+	var pairs []pair
+	damaged := false
+	for wi := range pr.Windows {
+		w := &pr.Windows[wi]
+		if w.Rows == 0 && w.Summary == nil && len(w.torn) == 0 {
+			continue // a view root without framestats (plain dump or nothing drawn)
+		}
+		ws := ps.match(w, used, asm)
+		if ws == nil || (len(w.Frames) == 0 && len(w.torn) > 0) {
+			damaged = true
+		}
+		if ws != nil {
+			used[ws] = true
+			pairs = append(pairs, pair{w, ws})
+		}
+	}
+	procRows := 0
+	accts := make([]int, len(pairs))
+	for i, p := range pairs {
+		accts[i] = t.windowRows(asm, ps, p.ws, p.w)
+		procRows += p.w.Rows
+	}
+	procAcct := 0
+	for i, p := range pairs {
+		procAcct += accts[i]
+		asm.windowPoll(t, ps, p.ws, p.w, accts[i], damaged)
+	}
+	ps.polls++
+	ps.lastAt = max(ps.lastAt, asm.at)
+	ps.acct += procAcct
+	if pr.Summary != nil {
+		asm.processPoll(t, ps, pr, procRows, damaged)
+	}
+}
+
+// match finds the remembered window w is: by view-root id, by rows, then by a trusted title;
+// a window with a trusted title and nothing remembered is new. It returns nil for a window
+// whose title is suspect and whose rows match nothing (held back, with a counted warning).
+// A window printed twice in one dump (two dumps run together when the line between them was
+// damaged) is matched to the same memory: its known rows are not new.
+func (ps *procState) match(w *Window, used map[*winState]bool, asm *assembly) *winState {
+	ws := ps.byRoot(w.Root)
+	how := "root"
+	if ws == nil {
+		ws = ps.byRows(w)
+		how = "rows"
+	}
+	defer func() {
+		if os.Getenv("DBG") != "" {
+			fmt.Fprintf(os.Stderr, "pid %d match %q root %q suspect %v frames %d via %s -> %p %d wins\n", ps.pid, w.Title, w.Root, w.TitleSuspect, len(w.Frames), how, ws, len(ps.wins))
+		}
+	}()
+	if ws == nil && w.TitleSuspect {
+		asm.warn("gfxinfo: rows of a window with a damaged title held back (read from the next dump)")
+		return nil
+	}
+	if ws == nil {
+		ws = ps.byTitle(w, used)
+	}
+	if ws == nil {
+		ws = newWinState(ps.newTitle(w.Title), w.Root)
+		ps.addWindow(ws)
+	} else if w.Title != ws.title && !strings.HasPrefix(ws.title, w.Title+"#") {
+		asm.warn("gfxinfo: window title differs from its rows' window (damaged); kept " + fmt.Sprintf("%q", clip(ws.title)))
+	}
+	if ws.root == "" && !w.TitleSuspect {
+		ws.root = w.Root
+	}
+	return ws
+}
+
+func (ps *procState) byRoot(root string) *winState {
+	if root == "" {
+		return nil
+	}
+	for _, s := range ps.wins {
+		if s.root == root {
+			return s
+		}
+	}
+	return nil
+}
+
+// byRows returns the remembered window most of w's rows are frames of.
+func (ps *procState) byRows(w *Window) *winState {
+	var ws *winState
+	best := 0
+	for _, s := range ps.wins {
+		n := 0
+		for i := range w.Frames {
+			if _, ok := s.dones[w.Frames[i].DoneNs]; ok {
+				n++
+			}
+		}
+		if n > best {
+			ws, best = s, n
+		}
+	}
+	return ws
+}
+
+// byTitle returns the remembered window titled as w (a trusted title). One already matched in
+// this dump is w again unless w has a view root of its own (then w is another window).
+func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
+	var again *winState
+	for _, s := range ps.wins {
+		if s.title != w.Title {
+			continue
+		}
+		if used[s] {
+			again = s
+			continue
+		}
+		if w.Root != "" && s.root != "" && w.Root != s.root {
+			// A new view root under the same title (the activity was recreated): its
+			// counters start again.
+			s.root, s.total, s.gaps = w.Root, counter{}, nil
+		}
+		return s
+	}
+	if again != nil && w.Root == "" {
+		return again
+	}
+	return nil
+}
+
+// newTitle names a new window titled title: "title#2" when the process has one so titled.
+func (ps *procState) newTitle(title string) string {
+	n := 0
+	for _, s := range ps.wins {
+		if s.title == title || strings.HasPrefix(s.title, title+"#") {
+			n++
+		}
+	}
+	if n > 0 {
+		return fmt.Sprintf("%s#%d", title, n+1)
+	}
+	return title
+}
+
+// addWindow remembers ws, forgetting the least recently seen window when full.
+func (ps *procState) addWindow(ws *winState) {
+	if len(ps.wins) >= maxWindows {
+		old := 0
+		for i, s := range ps.wins {
+			if s.seen < ps.wins[old].seen {
+				old = i
+			}
+		}
+		ps.wins = append(ps.wins[:old], ps.wins[old+1:]...)
+	}
+	ps.wins = append(ps.wins, ws)
+}

@@ -1,0 +1,185 @@
+package gfxinfo
+
+import (
+	"sort"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// assembly collects one dump's events: every window's new frames (emitted in IntendedVsync
+// order), then the polls and summaries, and the damage it met (one notice per kind).
+type assembly struct {
+	at        int64
+	newest    int64 // newest FrameCompleted among the new frames
+	spacing   int64 // smallest spacing of consecutive IntendedVsyncs (rows without a period)
+	newFrames []*source.Frame
+	tail      []source.Event
+	warns     []string
+}
+
+// warn counts one kind of damage once per dump.
+func (a *assembly) warn(text string) {
+	for _, w := range a.warns {
+		if w == text {
+			return
+		}
+	}
+	a.warns = append(a.warns, text)
+}
+
+// frames adds the rows at idx of w (new frames of window ws).
+func (a *assembly) frames(t *tracker, ps *procState, ws *winState, w *Window, idx []int) {
+	frs := frameCopies(w, idx, ws.title, ps.name)
+	for i := range frs {
+		frs[i].History = t.live && frs[i].VsyncNs < t.startNs
+		a.newFrames = append(a.newFrames, &frs[i])
+		if frs[i].DoneNs > a.newest {
+			a.newest = frs[i].DoneNs
+		}
+	}
+	// Rows without a period (before Android 12): the smallest spacing of consecutive
+	// intended vsyncs bounds the period, for the poll interval only.
+	for i := 1; i < len(w.Frames); i++ {
+		if dv := w.Frames[i].VsyncNs - w.Frames[i-1].VsyncNs; dv >= minPeriodNs && (a.spacing == 0 || dv < a.spacing) {
+			a.spacing = dv
+		}
+	}
+}
+
+// windowPoll adds the Poll (and summary) of window w, matched to ws. acct is the frames this
+// poll accounted for; deferred is set when rows of the process could not be read or placed
+// (the counter is then not reported: the next dump has those rows).
+func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window, acct int, deferred bool) {
+	var first int64
+	for i := range w.Frames {
+		if v := w.Frames[i].VsyncNs; first == 0 || v < first {
+			first = v
+		}
+	}
+	if ps.fresh && ws.polls == 1 {
+		// A window of a process that started during the session counted from 0.
+		a.tail = append(a.tail, &source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid})
+	}
+	ws.acct += acct
+	total, newRows := int64(-1), acct
+	prev := ws.total.v
+	verdict := counterSkip
+	if !deferred {
+		verdict = ws.total.check(w.TotalFrames, a.at, len(w.Frames), t.reset)
+	}
+	switch {
+	case verdict == counterOK:
+		total, newRows = w.TotalFrames, ws.total.newRows(ws.acct, w.TotalFrames-prev, t.reset)
+		ws.acct = 0
+		ws.reportGaps()
+	case verdict == counterRebase:
+		total, newRows, ws.acct, ws.total.credit = w.TotalFrames, max(ws.acct, int(w.TotalFrames-prev)), 0, 0
+		ws.reportGaps()
+	case deferred && w.TotalFrames >= 0:
+		a.warn("gfxinfo: counters deferred to the next dump (rows of the app could not be read or placed)")
+	case w.TotalFrames >= 0:
+		a.warn("gfxinfo: a damaged \"Total frames rendered\" counter skipped (its frames are charged at the next good one)")
+	}
+	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: total,
+		Rows: w.Rows, NewRows: newRows, FirstRowVsyncNs: first, Hidden: w.Visibility > 0})
+	if w.Summary != nil {
+		s := cloneSummary(w.Summary)
+		s.AtNs, s.Window, s.Process, s.Pid = a.at, ws.title, ps.name, ps.pid
+		a.tail = append(a.tail, s)
+	}
+}
+
+// processPoll adds the process-wide summary and counter, after its windows' polls. The
+// process counter keeps counting the frames of windows that went away between two polls (a
+// popup that closed): its delta catches frames no window's counter can. It is deferred when
+// one of the process's windows was held back or destroyed (their rows come back later).
+func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int, damaged bool) {
+	s := cloneSummary(pr.Summary)
+	s.AtNs, s.Process, s.Pid = a.at, ps.name, ps.pid
+	a.tail = append(a.tail, s)
+	if pr.Summary.TotalFrames == nil {
+		return
+	}
+	v := *pr.Summary.TotalFrames
+	if ps.fresh && ps.polls == 1 {
+		a.tail = append(a.tail, &source.Poll{AtNs: a.at, Pid: ps.pid, Process: true})
+	}
+	prev := ps.total.v
+	verdict := counterSkip
+	if !damaged {
+		verdict = ps.total.check(v, a.at, 0, t.reset)
+	}
+	var newRows int
+	switch verdict {
+	case counterOK:
+		newRows = ps.total.newRows(ps.acct, v-prev, t.reset)
+	case counterRebase:
+		newRows, ps.total.credit = max(ps.acct, int(v-prev)), 0
+	case counterSkip:
+		if !damaged && v >= 0 {
+			a.warn("gfxinfo: a damaged process \"Total frames rendered\" counter skipped")
+		}
+		return
+	}
+	ps.acct = 0
+	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Pid: ps.pid, Process: true, TotalFrames: v,
+		Rows: rows, NewRows: newRows})
+}
+
+// events appends the dump's events to evs: damage notices, frames in IntendedVsync order (a
+// Refresh before the first frame at a new rate), then polls and summaries.
+func (a *assembly) events(t *tracker, evs []source.Event) []source.Event {
+	for _, w := range a.warns {
+		evs = append(evs, &source.Notice{AtNs: a.at, Level: source.LevelWarn, Text: w})
+	}
+	sort.SliceStable(a.newFrames, func(i, j int) bool { return a.newFrames[i].VsyncNs < a.newFrames[j].VsyncNs })
+	havePeriod := false
+	for _, f := range a.newFrames {
+		if f.IntervalNs > 0 {
+			havePeriod = true
+			t.rate(&evs, f.IntervalNs, f.VsyncNs) // a Refresh precedes the first frame at a new rate
+		}
+		evs = append(evs, f)
+	}
+	evs = append(evs, a.tail...)
+	if !havePeriod && a.spacing > 0 && a.spacing <= maxPeriodNs {
+		t.periodNs = a.spacing
+	}
+	return evs
+}
+
+// reportGaps marks the pending unreadable rows as credited in a reported counter.
+func (ws *winState) reportGaps() {
+	for i := range ws.gaps {
+		ws.gaps[i].reported = true
+	}
+}
+
+// flush charges what the session's end leaves open: rows credited to a reported counter as
+// unreadable and never read since are lost after all (less any credit the counters hold). The
+// events are Polls that repeat each window's last counter.
+func (t *tracker) flush() []source.Event {
+	pids := make([]int, 0, len(t.procs.byPid))
+	for pid := range t.procs.byPid {
+		pids = append(pids, pid)
+	}
+	sort.Ints(pids)
+	var evs []source.Event
+	for _, pid := range pids {
+		ps := t.procs.byPid[pid]
+		for _, ws := range ps.wins {
+			n := -ws.total.credit
+			for _, g := range ws.gaps {
+				if g.reported {
+					n += g.n
+				}
+			}
+			if n > 0 && ws.total.known {
+				evs = append(evs, &source.Poll{AtNs: t.lastNs, Window: ws.title, Pid: ps.pid,
+					TotalFrames: ws.total.v, NewRows: -n})
+				ws.gaps, ws.total.credit = nil, 0
+			}
+		}
+	}
+	return evs
+}

@@ -1,0 +1,217 @@
+package gfxinfo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// Process tracking: which of a dump's process blocks are the app's, and whether a pid that
+// differs from the last one is a restart or a damaged "** Graphics info for pid" line.
+
+// procState is what the tracker remembers of one app process (one pid).
+type procState struct {
+	pid     int
+	name    string
+	sinceNs int64
+	// fresh: the process started during the session, so its counters counted from 0 there and
+	// the frames it drew before its first poll were drawn during the session (frames_lost).
+	fresh  bool
+	polls  int // polls of this process so far
+	wins   []*winState
+	total  counter // the process-wide "Total frames rendered"
+	acct   int     // frames accounted since the last accepted process counter
+	lastAt int64   // device time of its last poll
+	seen   int64   // procTable poll number when last seen
+}
+
+// procTable holds the per-pid states, bounded: the least recently seen is forgotten.
+type procTable struct {
+	byPid map[int]*procState
+	polls int64
+}
+
+const (
+	maxProcs   = 16
+	maxWindows = 64
+)
+
+// get returns the state of pid, creating it (and forgetting the stalest) when new.
+func (pt *procTable) get(pid int) *procState {
+	pt.polls++
+	ps := pt.byPid[pid]
+	if ps == nil {
+		if len(pt.byPid) >= maxProcs {
+			var old *procState
+			for _, s := range pt.byPid {
+				if old == nil || s.seen < old.seen {
+					old = s
+				}
+			}
+			delete(pt.byPid, old.pid)
+		}
+		ps = &procState{pid: pid}
+		pt.byPid[pid] = ps
+	}
+	ps.seen = pt.polls
+	return ps
+}
+
+// ofPackage reports whether a process named name belongs to the tracked package.
+func (t *tracker) ofPackage(name string) bool {
+	return t.pkg == "" || name == t.pkg || strings.HasPrefix(name, t.pkg+":")
+}
+
+// selectProcesses returns the dump's processes of the tracked package (the package itself and
+// its ":sub" processes; all of them when no package is set). A block whose name line was
+// damaged is still the app's when its pid is one the app had.
+func (t *tracker) selectProcesses(evs []source.Event, d *Dump, at int64) ([]source.Event, []*Process) {
+	var out []*Process
+	for i := range d.Processes {
+		pr := &d.Processes[i]
+		switch {
+		case t.ofPackage(pr.Name) || (pr.Name == "" && len(d.Processes) == 1):
+			out = append(out, pr)
+		case pr.Pid != 0 && t.procs.byPid[pr.Pid] != nil && t.procs.byPid[pr.Pid].name != "":
+			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
+				Text: "gfxinfo: damaged process line (name read as \"" + clip(pr.Name) + "\"; its pid says which app it is)"})
+			pr.Name = t.procs.byPid[pr.Pid].name
+			out = append(out, pr)
+		case t.pkg != "" && t.pid != 0:
+			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
+				Text: "gfxinfo: a process block of another or a damaged name skipped"})
+		}
+	}
+	return evs, out
+}
+
+// clip shortens damaged text quoted in a warning.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// trackProcesses selects the app's processes, tells a restart from a damaged pid line and
+// emits the Session events (at the start, when the app starts later, when it restarts).
+func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]source.Event, []*Process) {
+	evs, procs := t.selectProcesses(evs, d, at)
+	for _, pr := range procs {
+		if old := t.damagedPid(pr); old != 0 {
+			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
+				Text: fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, old)})
+			pr.Pid = old
+			if pr.Name == "" {
+				pr.Name = t.procs.byPid[old].name
+			}
+		}
+	}
+	// A second block of the app's process in one dump (two dumps run together) is the
+	// current process whatever pid it prints.
+	hasCurrent, curName := false, t.pkg
+	for _, pr := range procs {
+		hasCurrent = hasCurrent || (t.pid != 0 && pr.Pid == t.pid)
+	}
+	if cur := t.procs.byPid[t.pid]; curName == "" && cur != nil {
+		curName = cur.name
+	}
+	for _, pr := range procs {
+		if hasCurrent && pr.Pid != t.pid && (pr.Name == curName || pr.Name == "") && t.procs.byPid[pr.Pid] == nil {
+			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
+				Text: fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, t.pid)})
+			pr.Pid = t.pid
+		}
+	}
+	var main *Process
+	if !d.NotRunning && d.Failure == "" && len(procs) > 0 {
+		main = procs[0]
+		for _, pr := range procs {
+			if pr.Name == t.pkg {
+				main = pr
+			}
+		}
+	}
+	pid := 0
+	if main != nil {
+		pid = main.Pid
+	}
+	session := func() {
+		pkg := t.pkg
+		if pkg == "" && len(procs) > 0 {
+			pkg = procs[0].Name
+		}
+		evs = append(evs, &source.Session{Source: source.KindGfxinfo, Device: t.device, Package: pkg,
+			Pid: pid, CostBasis: source.CostFrame, StartMonoNs: d.UptimeNs, Input: t.input})
+	}
+	switch {
+	case !t.started:
+		t.started, t.pid = true, pid
+		session()
+	case pid != 0 && t.pid == 0:
+		t.pid = pid // the app started after the session began
+		ps := t.procs.get(pid)
+		// Its counters started during the session when it says so, or when a dump said it
+		// was not running (a damaged name line is not a start).
+		ps.fresh = !t.reset && ((main.SinceNs > 0 && t.startNs > 0 && main.SinceNs >= t.startNs) ||
+			(main.SinceNs == 0 && t.sawAbsent))
+		session()
+	case pid != 0 && pid != t.pid && t.pkg != "":
+		evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
+			Text: fmt.Sprintf("app restarted (pid %d → %d)", t.pid, pid)})
+		t.pid = pid
+		ps := t.procs.get(pid)
+		ps.fresh = !t.reset && ps.polls == 0
+		session()
+	}
+	for _, pr := range procs {
+		if ps := t.procs.byPid[pr.Pid]; ps != nil && ps.name == "" {
+			ps.name, ps.sinceNs = pr.Name, pr.SinceNs
+		}
+	}
+	return evs, procs
+}
+
+// damagedPid returns the pid a process block printed with an unknown pid really has (0 when
+// it is what it says): a known process of the app with the same "Stats since" or the same
+// rows. A block with no readable pid is the app's current process.
+func (t *tracker) damagedPid(pr *Process) int {
+	if t.pid == 0 || pr.Pid == t.pid {
+		return 0
+	}
+	if pr.Pid == 0 || t.sameProcess(pr, t.procs.byPid[t.pid]) {
+		return t.pid
+	}
+	if t.procs.byPid[pr.Pid] != nil {
+		return 0
+	}
+	for pid, old := range t.procs.byPid {
+		if t.sameProcess(pr, old) {
+			return pid
+		}
+	}
+	return 0
+}
+
+// sameProcess reports whether pr (printed with another pid) is the process old: the same
+// "Stats since", or rows that old already reported.
+func (t *tracker) sameProcess(pr *Process, old *procState) bool {
+	if old == nil {
+		return false
+	}
+	if pr.SinceNs != 0 && pr.SinceNs == old.sinceNs {
+		return true
+	}
+	for wi := range pr.Windows {
+		w := &pr.Windows[wi]
+		for _, ws := range old.wins {
+			for i := range w.Frames {
+				if ws.has(&w.Frames[i]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,149 @@
+package gfxinfo
+
+import (
+	"math"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// windowRows adds w's new rows (matched to ws) to asm and returns how many frames this poll
+// accounts for: the counters' growth less this is what metrics charges as lost. A frame is
+// accounted once: when it is first emitted, or — when its row was unreadable after the newest
+// frame of the last poll — at once as credit, expecting it back in the next dump; a credited
+// row that does not come back is taken off again (it is lost after all), so damaged text never
+// charges frames the next dump shows.
+func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Window) (acct int) {
+	ws.seen = t.procs.polls
+	firstSight := ws.polls == 0
+	if firstSight && !ps.fresh {
+		// Frames completed before this poll (the session's backlog) or before the process's
+		// last poll were counted by earlier counters: never by this window's.
+		ws.baseNs = asm.at
+		if ps.lastAt > 0 {
+			ws.baseNs = ps.lastAt
+		}
+		for i := range w.Frames {
+			if ws.baseNs == 0 { // no Uptime: the newest frame tells the time
+				ws.baseNs = max(ws.baseNs, w.Frames[i].DoneNs)
+			}
+		}
+	}
+	prev := max(ws.hwm, ws.baseNs)
+	ws.polls++
+	resolved := make([]int, len(ws.gaps))
+	t.fresh = t.fresh[:0]
+	for i := range w.Frames {
+		f := &w.Frames[i]
+		if ws.has(f) {
+			continue
+		}
+		if ws.stale(f) {
+			asm.warn("gfxinfo: a row older than every frame remembered skipped (damaged)")
+			continue
+		}
+		ws.add(f)
+		t.fresh = append(t.fresh, i)
+		if g := gapOf(ws.gaps, resolved, f.VsyncNs); g >= 0 {
+			resolved[g]++ // credited at the last poll
+			continue
+		}
+		if f.Flags&source.FlagSkippedFrame == 0 && f.DoneNs > ws.baseNs {
+			acct++ // (Android's counter does not count the frames it skipped)
+		}
+	}
+	asm.frames(t, ps, ws, w, t.fresh)
+	var gaps []gap
+	for gi, g := range ws.gaps {
+		rem := g.n - resolved[gi]
+		switch {
+		case rem <= 0:
+		case tornIn(w, g) && g.age < maxGapAge:
+			g.n, g.age = rem, g.age+1
+			gaps = append(gaps, g) // still unreadable: still expected
+		default:
+			acct -= rem // never came back: lost after all
+		}
+	}
+	if !firstSight {
+		// Unreadable rows between the same two readable rows are one group: those of them
+		// that are old are the remembered frames between those rows; the rest are new.
+		for i := 0; i < len(w.torn); {
+			j, n := i, 0
+			for ; j < len(w.torn) && w.torn[j].pos == w.torn[i].pos; j++ {
+				n += w.torn[j].n
+			}
+			lo, hi := bounds(w, w.torn[i].pos)
+			i = j
+			if hi <= prev || overlaps(gaps, lo, hi) || len(gaps) >= maxTorn {
+				continue // among rows seen before, or already expected
+			}
+			if n -= ws.countIn(lo, hi); n > 0 {
+				gaps = append(gaps, gap{lo: max(lo, prev), hi: hi, n: n})
+				acct += n
+			}
+		}
+	}
+	ws.gaps = gaps
+	return acct
+}
+
+// gapOf returns the index of the gap a row at IntendedVsync v fills (one still open), or -1.
+func gapOf(gaps []gap, resolved []int, v int64) int {
+	for i, g := range gaps {
+		if v > g.lo && v < g.hi && resolved[i] < g.n {
+			return i
+		}
+	}
+	return -1
+}
+
+// bounds returns the IntendedVsync of the readable rows around an unreadable row at pos.
+func bounds(w *Window, pos int) (lo, hi int64) {
+	lo, hi = math.MinInt64, math.MaxInt64
+	if pos > 0 && pos <= len(w.Frames) {
+		lo = w.Frames[pos-1].VsyncNs
+	}
+	if pos < len(w.Frames) {
+		hi = w.Frames[pos].VsyncNs
+	}
+	return lo, hi
+}
+
+// tornIn reports whether w has an unreadable row that may lie in g's span.
+func tornIn(w *Window, g gap) bool {
+	for _, tr := range w.torn {
+		if lo, hi := bounds(w, tr.pos); lo < g.hi && hi > g.lo {
+			return true
+		}
+	}
+	return false
+}
+
+func overlaps(gaps []gap, lo, hi int64) bool {
+	for _, g := range gaps {
+		if lo < g.hi && hi > g.lo {
+			return true
+		}
+	}
+	return false
+}
+
+// frameCopies copies the rows at idx of w for events (the parser may reuse the dump's
+// storage), one allocation each for frames and phases.
+func frameCopies(w *Window, idx []int, title, process string) []source.Frame {
+	if len(idx) == 0 {
+		return nil
+	}
+	frs := make([]source.Frame, len(idx))
+	phs := make([]source.Phases, len(idx))
+	for j, i := range idx {
+		f := &w.Frames[i]
+		frs[j] = *f
+		frs[j].Window, frs[j].Process = title, process
+		if f.Phases != nil {
+			phs[j] = *f.Phases
+			frs[j].Phases = &phs[j]
+		}
+	}
+	return frs
+}

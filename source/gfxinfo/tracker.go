@@ -1,0 +1,207 @@
+package gfxinfo
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// tracker turns successive dumps of one app into events. Shared by the poller and the file
+// source, it works in three steps, each in its own file: process tracking (procs.go: which
+// process blocks are the app's, a restart or a damaged pid line), per-window dedupe
+// (dedupe.go: which rows are new, by frame identity whatever the title says, and what the
+// "Total frames rendered" counters may be charged) and event assembly (events.go).
+//
+// Damaged text (a flaky cable, a full buffer) must never count a frame twice, invent a window
+// or charge frames as lost that the next dump shows: everything it remembers is keyed by the
+// app's pid and the frames' own identities, and is bounded whatever the session's length.
+type tracker struct {
+	pkg     string
+	input   string
+	device  source.Device
+	reset   bool // every dump resets the app's counters (PollerConfig.Reset)
+	started bool
+	pid     int
+	// live: a device session, whose first dump's backlog is history (DESIGN §4: frames drawn
+	// before the session started count in frames and jank, never in a rate). startNs is the
+	// device uptime of that first dump (0 unknown); sawAbsent is set when a dump said the app
+	// was not running.
+	live      bool
+	startNs   int64
+	sawAbsent bool
+	state     source.State
+	lastNs    int64
+	periodNs  int64
+	hz        int64
+	failure   string
+	procs     procTable
+	clock     uptimeCheck
+	wallNs    int64  // wall clock when the dump was taken (poller), 0 unknown (file)
+	fresh     []int  // scratch: indexes of a window's new rows
+	parser    Parser // reused: it remembers the last good PROFILEDATA header
+}
+
+func newTracker(pkg, input string) *tracker {
+	return &tracker{pkg: pkg, input: input, procs: procTable{byPid: map[int]*procState{}}}
+}
+
+func (t *tracker) notice(evs []source.Event, at int64, level source.Level, state source.State, text string) []source.Event {
+	if state != "" {
+		if t.state == state {
+			return evs
+		}
+		t.state = state
+	}
+	return append(evs, &source.Notice{AtNs: at, Level: level, State: state, Text: text})
+}
+
+// apply parses one dump's text and appends its events to evs.
+func (t *tracker) apply(evs []source.Event, data []byte) []source.Event {
+	d, err := t.parser.Parse(data)
+	if err != nil {
+		return t.notice(evs, t.lastNs, source.LevelWarn, "", "gfxinfo: output not understood: "+err.Error())
+	}
+	return t.applyDump(evs, d)
+}
+
+// applyDump appends the events of one parsed dump.
+func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
+	if !t.clock.accept(d.UptimeNs, t.wallNs) {
+		return append(evs, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
+			Text: "gfxinfo: dump with a damaged Uptime line skipped (its rows are read from the next dump)"})
+	}
+	at := d.UptimeNs
+	if at == 0 {
+		at = t.lastNs
+	}
+	var procs []*Process
+	evs, procs = t.trackProcesses(evs, d, at)
+	t.markStart(d, procs)
+	for _, w := range d.Warnings {
+		evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn, Text: "gfxinfo: " + stripCount(w)})
+	}
+	if d.NotRunning {
+		t.sawAbsent = true
+		evs = t.notice(evs, at, source.LevelInfo, source.StateWaiting,
+			fmt.Sprintf("waiting for %s to start (no process found)", t.pkg))
+		return t.tick(evs, at)
+	}
+	if d.Failure != "" {
+		if d.Failure != t.failure {
+			t.failure = d.Failure
+			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelErr,
+				Text: "gfxinfo: dumpsys failed: " + d.Failure})
+		}
+		return t.tick(evs, at)
+	}
+	t.failure = ""
+	if len(procs) == 0 {
+		evs = t.notice(evs, at, source.LevelInfo, source.StateWaiting,
+			fmt.Sprintf("waiting for %s: the dump has no such process", t.pkg))
+		return t.tick(evs, at)
+	}
+	evs = t.notice(evs, at, source.LevelInfo, source.StateLive, "live")
+	asm := assembly{at: at}
+	for _, pr := range procs {
+		if pr.Summary != nil || hasData(pr) {
+			t.dedupeProcess(&asm, t.procs.get(pr.Pid), pr)
+		}
+	}
+	evs = asm.events(t, evs)
+	if at == 0 {
+		at = asm.newest
+	}
+	return t.tick(evs, at)
+}
+
+// markStart fixes the session's start at its first dump: the dump's uptime, or (a dump
+// without an Uptime line) the newest frame completion it holds, so every row of that first
+// ring is history. Frames of a process that starts later are drawn after it: not history.
+func (t *tracker) markStart(d *Dump, procs []*Process) {
+	if t.startNs != 0 {
+		return
+	}
+	t.startNs = d.UptimeNs
+	if t.startNs > 0 {
+		return
+	}
+	for _, pr := range procs {
+		for wi := range pr.Windows {
+			for i := range pr.Windows[wi].Frames {
+				if v := pr.Windows[wi].Frames[i].DoneNs + 1; v > t.startNs {
+					t.startNs = v
+				}
+			}
+		}
+	}
+}
+
+// hasData reports whether a process block has a window with rows or a summary.
+func hasData(pr *Process) bool {
+	for wi := range pr.Windows {
+		if w := &pr.Windows[wi]; w.Rows > 0 || w.Summary != nil || len(w.torn) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stripCount removes the parser's "N× " prefix: the report counts a kind of damage once per
+// dump it was seen in, under one text.
+func stripCount(w string) string {
+	if i := strings.Index(w, "× "); i > 0 && i < 8 && strings.Trim(w[:i], "0123456789") == "" {
+		return w[i+len("× "):]
+	}
+	return w
+}
+
+// cloneSummary copies a summary for an event: the parser may reuse the histogram's storage.
+func cloneSummary(s *source.AndroidSummary) *source.AndroidSummary {
+	c := *s
+	c.Histogram = append([]source.Bucket(nil), s.Histogram...)
+	return &c
+}
+
+// rate emits a Refresh when a row's period implies a new whole-Hz rate.
+func (t *tracker) rate(evs *[]source.Event, periodNs, at int64) {
+	t.periodNs = periodNs
+	hz := int64(math.Round(1e9 / float64(periodNs)))
+	if hz != t.hz {
+		t.hz = hz
+		*evs = append(*evs, &source.Refresh{AtNs: at, Hz: float64(hz)})
+	}
+}
+
+func (t *tracker) tick(evs []source.Event, at int64) []source.Event {
+	if at > t.lastNs {
+		t.lastNs = at
+	}
+	if at > 0 {
+		evs = append(evs, &source.Tick{NowNs: at})
+	}
+	return evs
+}
+
+// uptimeCheck rejects a dump whose "Uptime:" cannot be right: device time never runs
+// backwards, and in a live poll it never runs ahead of the wall clock (plus 10 s of slack for
+// a slow adb). A damaged Uptime would otherwise make every row of the dump look unfinished or
+// move the session clock. Three rejections in a row re-base it (the earlier value was wrong).
+type uptimeCheck struct {
+	last, lastWall int64
+	rejected       int
+}
+
+func (c *uptimeCheck) accept(up, wall int64) bool {
+	if up == 0 {
+		return true // not printed: the dump's rows are checked without it
+	}
+	ok := c.last == 0 || (up >= c.last && (wall == 0 || c.lastWall == 0 || up-c.last <= wall-c.lastWall+10e9))
+	if !ok && c.rejected < 2 {
+		c.rejected++
+		return false
+	}
+	c.last, c.lastWall, c.rejected = up, wall, 0
+	return true
+}

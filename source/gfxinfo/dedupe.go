@@ -194,8 +194,9 @@ func (c *counter) check(v, at int64, minFrames int, reset bool) int {
 // to asm. When a window is held back (its title damaged, its rows matching nothing) or its
 // PROFILEDATA block was destroyed, the rows it should have shown may belong to any window of
 // the process: every counter of the process is deferred to the next dump (the frames it
-// accounted for are carried to it).
-func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process) {
+// accounted for are carried to it). So are the counters of a stale block (an older copy of
+// the process in the same dump).
+func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale bool) {
 	if ps.name == "" {
 		ps.name = pr.Name
 	}
@@ -220,6 +221,7 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process) {
 			pairs = append(pairs, pair{w, ws})
 		}
 	}
+	damaged = damaged || stale
 	procRows := 0
 	accts := make([]int, len(pairs))
 	for i, p := range pairs {

@@ -64,7 +64,11 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	total, newRows := int64(-1), acct
 	prev := ws.total.v
 	verdict := counterSkip
-	if !deferred {
+	switch {
+	case deferred:
+	case !histogramAgrees(w.Summary):
+		a.warn(histogramWarning)
+	default:
 		verdict = ws.total.check(w.TotalFrames, a.at, len(w.Frames), t.reset)
 	}
 	switch {
@@ -106,7 +110,12 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 	}
 	prev := ps.total.v
 	verdict := counterSkip
-	if !damaged {
+	switch {
+	case damaged:
+	case !histogramAgrees(pr.Summary):
+		a.warn(histogramWarning)
+		return
+	default:
 		verdict = ps.total.check(v, a.at, 0, t.reset)
 	}
 	var newRows int
@@ -182,4 +191,21 @@ func (t *tracker) flush() []source.Event {
 		}
 	}
 	return evs
+}
+
+const histogramWarning = "gfxinfo: a \"Total frames rendered\" counter that disagrees with its HISTOGRAM skipped (damaged)"
+
+// histogramAgrees reports whether a summary's counter can be trusted as far as its histogram
+// tells: Android's HISTOGRAM counts every frame "Total frames rendered" counts (every real
+// capture agrees), so a sum that differs means one of the two lines was damaged. A summary
+// without a readable histogram tells nothing.
+func histogramAgrees(s *source.AndroidSummary) bool {
+	if s == nil || s.TotalFrames == nil || len(s.Histogram) == 0 {
+		return true
+	}
+	var sum int64
+	for _, b := range s.Histogram {
+		sum += b.Count
+	}
+	return sum == *s.TotalFrames
 }

@@ -104,9 +104,15 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 	}
 	evs = t.notice(evs, at, source.LevelInfo, source.StateLive, "live")
 	asm := assembly{at: at}
-	for _, pr := range procs {
+	// Two blocks of one process in a dump are two dumps run together (the line between them
+	// was damaged): only the last one's counters are the dump's time.
+	last := map[int]int{}
+	for i, pr := range procs {
+		last[pr.Pid] = i
+	}
+	for i, pr := range procs {
 		if pr.Summary != nil || hasData(pr) {
-			t.dedupeProcess(&asm, t.procs.get(pr.Pid), pr)
+			t.dedupeProcess(&asm, t.procs.get(pr.Pid), pr, last[pr.Pid] != i)
 		}
 	}
 	evs = asm.events(t, evs)

@@ -261,9 +261,7 @@ func (p *Pipeline) Add(ev source.Event) {
 	case *source.Tick:
 		p.touch(e.NowNs)
 		if p.looper != nil {
-			for _, lf := range p.looper.Advance(e.NowNs) {
-				p.addFrame(&lf.Frame, lf.Dropped)
-			}
+			p.addLooperFrames(p.looper.Advance(e.NowNs))
 		}
 	case *source.Gap:
 		p.warn.add(fmt.Sprintf("gap: %s (%.1f s not seen)", e.Reason, float64(e.ToNs-e.FromNs)/1e9))
@@ -569,26 +567,7 @@ func (p *Pipeline) setupSources() {
 		}
 		p.looper = nil
 	case p.session.CostBasis == source.CostMainThread:
-		if p.looper == nil {
-			var t int64
-			if p.refreshHz > 0 {
-				t = int64(math.Round(1e9 / p.refreshHz))
-			}
-			p.looper = NewLooperFrames(t)
-			if p.session.Package != "" && p.session.Pid > 0 {
-				p.looper.SetProcessName(p.session.Pid, p.session.Package)
-			}
-		}
-	}
-}
-
-// flushLooper releases Looper-derived frames held back while the vsync grid was being learned.
-func (p *Pipeline) flushLooper() {
-	if p.looper == nil {
-		return
-	}
-	for _, lf := range p.looper.Flush() {
-		p.addFrame(&lf.Frame, lf.Dropped)
+		p.setupLooper()
 	}
 }
 
@@ -606,9 +585,7 @@ func (p *Pipeline) addMessage(m *source.Message) {
 	p.closeDispatch(m, shift)
 	p.msgs.add(m, p.originNs-shift)
 	if p.looper != nil {
-		for _, lf := range p.looper.Message(m) {
-			p.addFrame(&lf.Frame, lf.Dropped)
-		}
+		p.addLooperFrames(p.looper.Message(m))
 	}
 	// Worst frames that arrived before their messages are attributed late.
 	if ok {

@@ -201,16 +201,8 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			continue
 		}
 		if pid != curPid {
-			if curPid != 0 {
-				p.d.closeOpen(ReasonProcessChanged, curPid)
-				p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelInfo,
-					Text: fmt.Sprintf("%s restarted: pid %d → %d", orApp(s.opts.Package), curPid, pid)})
-			}
+			s.switchPid(st, curPid, pid)
 			curPid = pid
-			p.d.SetPid(pid)
-			p.add(&source.Session{Source: source.KindLogcat, Device: s.opts.Device, Package: s.opts.Package,
-				Pid: pid, CostBasis: source.CostMainThread})
-			st.helped, st.since, st.printers = false, time.Now(), st.printerLines()
 		}
 		rc, err := s.s.Stream(ctx, a.args(pid))
 		if err != nil {
@@ -236,15 +228,7 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			// A rejected command line prints an error (shell v1 mixes it into the stream); with
 			// stderr kept apart the stream just ends at once, twice in a row.
 			silentEnds = 0
-			before := a
-			if a.degrade(string(res.head)) {
-				p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelWarn,
-					Text: fmt.Sprintf("device logcat rejected %q (%s); retrying with %q",
-						strings.Join(before.args(pid), " "), firstLine(res.head), strings.Join(a.args(pid), " "))})
-				if a.threadtime && !before.threadtime {
-					p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelWarn,
-						Text: "logcat without -v monotonic: times are wall-clock, not CLOCK_MONOTONIC"})
-				}
+			if degrade(p, &a, res.head, pid) {
 				continue
 			}
 			st.set(source.StateDisconnected, source.LevelErr, "device logcat rejected every command line: "+firstLine(res.head))
@@ -263,6 +247,38 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			return err
 		}
 	}
+}
+
+// switchPid follows the app to a new process: the old process's open dispatches are closed as
+// unpaired, and a new Session names the new pid.
+func (s *liveSource) switchPid(st *liveState, oldPid, pid int) {
+	p := st.p
+	if oldPid != 0 {
+		p.d.closeOpen(ReasonProcessChanged, oldPid)
+		p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelInfo,
+			Text: fmt.Sprintf("%s restarted: pid %d → %d", orApp(s.opts.Package), oldPid, pid)})
+	}
+	p.d.SetPid(pid)
+	p.add(&source.Session{Source: source.KindLogcat, Device: s.opts.Device, Package: s.opts.Package,
+		Pid: pid, CostBasis: source.CostMainThread})
+	st.helped, st.since, st.printers = false, time.Now(), st.printerLines()
+}
+
+// degrade falls back to an older logcat command line after the device rejected one (head is
+// the rejected stream's first bytes), saying so; false when there is nothing older to try.
+func degrade(p *pump, a *logcatArgs, head []byte, pid int) bool {
+	before := *a
+	if !a.degrade(string(head)) {
+		return false
+	}
+	p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelWarn,
+		Text: fmt.Sprintf("device logcat rejected %q (%s); retrying with %q",
+			strings.Join(before.args(pid), " "), firstLine(head), strings.Join(a.args(pid), " "))})
+	if a.threadtime && !before.threadtime {
+		p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelWarn,
+			Text: "logcat without -v monotonic: times are wall-clock, not CLOCK_MONOTONIC"})
+	}
+	return true
 }
 
 type followResult struct {

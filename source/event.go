@@ -88,7 +88,7 @@ type Frame struct {
 	Window  string `json:"window"`
 	Process string `json:"process,omitempty"`
 	// VsyncNs is the frame's intended vsync (gfxinfo IntendedVsync; for Looper-derived frames the
-	// vsync tick the frame was meant for).
+	// vsync tick Choreographer ran the frame on — the log has no other).
 	VsyncNs int64 `json:"vsync_ns"`
 	// DoneNs is when the frame was complete (gfxinfo FrameCompleted). 0 when only the main-thread
 	// part is known (Looper-derived frames).

@@ -142,7 +142,8 @@ type Pipeline struct {
 	onFrame func(ClassifiedFrame)
 
 	// SurfaceFlinger layers (layers.go)
-	layers map[string]*layerState
+	layers       map[string]*layerState
+	layerChoices []LayerChoice
 
 	// the latest process-wide summary dumpsys printed, per process
 	procAndroid map[procKey]*source.AndroidSummary
@@ -298,6 +299,8 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.addLayerSample(e)
 	case *source.LayerPoll:
 		p.addLayerPoll(e)
+	case *source.LayerList:
+		p.addLayerList(e)
 	case *source.Restart:
 		p.Reset()
 	case *source.Raw:

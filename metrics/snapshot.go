@@ -110,16 +110,18 @@ type Snapshot struct {
 	Histogram []HistogramBucket
 	Windows   []WindowSnapshot // by frames, descending
 	// Layers are the SurfaceFlinger layers, the measured one (Session.Layer) first.
-	Layers     []LayerReport
-	Messages   []MessageSnapshot
-	Worst      []WorstFrame
-	Paired     int64
-	Unpaired   int64
-	Skipped    SkippedReport
-	SlowLooper []SlowLooperReport // newest last
-	FramesLost int64
-	LostKnown  bool
-	Warnings   []string
+	Layers []LayerReport
+	// LayerChoices are the app's SurfaceFlinger layers with live rates, for the layer picker.
+	LayerChoices []LayerChoice
+	Messages     []MessageSnapshot
+	Worst        []WorstFrame
+	Paired       int64
+	Unpaired     int64
+	Skipped      SkippedReport
+	SlowLooper   []SlowLooperReport // newest last
+	FramesLost   int64
+	LostKnown    bool
+	Warnings     []string
 	// LooperHint is set when no Looper printer lines arrived though the source reads logcat.
 	LooperHint bool
 }

@@ -60,6 +60,8 @@ func LineType(ev Event) string {
 		return LineDispatch
 	case *LayerPoll:
 		return LineLayerPoll
+	case *LayerList:
+		return LineLayerList
 	}
 	return ""
 }
@@ -126,6 +128,8 @@ func ParseLine(line []byte) (typ string, ev Event, err error) {
 		ev = &Dispatch{}
 	case LineLayerPoll:
 		ev = &LayerPoll{}
+	case LineLayerList:
+		ev = &LayerList{}
 	default:
 		return typ, nil, nil
 	}

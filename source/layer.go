@@ -10,6 +10,7 @@ const (
 	LineLayerFrame  = "layer_frame"
 	LineLayerSample = "layer_sample"
 	LineLayerPoll   = "layer_poll"
+	LineLayerList   = "layer_list"
 )
 
 // LayerFrame is one frame a SurfaceFlinger layer presented: one `--latency` record. Unlike a
@@ -69,3 +70,22 @@ type LayerPoll struct {
 
 // At implements Event.
 func (p *LayerPoll) At() int64 { return p.AtNs }
+
+// LayerList is the app's frame-carrying layers as `--list` showed them, each with its newest
+// present times (the last second of its `--latency` ring), for the layer picker.
+type LayerList struct {
+	AtNs   int64         `json:"at_ns"`
+	Layers []ListedLayer `json:"layers"`
+}
+
+// ListedLayer is one layer of a LayerList.
+type ListedLayer struct {
+	Name string `json:"name"`
+	// Kind is "SurfaceView (BLAST)", "SurfaceView" or "window".
+	Kind string `json:"kind"`
+	// PresentsNs are its present times within the second before its newest, oldest first.
+	PresentsNs []int64 `json:"presents_ns,omitempty"`
+}
+
+// At implements Event.
+func (l *LayerList) At() int64 { return l.AtNs }

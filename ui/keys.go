@@ -15,6 +15,7 @@ type KeyMap struct {
 	Record  key.Binding
 	Devices key.Binding
 	Apps    key.Binding
+	Layers  key.Binding
 	Theme   key.Binding
 	Clear   key.Binding
 }
@@ -29,6 +30,7 @@ func DefaultKeyMap() KeyMap {
 		Record:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start/stop recording")),
 		Devices: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "device picker")),
 		Apps:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "app picker")),
+		Layers:  key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "SurfaceFlinger layer picker")),
 		Theme:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
 		Clear:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear statistics")),
 	}
@@ -43,7 +45,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Quit, k.Help, k.Close},
-		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps},
+		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps, k.Layers},
 	}
 }
 
@@ -56,4 +58,5 @@ var (
 	_ help.KeyMap = replayKeyMap{}
 	_ help.KeyMap = pickerKeyMap{}
 	_ help.KeyMap = appPickerKeyMap{}
+	_ help.KeyMap = layerPickerKeyMap{}
 )

@@ -51,6 +51,14 @@ type DeviceSwitcher interface {
 	Switch(ctx context.Context, serial, pkg string) (reading string, err error)
 }
 
+// LayerSwitcher is a Session reading a device, which can measure another SurfaceFlinger layer
+// of the app (`l`, the layer picker).
+type LayerSwitcher interface {
+	// SwitchLayer measures layer (a name from Snapshot.LayerChoices) from now on, with fresh
+	// statistics, and says what it now reads.
+	SwitchLayer(ctx context.Context, layer string) (reading string, err error)
+}
+
 // SwitchTimeout bounds DeviceSwitcher.Switch.
 const SwitchTimeout = 15 * time.Second
 
@@ -64,6 +72,7 @@ type backend struct {
 	devs   func(ctx context.Context) ([]DeviceItem, error)
 	apps   func(ctx context.Context, serial string) ([]AppItem, error)
 	pick   func(serial, pkg string) tea.Cmd
+	layer  func(name string) tea.Cmd
 }
 
 func newBackend(s Session) backend {
@@ -92,6 +101,19 @@ func newBackend(s Session) backend {
 					return FlashMsg{Level: FlashErr, Text: err.Error()}
 				}
 				return FlashMsg{Level: FlashInfo, Text: fmt.Sprintf("now reading %s", what)}
+			}
+		}
+	}
+	if l, ok := s.(LayerSwitcher); ok {
+		b.layer = func(name string) tea.Cmd {
+			return func() tea.Msg {
+				ctx, cancel := context.WithTimeout(context.Background(), SwitchTimeout)
+				defer cancel()
+				what, err := l.SwitchLayer(ctx, name)
+				if err != nil {
+					return FlashMsg{Level: FlashErr, Text: err.Error()}
+				}
+				return FlashMsg{Level: FlashInfo, Text: "now measuring " + what}
 			}
 		}
 	}

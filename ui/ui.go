@@ -99,6 +99,7 @@ const (
 	overlayDetail
 	overlayDevices
 	overlayApps
+	overlayLayers
 )
 
 // layoutKind is the arrangement for the terminal size.
@@ -155,6 +156,9 @@ type Model struct {
 	help   helpModel
 	devs   devicePickerModel
 	apps   appPickerModel
+	layers layerPickerModel
+	// layerHint: the snapshot lists SurfaceFlinger layers, so the footer offers `l`
+	layerHint bool
 }
 
 // New returns the dashboard for opts.
@@ -211,6 +215,7 @@ func New(opts Options) Model {
 		be:       be,
 		devs:     newDevicePicker(st, be.devs, opts.After),
 		apps:     newAppPicker(st, be.apps),
+		layers:   newLayerPicker(st),
 	}
 	m.help = newHelp(st, m.helpSections())
 	m.footer = m.footer.SetKeys(m.footerKeys())
@@ -321,6 +326,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pickAppMsg:
 		m.overlay = overlayNone
 		return m, m.pick(msg.serial, msg.pkg)
+	case pickLayerMsg:
+		m.overlay = overlayNone
+		return m, tea.Batch(flashCmd(FlashInfo, "switching to layer "+msg.layer), m.be.layer(msg.layer))
 	case closePickerMsg:
 		m.overlay = overlayNone
 		return m, nil
@@ -354,6 +362,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case overlayApps:
 		m.apps, cmd = m.apps.Update(msg)
+		return m, cmd
+	case overlayLayers:
+		m.layers, cmd = m.layers.Update(msg)
 		return m, cmd
 	case overlayHelp:
 		if key.Matches(msg, m.keys.Close, m.keys.Help) {
@@ -425,6 +436,12 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.overlay = overlayApps
 		m.apps, cmd = m.apps.Load(serial)
 		return m, cmd
+	case key.Matches(msg, m.keys.Layers):
+		if m.be.layer == nil {
+			return m, flashCmd(FlashWarn, "no layer picker here (simulator or file input)")
+		}
+		m.overlay = overlayLayers
+		m.layers = m.layers.Open(m.snap)
 	case key.Matches(msg, m.ft.keys.Mode):
 		m.ft, cmd = m.ft.Update(msg)
 	case key.Matches(msg, m.wins.keys.Filter):
@@ -494,6 +511,13 @@ func (m Model) fanOut(s *metrics.Snapshot) Model {
 	m.msgs, _ = m.msgs.Update(d)
 	m.worst, _ = m.worst.Update(d)
 	m.wins, _ = m.wins.Update(d)
+	if m.overlay == overlayLayers {
+		m.layers, _ = m.layers.Update(d)
+	}
+	if h := len(s.LayerChoices) > 0; h != m.layerHint {
+		m.layerHint = h
+		m.footer = m.footer.SetKeys(m.footerKeys())
+	}
 	m.flash = m.flash.SetStatus(m.status())
 	if n := len(s.Warnings); n != m.warnSeen {
 		if n > m.warnSeen {
@@ -602,6 +626,7 @@ func (m Model) setStyles(st *themes.Styles) Model {
 	m.help = m.help.SetStyles(st)
 	m.devs = m.devs.SetStyles(st)
 	m.apps = m.apps.SetStyles(st)
+	m.layers = m.layers.SetStyles(st)
 	return m
 }
 
@@ -643,6 +668,9 @@ func (m Model) footerKeys() []key.Binding {
 	if m.be.apps != nil {
 		ks = append(ks, b("a", "app"))
 	}
+	if m.be.layer != nil && m.layerHint {
+		ks = append(ks, b("l", "layer"))
+	}
 	return append(ks, b("?", "help"))
 }
 
@@ -666,6 +694,7 @@ func (m Model) resize() Model {
 	m.help = m.help.SetSize(w, h)
 	m.devs = m.devs.SetSize(min(w-4, 84), min(h-2, 18))
 	m.apps = m.apps.SetSize(min(w-4, 84), min(h-2, 20))
+	m.layers = m.layers.SetSize(min(w-4, 96), min(h-2, 18))
 	m.footer = m.footer.SetSize(w, 1)
 	m.replay = m.replay.SetSize(w, 1)
 	body := m.bodyHeight()
@@ -763,6 +792,8 @@ func (m Model) drawOverlay(base []string) []string {
 		ov = m.devs.View()
 	case overlayApps:
 		ov = m.apps.View()
+	case overlayLayers:
+		ov = m.layers.View()
 	}
 	if len(ov) == 0 {
 		return base

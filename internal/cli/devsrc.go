@@ -162,3 +162,22 @@ func (a *app) logcatLive(t *target) source.Source {
 	d := t.dev()
 	return logcat.NewLive(d, logcat.LiveOptions{Package: t.pkg, Device: t.sessionDevice(), Pid: d.Pid(t.pkg), Raw: a.opts.RecordRaw})
 }
+
+// layerSource is the SurfaceFlinger source fixed on one layer of serial's pkg (the layer
+// picker's choice; the name came from the device, so it is checked again here).
+func (a *app) layerSource(ctx context.Context, serial, pkg, layer string) (*opened, error) {
+	if err := device.ValidLayerName(layer); err != nil {
+		return nil, err
+	}
+	t, err := a.resolveTargetFor(ctx, serial, pkg)
+	if err != nil {
+		return nil, err
+	}
+	var pre []source.Event
+	if t.refresh > 0 {
+		pre = append(pre, &source.Refresh{Hz: t.refresh})
+	}
+	sf := surfaceflinger.NewPoller(t.dev(), surfaceflinger.Config{Package: t.pkg, Layer: layer,
+		Interval: a.opts.Interval, KeepRaw: a.opts.RecordRaw, Device: t.sessionDevice()})
+	return &opened{src: source.Prefixed(pre, sf), kind: "surfaceflinger", live: true}, nil
+}

@@ -39,7 +39,7 @@ func (s screenSession) RecordingStatus() ui.RecordingStatus {
 	return ui.RecordingStatus{Active: st.Active, Path: st.Path, Since: st.Since, Err: st.Err}
 }
 
-// deviceScreen is a session reading a device: also a ui.DeviceSwitcher.
+// deviceScreen is a session reading a device: also a ui.DeviceSwitcher and ui.LayerSwitcher.
 type deviceScreen struct {
 	screenSession
 	a    *app
@@ -70,3 +70,26 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 	}
 	return fmt.Sprintf("%s on %s", pkg, serial), nil
 }
+
+// SwitchLayer measures another SurfaceFlinger layer of the app on screen (the layer picker):
+// the SurfaceFlinger source restarts fixed on that layer, whatever --source was.
+func (d *deviceScreen) SwitchLayer(ctx context.Context, layer string) (string, error) {
+	s := d.s.Latest()
+	if s == nil || s.Session.Package == "" {
+		return "", errors.New("no app is being read yet")
+	}
+	op, err := d.a.layerSource(ctx, s.Session.Device.Serial, s.Session.Package, layer)
+	if err != nil {
+		return "", errors.New(oneSentence(err))
+	}
+	if err := d.s.Switch(d.ctx, op.src); err != nil {
+		return "", err
+	}
+	return layer, nil
+}
+
+// The device screen steers devices, apps and SurfaceFlinger layers.
+var (
+	_ ui.DeviceSwitcher = (*deviceScreen)(nil)
+	_ ui.LayerSwitcher  = (*deviceScreen)(nil)
+)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/fpstop/fpstop/device"
 	"github.com/fpstop/fpstop/source"
@@ -29,11 +30,11 @@ func Candidates(list []byte, pkg string) (ok []Layer, refused map[string]error) 
 // the measured layer stays while it is listed and advancing; otherwise every candidate is
 // probed twice and the best kind whose newest present time moved wins (a SurfaceView's BLAST
 // layer over a plain SurfaceView over a window), so a game's recreated layer is followed.
-func (r *run) discover(ctx context.Context) error {
+func (r *run) discover(ctx context.Context) (err error) {
 	r.lastList = r.p.cfg.Now()
-	list, err := r.p.d.SFList(ctx)
-	if err != nil {
-		return err
+	list, lerr := r.p.d.SFList(ctx)
+	if lerr != nil {
+		return lerr
 	}
 	cands, refused := Candidates(list, r.p.cfg.Package)
 	for name, e := range refused {
@@ -42,6 +43,11 @@ func (r *run) discover(ctx context.Context) error {
 	if r.p.cfg.Layer != "" {
 		return r.fixed(cands)
 	}
+	defer func() {
+		if err == nil {
+			err = r.listLayers(ctx, cands)
+		}
+	}()
 	listed := false
 	for _, c := range cands {
 		listed = listed || c.Name == r.layer.Name
@@ -60,9 +66,9 @@ func (r *run) discover(ctx context.Context) error {
 			Text: fmt.Sprintf("waiting for a SurfaceFlinger layer of %s", r.p.cfg.Package)})
 		return nil
 	}
-	best, err := r.pick(ctx, cands, listed)
-	if err != nil {
-		return err
+	best, perr := r.pick(ctx, cands, listed)
+	if perr != nil {
+		return perr
 	}
 	if best.Name != r.layer.Name {
 		r.use(best)
@@ -168,4 +174,40 @@ func (r *run) newestPresent(ctx context.Context, name string) (int64, error) {
 		r.observe(n)
 	}
 	return n, nil
+}
+
+// maxListed is how many of the app's layers the picker is told about.
+const maxListed = 6
+
+// listLayers reads each candidate's ring once and reports the app's layers with their newest
+// present times, for the layer picker.
+func (r *run) listLayers(ctx context.Context, cands []Layer) error {
+	ll := &source.LayerList{AtNs: r.now(), Layers: []source.ListedLayer{}}
+	for i, c := range cands {
+		if i == maxListed {
+			break
+		}
+		data, err := r.p.d.SFLatency(ctx, c.Name)
+		if err != nil {
+			if errors.Is(err, device.ErrInvalid) {
+				continue
+			}
+			return err
+		}
+		l := ParseLatency(data)
+		var newest int64
+		for _, rec := range l.Records {
+			newest = max(newest, rec.Actual)
+		}
+		var ps []int64
+		for _, rec := range l.Records {
+			if rec.Actual > newest-1_000_000_000 {
+				ps = append(ps, rec.Actual)
+			}
+		}
+		sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+		ll.Layers = append(ll.Layers, source.ListedLayer{Name: c.Name, Kind: c.Kind.String(), PresentsNs: ps})
+	}
+	r.evs = append(r.evs, ll)
+	return nil
 }

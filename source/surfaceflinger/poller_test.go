@@ -165,6 +165,19 @@ func TestPollerNamingStyles(t *testing.T) {
 		if lost != 0 {
 			t.Errorf("style %d: %d frames lost at the adaptive interval", style, lost)
 		}
+		var listed *source.ListedLayer
+		for _, ev := range evs {
+			if ll, ok := ev.(*source.LayerList); ok {
+				for i := range ll.Layers {
+					if ll.Layers[i].Name == h.g.layer {
+						listed = &ll.Layers[i]
+					}
+				}
+			}
+		}
+		if listed == nil || len(listed.PresentsNs) < 100 || listed.Kind == "window" {
+			t.Errorf("style %d: the picker's list has %+v for the measured layer", style, listed)
+		}
 		got := map[int64]bool{}
 		var prev int64
 		for _, f := range frames {

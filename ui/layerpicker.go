@@ -29,7 +29,9 @@ func defaultLayerPickerKeys() layerPickerKeyMap {
 }
 
 // ShortHelp implements help.KeyMap.
-func (k layerPickerKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.Pick, k.Close} }
+func (k layerPickerKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Pick, k.Close}
+}
 
 // FullHelp implements help.KeyMap.
 func (k layerPickerKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

@@ -297,6 +297,11 @@ func (tw *traceWriter) event(ev source.Event) {
 		tid := tw.firstLane("main", "main thread", 0)
 		name := fmt.Sprintf("Slow %s took %dms", e.Kind, e.Ms)
 		args := jsonArg("kind", e.Kind) + "," + jsonArg("ms", e.Ms)
+		if e.Truncated && e.Ms == 0 {
+			// cut off before its duration: unknown, not 0 ms
+			name = fmt.Sprintf("Slow %s (line cut off: duration unknown)", e.Kind)
+			args = jsonArg("kind", e.Kind) + "," + jsonArg("duration", "unknown")
+		}
 		if e.Handler != "" {
 			args += "," + jsonArg("handler", e.Handler) + "," + jsonArg("callback", e.Callback)
 		}

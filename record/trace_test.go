@@ -143,6 +143,7 @@ func TestExportTrace(t *testing.T) {
 		&source.Message{Thread: "bg", Handler: "h", Callback: "null", What: 1, StartNs: 2e9, EndNs: 2e9 + 1e6},
 		&source.Skipped{AtNs: 3e9 + 800e6, Frames: 95},
 		&source.SlowLooper{AtNs: 3e9 + 800e6, Kind: "dispatch", Ms: 790, What: &what},
+		&source.SlowLooper{AtNs: 3e9 + 900e6, Kind: "activity_late", Truncated: true},
 		&source.Gap{FromNs: 4e9, ToNs: 5e9, Reason: "device disconnected"},
 		&source.Notice{AtNs: 5e9, Level: source.LevelWarn, Text: `odd "text" <here>`},
 		&source.Tick{NowNs: 6e9},
@@ -195,6 +196,10 @@ func TestExportTrace(t *testing.T) {
 	}
 	if s := byName["Slow dispatch took 790ms"]; s.Ph != "i" || s.Args["what"] != 7.0 {
 		t.Errorf("slow: %+v", s)
+	}
+	// a line cut off before its duration: unknown, never "took 0ms"
+	if s, ok := byName["Slow activity_late (line cut off: duration unknown)"]; !ok || s.Args["duration"] != "unknown" {
+		t.Errorf("truncated slow line: %+v (names %v)", s, keys(byName))
 	}
 	if g := byName["gap: device disconnected"]; g.Ph != "i" || g.S != "p" || g.Args["length_ms"] != 1000.0 {
 		t.Errorf("gap: %+v", g)

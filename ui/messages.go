@@ -354,5 +354,9 @@ func slowLine(l *metrics.SlowLooperReport) string {
 	if l.Callback != "" && l.Callback != "null" {
 		cb = " " + l.Callback
 	}
-	return fmt.Sprintf("%-9s %6d ms  %s%s%s", l.Kind, l.Ms, l.Handler, cb, what)
+	ms := fmt.Sprintf("%6d ms", l.Ms)
+	if l.Truncated && l.Ms == 0 {
+		ms = "     ? ms" // the line was cut off before its duration
+	}
+	return fmt.Sprintf("%-9s %s  %s%s%s", l.Kind, ms, l.Handler, cb, what)
 }

@@ -42,7 +42,7 @@ type phone struct {
 	subs map[chan []source.Event]struct{}
 }
 
-func startPhone(t *testing.T, hz float64, scenario string, seed int64, logOffsetNs int64) *phone {
+func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffsetNs int64) *phone {
 	t.Helper()
 	s, err := sim.New(sim.Config{Scenario: scenario, Hz: hz, Seed: seed, Speed: 1, Duration: 10 * time.Minute, Package: pkg})
 	if err != nil {

@@ -22,7 +22,7 @@ var (
 )
 
 // binary builds the real fpstop once per test binary (so once for -count=N) for the tmux tests.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "fpstop-e2e-bin")

@@ -97,3 +97,35 @@ func TestTestCommandCold(t *testing.T) {
 		}
 	}
 }
+
+// Without --duration the measurement lasts as long as the driver command: the run ends when it
+// does (a measurement that ignored the driver's end would never finish).
+func TestTestCommandUntilDriverEnds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real adb server")
+	}
+	t.Parallel()
+	ph := startPhone(t, 60, "demo", 4, 0)
+	env := startEnv(t, ph)
+	dir := filepath.Join(t.TempDir(), "runs")
+	var out, errb bytes.Buffer
+	code := cli.Main(context.Background(), []string{"test", "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial,
+		"--iterations", "1", "--command", "sleep 2", "--record-dir", dir, "--format", "json"},
+		cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Build: buildinfo.Info{Version: "e2e"},
+			Getenv: func(k string) string { return "" }})
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var sum compare.Summary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Iterations) != 1 || sum.Iterations[0].Status != compare.StatusOK || sum.Iterations[0].Values["fps"] == nil {
+		t.Errorf("summary: %+v", sum)
+	}
+	for _, c := range env.Fake.Commands() {
+		if strings.HasPrefix(c, "am ") {
+			t.Errorf("a test without --cold sent %q", c)
+		}
+	}
+}

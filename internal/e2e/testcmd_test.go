@@ -45,7 +45,7 @@ func TestTestCommandCold(t *testing.T) {
 		t.Skip("runs a real adb server and three 2 s measurements")
 	}
 	t.Parallel()
-	ph := startPhone(t, 60, "demo", 3, 0)
+	ph := startPhone(t, 60, "smooth", 3, 0) // a continuous scroll: frames in any 2 s
 	env := adbtest.Start(t, fakeadb.Config{Handler: coldPhone(ph), Model: "Pixel 7", Android: "14", SDK: 34})
 	dir := filepath.Join(t.TempDir(), "runs")
 	const n = 3
@@ -105,7 +105,7 @@ func TestTestCommandUntilDriverEnds(t *testing.T) {
 		t.Skip("runs a real adb server")
 	}
 	t.Parallel()
-	ph := startPhone(t, 60, "demo", 4, 0)
+	ph := startPhone(t, 60, "smooth", 4, 0) // a continuous scroll: frames in any 2 s
 	env := startEnv(t, ph)
 	dir := filepath.Join(t.TempDir(), "runs")
 	var out, errb bytes.Buffer

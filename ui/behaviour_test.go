@@ -215,14 +215,21 @@ func TestRecordErrorsFlash(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "recording: disk full") || strings.Contains(v, "● REC") {
 		t.Fatalf("record error not shown:\n%s", v)
 	}
-	// A recorder that reports its own state and a write error.
+	// A recorder that reports its own state: recording, then a write error mid-run (issue 13):
+	// the error flashes and the REC badge goes away.
 	o = testOpts()
 	since := fixture.Clock.Add(-10 * time.Second)
-	o.Recording = func() (bool, string, time.Time, error) { return true, "/r.jsonl", since, errors.New("write failed") }
+	var werr error
+	o.Recording = func() (bool, string, time.Time, error) { return true, "/r.jsonl", since, werr }
 	m = dashboard(t, o, 120, 40, fixture.Live(1))
 	m = run(t, m, m.Init()())
-	if v := m.View(); !strings.Contains(v, "● REC 00:10") || !strings.Contains(v, "recording: write failed") {
+	if v := m.View(); !strings.Contains(v, "● REC 00:10") {
 		t.Fatalf("recorder state not shown:\n%s", v)
+	}
+	werr = errors.New("write failed")
+	m = run(t, m, m.poll(0)())
+	if v := m.View(); strings.Contains(v, "● REC") || !strings.Contains(v, "recording: write failed") {
+		t.Fatalf("a failed recording still shows REC or no error:\n%s", v)
 	}
 }
 

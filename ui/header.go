@@ -125,7 +125,7 @@ func (m headerModel) render() headerModel {
 		left = append(left, st.Text.Render(fmt.Sprintf("%.0f Hz", m.hz)))
 	}
 	var right []string
-	if m.rec.active {
+	if m.rec.active && m.rec.err == nil { // a recording whose writes failed has stopped
 		el := ""
 		if !m.rec.since.IsZero() && !m.now.IsZero() {
 			el = " " + clock(int64(m.now.Sub(m.rec.since)/time.Second))

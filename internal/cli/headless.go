@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,6 +33,14 @@ func (c wallClock) ns() int64 { return int64(math.Max(0, float64(time.Since(c.st
 
 // headless runs the source without a screen and prints the report (DESIGN §7).
 func (a *app) headless(ctx context.Context) error {
+	// A recording that cannot be created is refused before the source starts.
+	var rec *session.Recording
+	if a.opts.Record != "" {
+		var err error
+		if rec, err = session.NewRecording(a.opts.Record, a.sessionConfig(false).Recording); err != nil {
+			return recordingErr(err)
+		}
+	}
 	op, err := a.openSource(ctx, true)
 	if err != nil {
 		return err
@@ -42,12 +51,18 @@ func (a *app) headless(ctx context.Context) error {
 		runCtx, cancel = context.WithTimeout(ctx, a.opts.Duration)
 		defer cancel()
 	}
-	var rec *session.Recording
-	if a.opts.Record != "" {
-		o := a.sessionConfig(false).Recording
-		if rec, err = session.NewRecording(a.opts.Record, o); err != nil {
-			return recordingErr(err)
-		}
+	if rec != nil {
+		// A recording that cannot be written stops the run at once (exit 3 below).
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithCancel(runCtx)
+		defer cancel()
+		go func() {
+			select {
+			case <-rec.Failed():
+				cancel()
+			case <-runCtx.Done():
+			}
+		}()
 	}
 	clock := wallClock{start: time.Now()}
 	sess := session.Start(runCtx, a.sessionConfig(false), op.src, rec)
@@ -58,11 +73,9 @@ func (a *app) headless(ctx context.Context) error {
 	}
 	runErr := sess.Wait()
 	wall := clock.ns()
-	if err := sess.Close(); err != nil { // the final snapshot is published
-		fmt.Fprintf(a.env.Stderr, "fpstop: recording: %s\n", oneSentence(err))
-	}
+	recErr := sess.Close() // the final snapshot is published; a failed recording is the error
 	a.exportErr(stopExports()) // writes the final numbers
-	if runErr != nil {
+	if runErr != nil && (recErr == nil || !errors.Is(runErr, context.Canceled)) {
 		return runtimeErr(runErr)
 	}
 	meta := metrics.ReportMeta{Version: a.env.Build.Version, SourceArg: op.kind}
@@ -70,8 +83,14 @@ func (a *app) headless(ctx context.Context) error {
 		meta.WallNs = wall
 	}
 	rep := sess.Report(meta)
+	if recErr != nil {
+		rep.Warnings = append(rep.Warnings, "recording: "+oneSentence(recErr))
+	}
 	if err := writeReport(a.env.Stdout, rep, a.opts.JSON); err != nil {
 		return runtimeErr(err)
+	}
+	if recErr != nil {
+		return runtimeErr(fmt.Errorf("the recording could not be written: %w", recErr))
 	}
 	for _, w := range rep.Warnings {
 		if strings.HasPrefix(w, "-p ") { // -p was ignored or matched nothing: said on stderr too

@@ -21,7 +21,7 @@ func (a *app) sessionConfig(screen bool) session.Config {
 
 // recordingErr is a recording that cannot start: a name clash is a usage error.
 func recordingErr(err error) error {
-	if errors.Is(err, session.ErrExists) {
+	if errors.Is(err, session.ErrExists) || errors.Is(err, session.ErrCannotCreate) {
 		return usageErr("%v", err)
 	}
 	return runtimeErr(err)

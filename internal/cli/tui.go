@@ -21,6 +21,12 @@ func (a *app) dashboard(ctx context.Context) error {
 	if !a.env.StdoutIsTerminal {
 		return usageErr("the dashboard needs a terminal: use --headless (with --json) in scripts and CI")
 	}
+	if a.opts.Record != "" {
+		// A recording that cannot be created is refused before the source starts.
+		if _, err := session.NewRecording(a.opts.Record, a.sessionConfig(true).Recording); err != nil {
+			return recordingErr(err)
+		}
+	}
 	op, err := a.openSource(ctx, false)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,20 +38,74 @@ type Recording struct {
 	w       *record.Writer
 	err     error
 	started time.Time
+	failed  chan struct{} // closed when err is first set
 }
 
 // ErrExists says the recording's file exists and RecordOptions.Force is off.
 var ErrExists = errors.New("already exists (add --force to overwrite)")
 
-// NewRecording prepares a recording to path; a name clash is reported at once, before
-// anything runs.
+// ErrCannotCreate says the recording's file cannot be created where it was asked for.
+var ErrCannotCreate = errors.New("cannot record")
+
+// NewRecording prepares a recording to path; a name clash or a path that cannot be created
+// (a missing directory: fpstop never creates one; an unwritable one; a dangling symbolic link)
+// is reported at once, before anything runs.
 func NewRecording(path string, opts RecordOptions) (*Recording, error) {
 	if !opts.Force {
 		if _, err := os.Stat(path); err == nil {
 			return nil, fmt.Errorf("%s %w", path, ErrExists)
 		}
 	}
-	return &Recording{path: path, opts: opts, started: time.Now()}, nil
+	if err := probe(path); err != nil {
+		return nil, fmt.Errorf("%w to %s: %v", ErrCannotCreate, path, err)
+	}
+	return &Recording{path: path, opts: opts, started: time.Now(), failed: make(chan struct{})}, nil
+}
+
+// probe checks that path can be created, without creating it.
+func probe(path string) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if _, err := os.Stat(path); err != nil {
+			return errors.New("it is a symbolic link to a file that cannot be reached")
+		}
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return errors.New("it is a directory")
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("the directory %s does not exist (fpstop does not create directories)", dir)
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".fpstop-probe-*")
+	if err != nil {
+		return fmt.Errorf("the directory %s is not writable", dir)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// Failed is closed when the recording fails (it has stopped; Err says why).
+func (r *Recording) Failed() <-chan struct{} { return r.failed }
+
+// Err returns why the recording stopped (nil while it runs).
+func (r *Recording) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// fail keeps the first error and signals it. Call with r.mu held.
+func (r *Recording) fail(err error) {
+	if r.err == nil {
+		r.err = err
+		close(r.failed)
+	}
 }
 
 // tap writes a batch; after an error the recording stops and the error is kept (monitoring
@@ -74,7 +129,7 @@ func (r *Recording) tap(batch []source.Event) {
 		}
 	}
 	if err := r.w.Write(batch); err != nil {
-		r.err = fmt.Errorf("recording to %s stopped: %w", r.path, err)
+		r.fail(fmt.Errorf("recording to %s stopped: %w", r.path, err))
 	}
 }
 
@@ -83,7 +138,7 @@ func (r *Recording) create(sess *source.Session) error {
 	w, err := record.Create(r.path, record.HeaderFromSession(sess, r.opts.Version, r.started),
 		record.Options{Force: r.opts.Force, Raw: r.opts.Raw})
 	if err != nil {
-		r.err = err
+		r.fail(err)
 		return err
 	}
 	r.w = w
@@ -124,6 +179,9 @@ func (r *Recording) close() error {
 	if r.err != nil {
 		return r.err
 	}
+	if err != nil {
+		r.fail(fmt.Errorf("recording to %s stopped: %w", r.path, err))
+	}
 	return err
 }
 
@@ -136,8 +194,13 @@ func (s *Session) StartRecording(path string) (string, error) {
 	if s.closed {
 		return "", errClosed
 	}
-	if s.rec != nil {
+	if s.rec != nil && s.rec.Err() == nil {
 		return s.rec.path, nil
+	}
+	if s.rec != nil { // it failed: a new one replaces it
+		s.do(func(*metrics.Pipeline) { s.runner.SetTap(nil) })
+		_ = s.rec.close()
+		s.rec = nil
 	}
 	snap := s.runner.Latest()
 	if path == "" {
@@ -180,5 +243,6 @@ func (s *Session) RecordingStatus() Status {
 	}
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
-	return Status{Active: true, Path: s.rec.path, Since: s.rec.started, Err: s.rec.err}
+	// A recording that failed has stopped: no longer active (the screen drops its badge).
+	return Status{Active: s.rec.err == nil, Path: s.rec.path, Since: s.rec.started, Err: s.rec.err}
 }

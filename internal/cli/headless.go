@@ -73,7 +73,7 @@ func (a *app) headless(ctx context.Context) error {
 	}
 	runErr := sess.Wait()
 	wall := clock.ns()
-	recErr := sess.Close() // the final snapshot is published; a failed recording is the error
+	recErr := sess.Close()     // the final snapshot is published; a failed recording is the error
 	a.exportErr(stopExports()) // writes the final numbers
 	if runErr != nil && (recErr == nil || !errors.Is(runErr, context.Canceled)) {
 		return runtimeErr(runErr)

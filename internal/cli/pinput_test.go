@@ -55,4 +55,30 @@ func TestPackageWithInput(t *testing.T) {
 			t.Errorf("stderr %q, warnings %q", errs, r.Warnings)
 		}
 	})
+	t.Run("recordings", func(t *testing.T) {
+		dir := t.TempDir()
+		all := filepath.Join(dir, "all.jsonl.gz")
+		if _, errs, code := run(t, "", "--input", dump, "--headless", "--record", all); code != ExitOK {
+			t.Fatalf("recording the dump: exit %d: %s", code, errs)
+		}
+		out, errs, code := run(t, "", "--input", all, "-p", "com.android.settings", "--headless", "--json")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		if r := decode(t, out); len(r.Windows) != 3 || errs != "" {
+			t.Errorf("%d windows from a recorded dump with -p, stderr %q", len(r.Windows), errs)
+		}
+		sim := filepath.Join(dir, "sim.jsonl.gz")
+		if _, errs, code := run(t, "", "--scenario", "smooth", "--headless", "--duration", "2s", "--speed", "0", "--record", sim); code != ExitOK {
+			t.Fatalf("recording the simulator: exit %d: %s", code, errs)
+		}
+		out, errs, code = run(t, "", "--input", sim, "-p", "com.example.other", "--headless", "--json")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		r := decode(t, out)
+		if !strings.Contains(errs, "-p was ignored") || !strings.Contains(strings.Join(r.Warnings, "\n"), "-p com.example.other: -p was ignored") {
+			t.Errorf("stderr %q, warnings %q", errs, r.Warnings)
+		}
+	})
 }

@@ -35,7 +35,8 @@ func (a *app) replaySource(path string, speed float64) (*opened, error) {
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
-	return &opened{src: rp, kind: string(rp.Header().Source)}, nil
+	h := rp.Header()
+	return &opened{src: keepRecordedPackage(rp, h.Source, h.Package, a.opts.Package), kind: string(h.Source)}, nil
 }
 
 func (a *app) replayCmd() *cobra.Command {

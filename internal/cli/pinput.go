@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/gfxinfo"
+)
+
+// keepRecordedPackage applies -p to a recording read with --input: nothing to do when it names
+// the recorded app; a gfxinfo recording keeps that process's windows only (a recorded dump of
+// every process); any other recording is of one app, so -p is ignored — and the report's
+// warnings (and, headless, stderr) say so instead of silently reporting the recorded app.
+func keepRecordedPackage(src source.Source, kind source.Kind, recorded, pkg string) source.Source {
+	switch {
+	case pkg == "" || pkg == recorded:
+		return src
+	case kind == source.KindGfxinfo:
+		return gfxinfo.KeepProcess(src, pkg)
+	}
+	if recorded == "" {
+		recorded = "an app it does not name"
+	}
+	return &noticeFirst{src: src, n: &source.Notice{Level: source.LevelWarn,
+		Text: fmt.Sprintf("-p %s: -p was ignored — the recording is of %s", pkg, recorded)}}
+}
+
+// noticeFirst sends a notice, then runs its source.
+type noticeFirst struct {
+	src source.Source
+	n   *source.Notice
+}
+
+// Run implements source.Source.
+func (s *noticeFirst) Run(ctx context.Context, out chan<- []source.Event) error {
+	select {
+	case out <- []source.Event{s.n}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.src.Run(ctx, out)
+}

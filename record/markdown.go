@@ -94,6 +94,7 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n\n", num(float64(p.P50)), num(float64(p.P90)), num(float64(p.P95)), num(float64(p.P99)))
 	}
 
+	mdLayers(b, rep)
 	if len(rep.Windows) > 0 {
 		b.WriteString("### Windows\n\n| window | frames | FPS | FPS wall | jank % | p50 ms | p99 ms | frozen |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 		for i, win := range rep.Windows {
@@ -256,4 +257,21 @@ func sparkline(series []metrics.SlicePoint, hz *metrics.R2, width int) (string, 
 		caption += fmt.Sprintf("; min %s, avg %s, max %s", num(lo), num(sum/float64(n)), num(hi))
 	}
 	return sb.String(), caption
+}
+
+// mdLayers lists the SurfaceFlinger layers (the measured one first) with the game metrics.
+func mdLayers(b *bufio.Writer, rep *metrics.Report) {
+	if len(rep.Layers) == 0 {
+		return
+	}
+	b.WriteString("### SurfaceFlinger layers\n\n| layer | frames | FPS | cadence | janky | p90 FPS | p99 FPS | stability % |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, l := range rep.Layers {
+		name := mdText(l.Name)
+		if l.Measured {
+			name = "**" + name + "**"
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %d | %d | %s | %s | %s |\n", name, l.Frames, r2(l.FPS), l.CadenceRefreshes,
+			l.JankyFrames, r2(l.P90FPS), r2(l.P99FPS), r2(l.FPSStabilityPct))
+	}
+	b.WriteString("\n")
 }

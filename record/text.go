@@ -34,6 +34,14 @@ func WriteText(w io.Writer, r *metrics.Report) error {
 	if r.FramesLost != nil {
 		fmt.Fprintf(ew, "frames lost between polls: %d\n", *r.FramesLost)
 	}
+	for _, l := range r.Layers {
+		what := "layer"
+		if l.Measured {
+			what = "measured layer"
+		}
+		fmt.Fprintf(ew, "%s %s · frames %d · fps %s · cadence %d refreshes · janky %d · p90 fps %s · p99 fps %s · stability %s\n",
+			what, l.Name, l.Frames, num(l.FPS, ""), l.CadenceRefreshes, l.JankyFrames, num(l.P90FPS, ""), num(l.P99FPS, ""), num(l.FPSStabilityPct, " %"))
+	}
 	for i, m := range r.SlowMessages {
 		if i == 5 {
 			break

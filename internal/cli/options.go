@@ -224,9 +224,12 @@ func bindGates(fs *pflag.FlagSet, o *Options) {
 
 const defaultRefresh = 250 * time.Millisecond
 
-// validateLayer checks --layer: it reaches a device shell, so it must pass the device layer's
-// check, and it only means something to the SurfaceFlinger source.
+// validateLayer checks the SurfaceFlinger flags: the source reads a device only, and --layer
+// reaches a device shell, so it must pass the device layer's check.
 func (o *Options) validateLayer() error {
+	if o.Input != "" && o.Source == "surfaceflinger" {
+		return usageErr("--source surfaceflinger needs a device; a recording of it replays with --input")
+	}
 	if o.Layer == "" {
 		return nil
 	}

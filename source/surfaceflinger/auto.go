@@ -46,8 +46,13 @@ func (a *Auto) Run(ctx context.Context, out chan<- []source.Event) error {
 		wg.Wait()
 		return ctx.Err()
 	}
+	var hint []source.Event
 	if !drew {
-		presenting, err := a.SF.surfaceViewPresenting(ctx)
+		presenting, periodOnly, err := a.SF.surfaceViewPresenting(ctx)
+		if err == nil && periodOnly {
+			hint = []source.Event{&source.Notice{Level: source.LevelWarn,
+				Text: "auto: the app's windows draw nothing and its SurfaceView layer prints no --latency frames here (Android 16): --source surfaceflinger measures it with --timestats"}}
+		}
 		if err == nil && presenting {
 			gcancel()
 			drain(gch) // so the gfxinfo source can end
@@ -59,6 +64,9 @@ func (a *Auto) Run(ctx context.Context, out chan<- []source.Event) error {
 			}
 			return a.SF.Run(ctx, out)
 		}
+	}
+	if hint != nil {
+		held = append(held, hint)
 	}
 	for _, b := range held {
 		if err := send(ctx, out, b); err != nil {
@@ -111,11 +119,12 @@ func watch(ctx context.Context, gch <-chan []source.Event, window time.Duration)
 }
 
 // surfaceViewPresenting reports whether one of the package's SurfaceView layers presents now
-// (its newest present time moves between two probes).
-func (p *Poller) surfaceViewPresenting(ctx context.Context) (bool, error) {
+// (its newest present time moves between two probes); periodOnly, when it has SurfaceView
+// layers whose --latency prints only the period (Android 16): auto cannot tell from here.
+func (p *Poller) surfaceViewPresenting(ctx context.Context) (presenting, periodOnly bool, err error) {
 	list, err := p.d.SFList(ctx)
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	cands, _ := Candidates(list, p.cfg.Package)
 	r := &run{p: p, last: map[string]int64{}, probe: map[string]int64{}, refused: map[string]bool{}, start: p.cfg.Now()}
@@ -126,27 +135,27 @@ func (p *Poller) surfaceViewPresenting(ctx context.Context) (bool, error) {
 		}
 	}
 	if len(svs) == 0 {
-		return false, nil
+		return false, false, nil
 	}
 	first := make([]int64, len(svs))
 	for i, c := range svs {
 		if first[i], err = r.newestPresent(ctx, c.Name); err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
 	if err := p.cfg.Sleep(ctx, 3*probeGap); err != nil {
-		return false, err
+		return false, false, err
 	}
 	for i, c := range svs {
 		n, err := r.newestPresent(ctx, c.Name)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		if n > first[i] {
-			return true, nil
+			return true, false, nil
 		}
 	}
-	return false, nil
+	return false, r.probePeriodOnly == 2*len(svs), nil
 }
 
 func drain(ch <-chan []source.Event) {

@@ -166,6 +166,9 @@ func (r *run) newestPresent(ctx context.Context, name string) (int64, error) {
 		return 0, err
 	}
 	l := ParseLatency(data)
+	if l.PeriodOnly() {
+		r.probePeriodOnly++
+	}
 	var n int64
 	for _, rec := range l.Records {
 		n = max(n, rec.Actual)

@@ -115,8 +115,10 @@ type run struct {
 	lastList    time.Time
 	lastAdvance time.Time
 	periodOnly  int
-	ts          *tsState
-	refused     map[string]bool
+	// probePeriodOnly counts probes whose --latency printed the period only (auto's Android 16 hint)
+	probePeriodOnly int
+	ts              *tsState
+	refused         map[string]bool
 }
 
 // Run polls until ctx is cancelled. Device errors are retried with backoff and reported as

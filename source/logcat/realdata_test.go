@@ -181,8 +181,35 @@ func TestRealCaptureDetails(t *testing.T) {
 			g.Callback != "com.android.internal.infra.ServiceConnector$Impl$$ExternalSyntheticLambda2@9a2004d" || g.What == nil || *g.What != 0 {
 			t.Errorf("second slow line %+v", g)
 		}
+		// "Slow dispatch took 110ms main h=android.os.Handler c=null m=1": no callback, not one
+		// named "null".
+		if g := got[0]; g.Kind != "dispatch" || g.Ms != 110 || g.Handler != "android.os.Handler" || g.Callback != "" ||
+			g.What == nil || *g.What != 1 || g.Truncated {
+			t.Errorf("first slow line %+v", g)
+		}
 		if got[1].AtNs-got[0].AtNs != 981_000_000 { // 17:57:30.510 → 17:57:31.491
 			t.Errorf("times %d, %d", got[0].AtNs, got[1].AtNs)
+		}
+	})
+	t.Run("deltachat cut-off line", func(t *testing.T) {
+		// The last line is cut after "Activity chat.delta.beta/org.thoughtcrime.": truncated,
+		// duration unknown; the complete lines before it are not.
+		var got []*source.SlowLooper
+		for _, ev := range read("issue-deltachat2014-threadtime-vendor-slow-looper-long-msg.txt") {
+			if s, ok := ev.(*source.SlowLooper); ok {
+				got = append(got, s)
+			}
+		}
+		if len(got) != 4 {
+			t.Fatalf("%d slow lines", len(got))
+		}
+		for i, g := range got[:3] {
+			if g.Truncated || g.Ms == 0 || g.Handler != "android.app.ActivityThread$H" {
+				t.Errorf("line %d: %+v", i, g)
+			}
+		}
+		if g := got[3]; !g.Truncated || g.Ms != 0 || g.Kind != "activity_late" || g.Handler != "" {
+			t.Errorf("cut-off line %+v", g)
 		}
 	})
 	t.Run("florisboard", func(t *testing.T) {

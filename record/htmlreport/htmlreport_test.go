@@ -168,6 +168,9 @@ func TestEmptyRecording(t *testing.T) {
 	if !strings.Contains(page, "has no frames") {
 		t.Error("the page of an empty recording does not say it has no frames")
 	}
+	if n := len(svgCharts(page)); n != 0 {
+		t.Errorf("%d empty frame charts drawn for a recording without frames", n)
+	}
 }
 
 // TestColumnsKeepJankyFrames: past the detail budget every janky frame is still a point (up to

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"html/template"
+	"sort"
 	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -58,6 +59,7 @@ type sessionView struct {
 	Worst      []worstRow
 	Android    []sideTable
 	Looper     []fact
+	SlowLooper [][4]string
 	Warnings   []string
 	NoFrames   bool
 	HasPhases  bool
@@ -70,8 +72,10 @@ func buildSession(s *Session) *sessionView {
 	v := &sessionView{Title: appName(rep), NoFrames: rep.Frames == 0}
 	v.Facts = sessionFacts(s)
 	v.Stats = keyNumbers(rep)
-	v.Charts = append(v.Charts, fpsFigure(s), timelineFigure(s), histFigure(s), levelsFigure(s))
-	v.Charts = append(v.Charts, phaseFigures(s)...)
+	if rep.Frames > 0 { // without frames the frame charts would be empty axes
+		v.Charts = append(v.Charts, fpsFigure(s), timelineFigure(s), histFigure(s), levelsFigure(s))
+		v.Charts = append(v.Charts, phaseFigures(s)...)
+	}
 	if c, ok := messagesFigure(rep, s.budgetMs()); ok {
 		v.Charts = append(v.Charts, c)
 	}
@@ -79,6 +83,7 @@ func buildSession(s *Session) *sessionView {
 	v.Worst = worstRows(rep, s.Analysis.Snapshot.DropThresholds)
 	v.Android = androidTables(rep)
 	v.Looper = looperFacts(rep)
+	v.SlowLooper = slowLooperRows(rep, 20)
 	v.Warnings = rep.Warnings
 	return v
 }
@@ -169,6 +174,28 @@ func looperFacts(rep *metrics.Report) []fact {
 	}
 	if m := rep.Messages; m.Paired+m.Unpaired > 0 {
 		out = append(out, fact{K: "Looper messages", V: fmt.Sprintf("%d paired, %d unpaired", m.Paired, m.Unpaired)})
+	}
+	return out
+}
+
+// slowLooperRows are the longest of the report's Looper "Slow dispatch/delivery" lines (the
+// report keeps the most recent ones): kind, ms, thread and the message.
+func slowLooperRows(rep *metrics.Report, n int) [][4]string {
+	ls := append([]metrics.SlowLooperReport(nil), rep.SlowLooper...)
+	sort.SliceStable(ls, func(i, j int) bool { return ls[i].Ms > ls[j].Ms })
+	var out [][4]string
+	for i, l := range ls {
+		if i == n {
+			break
+		}
+		name := "—"
+		switch {
+		case l.Handler != "" && l.What != nil:
+			name = msgName(l.Handler, l.Callback, *l.What, "")
+		case l.Handler != "":
+			name = simpleName(l.Handler)
+		}
+		out = append(out, [4]string{l.Kind, fmt.Sprint(l.Ms), l.Thread, name})
 	}
 	return out
 }

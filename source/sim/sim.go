@@ -176,13 +176,12 @@ func (s *Sim) Run(ctx context.Context, out chan<- []source.Event) (err error) {
 	}
 	cfg := s.cfg
 	t0 := StartNs
-	e := newEngine(cfg, s.prof, t0)
 	end := int64(math.MaxInt64)
 	if cfg.Duration > 0 {
 		end = t0 + int64(cfg.Duration)
 	}
-	var line []byte
-	batch := []source.Event{
+	rn := &runner{s: s, e: newEngine(cfg, s.prof, t0), nextTick: t0 + int64(TickEvery)}
+	rn.batch = []source.Event{
 		&source.Session{Source: source.KindSim, Device: source.Device{Model: "fpstop simulator"},
 			Package: cfg.Package, Pid: cfg.Pid, RefreshHz: cfg.Hz, CostBasis: source.CostFrame,
 			StartMonoNs: t0, Scenario: cfg.Scenario, Seed: cfg.Seed},
@@ -190,56 +189,6 @@ func (s *Sim) Run(ctx context.Context, out chan<- []source.Event) (err error) {
 		&source.Notice{AtNs: t0, Level: source.LevelInfo, State: source.StateLive,
 			Text: fmt.Sprintf("simulator: scenario %s at %g Hz, seed %d", cfg.Scenario, cfg.Hz, cfg.Seed)},
 	}
-	nextTick := t0 + int64(TickEvery)
-	collect := func(target int64) error {
-		e.advance(target)
-		for ; nextTick <= target; nextTick += int64(TickEvery) {
-			e.emit(nextTick, &source.Tick{NowNs: nextTick})
-		}
-		var werr error
-		e.popUpTo(target, func(it outItem) {
-			if it.win != nil {
-				if s.dump != nil {
-					s.dump.SetWindow(it.win.title, it.win.vri, it.win.attached, it.at)
-				}
-				return
-			}
-			batch = append(batch, it.ev)
-			switch ev := it.ev.(type) {
-			case *source.Frame:
-				if s.dump != nil {
-					s.dump.AddFrame(ev)
-				}
-			case *source.Message:
-			default:
-				return
-			}
-			if s.truth != nil && werr == nil {
-				line, werr = source.AppendLine(line[:0], it.ev)
-				if werr == nil {
-					line = append(line, '\n')
-					_, werr = s.truth.Write(line)
-				}
-			}
-		})
-		if werr != nil {
-			return fmt.Errorf("writing truth: %w", werr)
-		}
-		return nil
-	}
-	send := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		select {
-		case out <- batch:
-			batch = make([]source.Event, 0, cap(batch))
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-
 	target := t0
 	var wallStart time.Time
 	var ticker *time.Ticker
@@ -261,18 +210,18 @@ func (s *Sim) Run(ctx context.Context, out chan<- []source.Event) (err error) {
 		if last {
 			target = end
 		}
-		if err := collect(target); err != nil {
+		if err := rn.collect(target); err != nil {
 			return err
 		}
 		s.now.Store(target)
 		if last {
-			if nextTick-int64(TickEvery) != end {
-				batch = append(batch, &source.Tick{NowNs: end})
+			if rn.nextTick-int64(TickEvery) != end {
+				rn.batch = append(rn.batch, &source.Tick{NowNs: end})
 			}
-			batch = append(batch, &source.Notice{AtNs: end, Level: source.LevelInfo, State: source.StateEnded,
+			rn.batch = append(rn.batch, &source.Notice{AtNs: end, Level: source.LevelInfo, State: source.StateEnded,
 				Text: "simulator: end of run"})
 		}
-		if err := send(); err != nil {
+		if err := rn.send(ctx, out); err != nil {
 			return err
 		}
 		if last {
@@ -285,5 +234,69 @@ func (s *Sim) Run(ctx context.Context, out chan<- []source.Event) (err error) {
 				return ctx.Err()
 			}
 		}
+	}
+}
+
+// runner is one run of the Looper model: the engine, the batch being filled and the truth line
+// buffer.
+type runner struct {
+	s        *Sim
+	e        *engine
+	batch    []source.Event
+	line     []byte
+	nextTick int64
+}
+
+// collect runs the model up to target and moves everything observable by then into the batch
+// (and the attached gfxinfo dump and truth).
+func (rn *runner) collect(target int64) error {
+	s, e := rn.s, rn.e
+	e.advance(target)
+	for ; rn.nextTick <= target; rn.nextTick += int64(TickEvery) {
+		e.emit(rn.nextTick, &source.Tick{NowNs: rn.nextTick})
+	}
+	var werr error
+	e.popUpTo(target, func(it outItem) {
+		if it.win != nil {
+			if s.dump != nil {
+				s.dump.SetWindow(it.win.title, it.win.vri, it.win.attached, it.at)
+			}
+			return
+		}
+		rn.batch = append(rn.batch, it.ev)
+		switch ev := it.ev.(type) {
+		case *source.Frame:
+			if s.dump != nil {
+				s.dump.AddFrame(ev)
+			}
+		case *source.Message:
+		default:
+			return
+		}
+		if s.truth != nil && werr == nil {
+			rn.line, werr = source.AppendLine(rn.line[:0], it.ev)
+			if werr == nil {
+				rn.line = append(rn.line, '\n')
+				_, werr = s.truth.Write(rn.line)
+			}
+		}
+	})
+	if werr != nil {
+		return fmt.Errorf("writing truth: %w", werr)
+	}
+	return nil
+}
+
+// send hands the batch over (nothing when empty).
+func (rn *runner) send(ctx context.Context, out chan<- []source.Event) error {
+	if len(rn.batch) == 0 {
+		return nil
+	}
+	select {
+	case out <- rn.batch:
+		rn.batch = make([]source.Event, 0, cap(rn.batch))
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

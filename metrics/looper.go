@@ -89,6 +89,7 @@ type looperStream struct {
 	prevEnd   int64 // Finished of the previous vsync message (0 none)
 	lastVsync int64 // Dispatching of the previous vsync message (0 none)
 
+	fine    bool  // a timestamp finer than a millisecond was seen (not threadtime text)
 	T       int64 // 0 until known
 	learned bool  // T was learned here (not given)
 	refined bool  // the learned T was refined on long baselines
@@ -166,6 +167,7 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 			l.firstPid = m.Pid
 		}
 	}
+	s.fine = s.fine || m.StartNs%1_000_000 != 0 || m.EndNs%1_000_000 != 0
 	prompt := !s.haveLast || m.StartNs-s.lastEnd >= PromptGapNs
 	behind := s.haveLast && s.lastFrame && !prompt
 	s.haveLast, s.lastEnd, s.lastFrame = true, m.EndNs, m.IsVsync()
@@ -195,6 +197,7 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 	}
 	if l.intervalNs <= 0 && len(s.deltas) >= looperMinDeltas && (s.T == 0 || s.newD >= 16) {
 		if t, refined := learnPeriod(s.deltas, s.base, s.T, s.refined); t > 0 {
+			t = snapPeriod(t, s.fine)
 			changed := s.T == 0 || lfAbs(t-s.T) > 2_000
 			s.T, s.learned, s.refined, s.newD = t, true, refined, 0
 			if changed {
@@ -267,7 +270,7 @@ func (l *LooperFrames) release(s *looperStream) {
 	}
 	if s.T == 0 {
 		if t, _ := learnPeriod(s.deltas, s.base, 0, false); t > 0 && len(s.deltas) >= 2 {
-			s.T, s.learned = t, true
+			s.T, s.learned = snapPeriod(t, s.fine), true
 		} else {
 			s.T = defaultLooperT
 		}
@@ -390,6 +393,25 @@ func (s *looperStream) tickAtOrBefore(t int64) int64 {
 
 func (s *looperStream) tickAtOrAfter(t int64) int64 {
 	return s.anchor - lfFloorDiv(s.anchor-t, s.T)*s.T
+}
+
+// nominalRates are refresh rates displays run at.
+var nominalRates = []float64{24, 30, 48, 50, 60, 72, 75, 90, 96, 100, 120, 144, 165, 240}
+
+// snapPeriod: from millisecond timestamps (threadtime text) a learned period is good to a few
+// tenths of a percent only — a frame lands a tick off within a second or two of a busy thread —
+// so a period within 1 % of a rate displays run at is taken as that rate. Finer timestamps keep
+// what was learned (a display may run at 59.94 Hz).
+func snapPeriod(t int64, fine bool) int64 {
+	if fine || t <= 0 {
+		return t
+	}
+	for _, hz := range nominalRates {
+		if n := 1e9 / hz; math.Abs(float64(t)-n) < 0.01*n {
+			return int64(math.Round(n))
+		}
+	}
+	return t
 }
 
 // learnPeriod estimates T: first the modal spacing of consecutive vsync dispatch times (the

@@ -239,8 +239,9 @@ func truthMainThreadDrops(t *testing.T, evs []source.Event) map[int64]int64 {
 // TestLooperDropsAgainstTruth: Looper-derived frames read back from the simulator's rendered
 // logcat text drop what the truth's start_vsync_ns and ui_done_ns say (truthMainThreadDrops) —
 // frame by frame for at least 98 % of frames, and their Σ (dropped + 1) within 1 % and janky
-// count within 1 % (or 2 frames) — at 60, 90, 120 and 144 Hz, in µs and ms text, with the
-// refresh rate known or learned, directly and through the pipeline's report. The log has no
+// count within 1 % (or 2 frames; 3 % or 3 frames in ms text) — at 60, 90, 120 and 144 Hz, in µs
+// and ms text, with the refresh rate known or learned (from ms text, snapped to the nearest rate
+// displays run at), directly and through the pipeline's report. The log has no
 // vsync timestamps: the grid is learned from dispatch times, which trail the true ticks by the
 // Looper's wake-up (40–260 µs in the simulator, as on devices) and, in threadtime text, by up
 // to 1 ms of truncation; a frame whose Finished falls within that sliver after a tick is
@@ -261,6 +262,9 @@ func TestLooperDropsAgainstTruth(t *testing.T) {
 		{"janky", sim.FormatMonotonic, 1_000, 144, false},
 		{"demo", sim.FormatThreadtime, 1_000_000, 120, false},
 		{"janky", sim.FormatThreadtime, 1_000_000, 60, false},
+		{"janky", sim.FormatThreadtime, 1_000_000, 60, true},
+		{"janky", sim.FormatThreadtime, 1_000_000, 90, true},
+		{"demo", sim.FormatThreadtime, 1_000_000, 144, true},
 	} {
 		t.Run(fmt.Sprintf("%s-%v-%gHz-learn=%v", c.scenario, c.format, c.hz, c.learn), func(t *testing.T) {
 			s, err := sim.New(sim.Config{Scenario: c.scenario, Hz: c.hz, Seed: 9, Speed: 0, Duration: 40 * time.Second})
@@ -343,7 +347,13 @@ func TestLooperDropsAgainstTruth(t *testing.T) {
 			if janky == 0 && c.scenario == "janky" {
 				t.Error("no janky frame in the janky scenario: the test shows nothing")
 			}
-			if math.Abs(float64(janky-truthJanky)) > max(2, 0.01*float64(truthJanky)) || math.Abs(float64(slots-truthSlots)) > 0.01*float64(truthSlots) {
+			// janky counts: 1 % (or 2 frames); with millisecond text 3 % (or 3 frames) — 1 ms is up
+			// to 14 % of a period at 144 Hz, so a frame ending just past a tick is read either side
+			jankyTol := max(2, 0.01*float64(truthJanky))
+			if c.resNs >= 1_000_000 {
+				jankyTol = max(3, 0.03*float64(truthJanky))
+			}
+			if math.Abs(float64(janky-truthJanky)) > jankyTol || math.Abs(float64(slots-truthSlots)) > 0.01*float64(truthSlots) {
 				t.Errorf("janky %d / Σ %d, truth %d / %d", janky, slots, truthJanky, truthSlots)
 			}
 			// The pipeline counts the same drops.

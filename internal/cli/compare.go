@@ -176,10 +176,14 @@ func (a *app) runCompare(cmd *cobra.Command, args []string, f *compareFlags) err
 // run, each window both sides have).
 func compareSuite(res *compare.Result, start time.Time) junit.Suite {
 	s := junit.Suite{Name: "fpstop compare", Timestamp: start, Time: time.Since(start)}
+	prefix := "fpstop.compare."
+	if p := res.New.Package; p != nil && *p != "" {
+		prefix += *p + "." // the app measured (NEW's)
+	}
 	for _, g := range res.Gates {
-		class := "fpstop.compare.run"
+		class := prefix + "run"
 		if g.Scope == "window" {
-			class = "fpstop.compare.window." + g.Window
+			class = prefix + "window." + g.Window
 		}
 		c := junit.Case{Name: fmt.Sprintf("%s %s", g.Name, strconv.FormatFloat(g.Threshold, 'f', -1, 64)), Class: class, Output: g.Message}
 		if g.Failed {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -278,5 +279,38 @@ func TestTestCommandIgnoresDashboardConfig(t *testing.T) {
 		"--duration", "1s", "--record-dir", filepath.Join(dir, "r"))
 	if code != ExitOK {
 		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
+// One config file serves every command: the dashboard's keys do not break report or compare,
+// and a key no command knows is still an error.
+func TestConfigFileWithDashboardKeys(t *testing.T) {
+	dir := t.TempDir()
+	rec := simRecord(t, dir, "r.jsonl.gz", "--scenario", "smooth", "--duration", "3s")
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("theme: light\nrefresh: 500ms\ndrop-levels: \"3,9,24,42\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withConfig := func(args ...string) (string, int) {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), args, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string {
+				if k == "FPSTOP_CONFIG" {
+					return cfg
+				}
+				return ""
+			}})
+		return errb.String(), code
+	}
+	for _, args := range [][]string{{"report", rec}, {"compare", rec, rec}} {
+		if errs, code := withConfig(args...); code != ExitOK {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	if err := os.WriteFile(cfg, []byte("colour: never\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if errs, code := withConfig("compare", rec, rec); code != ExitUsage || !strings.Contains(errs, "colour") {
+		t.Errorf("an unknown key: exit %d: %s", code, errs)
 	}
 }

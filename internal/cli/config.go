@@ -36,7 +36,26 @@ func (a *app) loadConfig(fs *pflag.FlagSet) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if err := config.Apply(fs, f); err != nil {
+	// A subcommand (report, compare, test) takes the keys it has flags for; the others are the
+	// dashboard's (theme, refresh, …): checked against the main command's flags and otherwise
+	// ignored, so one config file serves every command.
+	mine, others := f, config.File{Path: f.Path, Found: f.Found}
+	mine.Entries = nil
+	for _, e := range f.Entries {
+		if fl := fs.Lookup(e.Key); fl != nil && !fl.Hidden {
+			mine.Entries = append(mine.Entries, e)
+		} else {
+			others.Entries = append(others.Entries, e)
+		}
+	}
+	if len(others.Entries) > 0 {
+		dash := pflag.NewFlagSet("fpstop", pflag.ContinueOnError)
+		new(Options).bind(dash)
+		if err := config.Apply(dash, others); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if err := config.Apply(fs, mine); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil

@@ -287,9 +287,9 @@ func (r *run) apply(l *Latency) {
 	}
 	sort.Slice(fresh, func(i, j int) bool { return fresh[i].Actual < fresh[j].Actual })
 	var lost int64
-	if seen && last > 0 && len(fresh) == len(l.Records) && len(l.Records) >= RingRecords && len(fresh) > 1 {
-		// the whole ring is new: everything between the last record seen and the ring's
-		// oldest was overwritten before this poll
+	if seen && last > 0 && l.Zero == 0 && len(fresh) == len(l.Records) && len(fresh) > 1 {
+		// every slot of the ring is written and all of it is new: everything between the last
+		// record seen and the ring's oldest was overwritten before this poll
 		lost = missed(last, fresh)
 	}
 	for _, rec := range fresh {
@@ -309,7 +309,8 @@ func (r *run) apply(l *Latency) {
 }
 
 // missed estimates the frames overwritten between last and the ring's oldest record: the gap
-// in median present intervals, less the one that is the oldest record itself; at least 1.
+// in median present intervals, less the one that is the oldest record itself (0 when the
+// oldest record is the frame right after last).
 func missed(last int64, fresh []Record) int64 {
 	d := make([]int64, 0, len(fresh)-1)
 	for i := 1; i < len(fresh); i++ {
@@ -318,10 +319,10 @@ func missed(last int64, fresh []Record) int64 {
 	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 	med := d[len(d)/2]
 	if med <= 0 {
-		return 1
+		return 0
 	}
 	n := int64(math.Round(float64(fresh[0].Actual-last)/float64(med))) - 1
-	return max(n, 1)
+	return max(n, 0)
 }
 
 func (r *run) setPeriod(periodNs int64) {

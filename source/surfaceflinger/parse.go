@@ -13,7 +13,6 @@ import (
 	"bufio"
 	"bytes"
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -48,46 +47,72 @@ func (l *Latency) PeriodOnly() bool {
 
 // ParseLatency reads `dumpsys SurfaceFlinger --latency` output. Lines before the first lone
 // number (the period) are kept as Preamble; rows are split on any blank (devices print tabs,
-// pages spaces).
+// pages spaces). It reads bytes directly: it runs on every poll.
 func ParseLatency(data []byte) *Latency {
-	l := &Latency{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+	l := &Latency{Records: make([]Record, 0, RingRecords)}
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
-		f := strings.Fields(line)
+		var v [3]int64
+		n, ok := fields3(line, &v)
 		if l.PeriodNs == 0 {
-			if len(f) == 1 {
-				if v, err := strconv.ParseInt(f[0], 10, 64); err == nil && v > 0 {
-					l.PeriodNs = v
-					continue
-				}
+			if ok && n == 1 && v[0] > 0 {
+				l.PeriodNs = v[0]
+			} else {
+				l.Preamble = append(l.Preamble, string(line))
 			}
-			l.Preamble = append(l.Preamble, line)
 			continue
 		}
-		l.addRow(f)
+		if !ok || n != 3 {
+			l.Bad++
+			continue
+		}
+		l.addRecord(v)
 	}
 	return l
 }
 
-func (l *Latency) addRow(f []string) {
-	if len(f) != 3 {
-		l.Bad++
-		return
-	}
-	var v [3]int64
-	for i, s := range f {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 0 {
-			l.Bad++
-			return
+// fields3 parses up to three blank-separated non-negative decimal numbers into v and returns
+// how many there were; ok is false for anything else (more fields, a sign, a letter, overflow).
+func fields3(line []byte, v *[3]int64) (n int, ok bool) {
+	i := 0
+	for i < len(line) {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+			i++
 		}
-		v[i] = n
+		if i == len(line) {
+			break
+		}
+		if n == 3 {
+			return n, false
+		}
+		var x int64
+		start := i
+		for ; i < len(line) && line[i] >= '0' && line[i] <= '9'; i++ {
+			d := int64(line[i] - '0')
+			if x > (math.MaxInt64-d)/10 {
+				return n, false
+			}
+			x = x*10 + d
+		}
+		if i == start || i < len(line) && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' {
+			return n, false
+		}
+		v[n] = x
+		n++
 	}
+	return n, n > 0
+}
+
+func (l *Latency) addRecord(v [3]int64) {
 	switch {
 	case v[0] == 0 && v[1] == 0 && v[2] == 0:
 		l.Zero++

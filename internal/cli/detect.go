@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/fpstop/fpstop/source"
 )
 
 // inputKind is what a captured input holds.
@@ -96,12 +98,15 @@ func isNumericCSV(s string) bool {
 }
 
 // decodeHead turns the head of a file into text for detection (UTF-8 with or without BOM,
-// UTF-16 with a BOM, as Windows PowerShell redirects write).
+// UTF-16 with a BOM, as Windows PowerShell redirects write, or without one).
 func decodeHead(b []byte) string {
+	u16, be, bom := source.SniffUTF16(b)
 	switch {
-	case bytes.HasPrefix(b, []byte{0xff, 0xfe}), bytes.HasPrefix(b, []byte{0xfe, 0xff}):
-		le := b[0] == 0xff
-		b = b[2:]
+	case u16:
+		le := !be
+		if bom {
+			b = b[2:]
+		}
 		u := make([]uint16, 0, len(b)/2)
 		for i := 0; i+1 < len(b); i += 2 {
 			if le {

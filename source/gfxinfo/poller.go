@@ -3,9 +3,6 @@ package gfxinfo
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
@@ -220,103 +217,4 @@ func send(ctx context.Context, out chan<- []source.Event, evs []source.Event) er
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// readAll reads r whole, sizing the buffer once when r knows its length (a file, a
-// bytes.Reader) instead of growing it by doubling.
-func readAll(r io.Reader) ([]byte, error) {
-	size := int64(0)
-	switch v := r.(type) {
-	case interface{ Len() int }:
-		size = int64(v.Len())
-	case *os.File:
-		if st, err := v.Stat(); err == nil && st.Mode().IsRegular() {
-			size = st.Size()
-		}
-	}
-	if size <= 0 || size > 1<<34 {
-		return io.ReadAll(r)
-	}
-	buf := make([]byte, size)
-	n, err := io.ReadFull(r, buf)
-	switch {
-	case err == io.ErrUnexpectedEOF || err == io.EOF:
-		return buf[:n], nil
-	case err != nil:
-		return nil, err
-	}
-	more, err := io.ReadAll(r) // the file grew meanwhile
-	return append(buf, more...), err
-}
-
-// fileSource replays captured dumps.
-type fileSource struct {
-	path string
-	r    io.Reader
-	name string
-}
-
-// FromFile is a source for a captured `dumpsys gfxinfo [<pkg>] framestats` output (one dump or
-// several concatenated). Every process in it is reported, each with its windows.
-func FromFile(path string) source.Source { return &fileSource{path: path, name: path} }
-
-// FromReader is FromFile for text from r (the caller handles "-" as stdin); name is reported
-// as the Session's Input.
-func FromReader(r io.Reader, name string) source.Source { return &fileSource{r: r, name: name} }
-
-// Run emits a Session, then per dump the frames (deduplicated across dumps), polls, summaries
-// and a tick, and a final "ended" notice. It fails when the input holds no gfxinfo output.
-func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
-	r := s.r
-	if r == nil {
-		f, err := os.Open(s.path)
-		if err != nil {
-			return fmt.Errorf("gfxinfo: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	data, err := readAll(r)
-	if err != nil {
-		return fmt.Errorf("gfxinfo: reading %s: %w", s.name, err)
-	}
-	// Dumps are parsed and emitted one at a time, reusing the parser's memory: a long capture
-	// never holds more than one dump's frames beyond the events already sent.
-	var ps Parser
-	t := newTracker("", s.name)
-	found, onlyOne, skipped := false, false, 0
-	for _, c := range Split(Decode(data)) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		d := ps.ParseChunk(c)
-		if !d.recognised() {
-			skipped++
-			continue
-		}
-		var evs []source.Event
-		// A capture of one app follows its pid like a live poll; a full dump lists many. (A
-		// first dump whose process line was damaged names no app: the next one does.)
-		if (!found || (t.pkg == "" && onlyOne)) && len(d.Processes) == 1 && d.Processes[0].Name != "" {
-			t.pkg = d.Processes[0].Name
-		}
-		if !found {
-			found, onlyOne = true, len(d.Processes) == 1
-		}
-		evs = t.applyDump(evs, d)
-		if err := send(ctx, out, evs); err != nil {
-			return err
-		}
-	}
-	if !found {
-		return fmt.Errorf("gfxinfo: %s: no dumpsys gfxinfo output found", s.name)
-	}
-	end := t.flush()
-	if skipped > 0 {
-		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
-			Text: fmt.Sprintf("gfxinfo: %d pieces of %s were not gfxinfo output", skipped, s.name)})
-	}
-	end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelInfo,
-		State: source.StateEnded, Text: "end of " + s.name})
-	return send(ctx, out, end)
 }

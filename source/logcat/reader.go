@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 	"unicode/utf16"
@@ -67,11 +68,17 @@ func (s *readerSource) Run(ctx context.Context, out chan<- []source.Event) error
 	p.d.SetPackage(s.opts.Package)
 	p.add(&source.Session{Source: source.KindLogcat, Package: s.opts.Package, Pid: s.opts.Pid,
 		CostBasis: source.CostMainThread, Input: s.opts.Name})
-	if _, err := p.stream(ctx, s.r, nil); err != nil {
+	cr := &countingReader{r: s.r}
+	if _, err := p.stream(ctx, cr, nil); err != nil {
 		return err
 	}
 	p.end()
 	st := p.d.Stats()
+	if st.LogLines == 0 && st.Dispatching+st.Finished+st.Skipped == 0 {
+		// Nothing in the input is logcat (nor was it gfxinfo, or it would not be read here):
+		// an empty report would look like a clean run.
+		return fmt.Errorf("no logcat or gfxinfo lines recognised in %s (%d lines)", sizeText(cr.n), st.Lines)
+	}
 	if st.Dispatching+st.Finished == 0 {
 		p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelInfo, Text: NoPrinterHelp})
 	}
@@ -251,7 +258,7 @@ func (p *pump) stream(ctx context.Context, r io.Reader, stop <-chan struct{}) (e
 }
 
 // readChunks reads r into recycled buffers until an error (io.EOF at the end), converting
-// UTF-16 text (recognised by its byte-order mark) to UTF-8.
+// UTF-16 text (by its byte-order mark, or NUL every other byte) to UTF-8.
 func readChunks(r io.Reader, chunks chan<- chunk, free chan []byte, done <-chan struct{}) {
 	var conv *utf16Conv
 	first := true
@@ -269,11 +276,9 @@ func readChunks(r io.Reader, chunks chan<- chunk, free chan []byte, done <-chan 
 		b := buf[:n]
 		if first && n >= 2 {
 			first = false
-			switch {
-			case b[0] == 0xFF && b[1] == 0xFE:
-				conv = &utf16Conv{}
-			case b[0] == 0xFE && b[1] == 0xFF:
-				conv = &utf16Conv{be: true}
+			// UTF-16 with a byte-order mark, or without one (NUL every other byte).
+			if u16, be, _ := source.SniffUTF16(b); u16 {
+				conv = &utf16Conv{be: be}
 			}
 		}
 		if conv != nil && n > 0 {
@@ -329,4 +334,29 @@ func (c *utf16Conv) convert(dst, src []byte) []byte {
 		c.odd, c.oddB = true, src[len(src)-1]
 	}
 	return dst
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// sizeText words a byte count ("100 MB").
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f kB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

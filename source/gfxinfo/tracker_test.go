@@ -1,0 +1,217 @@
+package gfxinfo
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// feed runs dumps through a live tracker (as the poller does) and returns all events.
+func feed(t *testing.T, dumps ...[]byte) []source.Event {
+	t.Helper()
+	tr := newTracker(pkg, "")
+	tr.live = true
+	var evs []source.Event
+	for _, d := range dumps {
+		evs = tr.apply(evs, d)
+	}
+	return append(evs, tr.flush()...)
+}
+
+func win(rows int, startS float64, firstID, total int64) synthWin {
+	return synthWin{title: pkg + "/.Main", rows: rows, start: int64(startS * 1e9), period: 16_666_667, firstID: firstID, total: total}
+}
+
+// Process tracking: a restarted app (new pid, new "Stats since", new frames) starts a new
+// session, and the frames its new process drew before the first poll of it are lost: a Poll
+// with the counter at 0 precedes its first (metrics then charges 339 − 120 = 219).
+func TestProcessRestartChargesFramesBeforeFirstPoll(t *testing.T) {
+	d1 := dumpAt(11_000, 100, win(10, 10, 1, 10))
+	d2 := dumpAt(20_000, 200, win(120, 17.5, 500, 339))
+	evs := feed(t, d1, d2)
+	var sessions []int
+	var ps []string
+	for _, e := range evs {
+		switch e := e.(type) {
+		case *source.Session:
+			sessions = append(sessions, e.Pid)
+		case *source.Poll:
+			ps = append(ps, fmt.Sprintf("%d/%v:%d-%d", e.Pid, e.Process, e.TotalFrames, e.NewRows))
+		}
+	}
+	if fmt.Sprint(sessions) != "[100 200]" {
+		t.Errorf("sessions %v", sessions)
+	}
+	want := "[100/false:10-0 100/true:10-0 200/false:0-0 200/false:339-120 200/true:0-0 200/true:339-120]"
+	if fmt.Sprint(ps) != want {
+		t.Errorf("polls %v\nwant  %s", ps, want)
+	}
+	if n := len(frames(evs)); n != 130 {
+		t.Errorf("%d frames", n)
+	}
+}
+
+// An app already running when the session starts has no lost history: no zero Poll.
+func TestProcessRunningAtStartHasNoLostHistory(t *testing.T) {
+	for _, e := range feed(t, dumpAt(20_000, 200, win(120, 17.5, 500, 339))) {
+		if p, ok := e.(*source.Poll); ok && p.TotalFrames == 0 {
+			t.Errorf("zero poll %+v for an app running at the start", p)
+		}
+	}
+}
+
+// Process tracking: a damaged pid line (the rows say it is the same process) is not a restart
+// and counts nothing twice.
+func TestDamagedPidLineIsNotARestart(t *testing.T) {
+	d1 := dumpAt(11_000, 23817, win(60, 10, 1, 60))
+	d2 := dumpAt(12_000, 23817, win(120, 10, 1, 120))
+	d2 = bytes.Replace(d2, []byte("pid 23817 ["), []byte("pid 238 ["), 1)
+	evs := feed(t, d1, d2)
+	if n := len(frames(evs)); n != 120 {
+		t.Errorf("%d frames, want 120", n)
+	}
+	all := strings.Join(notices(evs), "\n")
+	if strings.Contains(all, "restarted") || !strings.Contains(all, "damaged pid line") {
+		t.Errorf("notices:\n%s", all)
+	}
+}
+
+// Per-window dedupe: a damaged title (the Window: line disagrees with the view-root line and
+// the hierarchy) is repaired or held back: never a new window, never a frame twice.
+func TestDamagedTitleMakesNoWindow(t *testing.T) {
+	d1 := dumpAt(11_000, 5, win(60, 10, 1, 60))
+	d2 := dumpAt(12_000, 5, win(120, 10, 1, 120))
+	d2 = bytes.Replace(d2, []byte("Window: "+pkg+"/.Main\n"), []byte("Window: "+pkg+"/.MainStats since: 12459000000000ns\n"), 1)
+	d3 := dumpAt(13_000, 5, win(120, 11, 61, 180))
+	// the view-root line and the Window: line both damaged, the hierarchy gone: rows decide
+	d3 = bytes.Replace(d3, []byte("\t"+pkg+"/.Main/android"), []byte("\tcom.exam/android"), 1)
+	d3 = bytes.Replace(d3, []byte("Window: "+pkg+"/.Main\n"), []byte("Window: '#4'\n"), 1)
+	d3 = d3[:bytes.Index(d3, []byte("View hierarchy:"))]
+	evs := feed(t, d1, d2, d3)
+	fs := frames(evs)
+	seen := map[int64]bool{}
+	for _, f := range fs {
+		if seen[f.VsyncID] || f.Window != pkg+"/.Main" {
+			t.Fatalf("frame %d in window %q (twice: %v)", f.VsyncID, f.Window, seen[f.VsyncID])
+		}
+		seen[f.VsyncID] = true
+	}
+	for _, p := range polls(evs) {
+		if p.Window != pkg+"/.Main" {
+			t.Errorf("poll of window %q", p.Window)
+		}
+	}
+	if len(fs) != 180 {
+		t.Errorf("%d frames, want 180", len(fs))
+	}
+	if w := strings.Join(notices(evs), "\n"); !strings.Contains(w, "title") {
+		t.Errorf("the damaged titles are not counted:\n%s", w)
+	}
+}
+
+// Per-window dedupe memory is bounded: 400 dumps (a day is the same) keep two rings of identities.
+func TestDedupeMemoryBounded(t *testing.T) {
+	tr := newTracker(pkg, "")
+	for i := 0; i < 400; i++ {
+		tr.apply(nil, dumpAt(int64(12_000+1000*i), 5, win(120, float64(10+i), int64(1+60*i), int64(60*(i+2)))))
+	}
+	ps := tr.procs.byPid[5]
+	if ps == nil || len(ps.wins) != 1 {
+		t.Fatalf("state %+v", ps)
+	}
+	ws := ps.wins[0]
+	if ws.n != keep || len(ws.ids) > keep || len(ws.vs) > keep || len(ws.dones) > keep || len(ws.gaps) > maxTorn {
+		t.Errorf("memory: ring %d ids %d vsyncs %d dones %d gaps %d", ws.n, len(ws.ids), len(ws.vs), len(ws.dones), len(ws.gaps))
+	}
+}
+
+// A damaged "Total frames rendered" counter (1011 → −1 → 1113, or a digit lost) is not
+// charged: the next good counter covers the frames.
+func TestCounterChecks(t *testing.T) {
+	var c counter
+	steps := []struct {
+		v, at int64
+		want  int
+	}{
+		{1011, 1e9, counterOK},
+		{-1, 2e9, counterSkip},
+		{101, 3e9, counterSkip},         // a digit lost: lower
+		{1113, 4e9, counterOK},          // 102 frames in 3 s
+		{91130, 5e9, counterSkip},       // a digit more: faster than any display
+		{1170, 6e9, counterOK},          //
+		{50, 7e9, counterSkip},          // lower, once
+		{51, 8e9, counterSkip},          // twice
+		{52, 9e9, counterRebase},        // three times: the earlier value was the wrong one
+		{100, 10e9, counterOK},
+	}
+	for i, s := range steps {
+		if got := c.check(s.v, s.at, 0, false); got != s.want {
+			t.Errorf("step %d (%d): verdict %d, want %d", i, s.v, got, s.want)
+		}
+	}
+	var first counter
+	if first.check(20, 1e9, 120, false) != counterSkip {
+		t.Error("a first counter below the rows it printed was trusted")
+	}
+}
+
+// Counters of a poll whose PROFILEDATA block was destroyed are deferred (the rows come back
+// in the next dump): nothing is charged for them.
+func TestDestroyedBlockDefersCounters(t *testing.T) {
+	d1 := dumpAt(11_000, 5, win(60, 10, 1, 60))
+	d2 := dumpAt(12_000, 5, win(120, 10, 1, 120))
+	d2 = bytes.Replace(d2, []byte("IntendedVsync"), []byte("Intend\x01dVsync"), 1) // header damaged
+	d3 := dumpAt(12_500, 5, win(120, 10.5, 31, 150))
+	evs := feed(t, d1, d2, d3)
+	var lost int64
+	var last int64 = -1
+	for _, p := range polls(evs) {
+		if p.TotalFrames >= 0 {
+			if last >= 0 && p.TotalFrames >= last {
+				lost += max(0, p.TotalFrames-last-int64(p.NewRows))
+			}
+			last = p.TotalFrames
+		}
+	}
+	if n := len(frames(evs)); n != 150 || lost != 0 {
+		t.Errorf("%d frames, %d charged as lost; want 150 and 0", n, lost)
+	}
+}
+
+// Event assembly: frames of every window in IntendedVsync order, a Refresh before the first
+// frame at a rate, then polls and summaries.
+func TestAssemblyOrder(t *testing.T) {
+	a := win(5, 10, 1, 5)
+	b := a
+	b.title, b.start, b.firstID = pkg+"/.Popup", a.start+8_000_000, 100
+	evs := feed(t, synthDump(nil, 24, 11_000, 5, pkg, []synthWin{a, b}))
+	var kinds []string
+	var last int64
+	for _, e := range evs {
+		switch e := e.(type) {
+		case *source.Frame:
+			if e.VsyncNs < last {
+				t.Fatalf("frames out of order")
+			}
+			last = e.VsyncNs
+			if len(kinds) == 0 || kinds[len(kinds)-1] != "F" {
+				kinds = append(kinds, "F")
+			}
+		case *source.Refresh:
+			kinds = append(kinds, "R")
+		case *source.Poll:
+			if kinds[len(kinds)-1] != "P" {
+				kinds = append(kinds, "P")
+			}
+		}
+	}
+	if fmt.Sprint(kinds) != "[R F P]" {
+		t.Errorf("order %v", kinds)
+	}
+	if n := len(frames(evs)); n != 10 {
+		t.Errorf("%d frames", n)
+	}
+}

@@ -138,13 +138,13 @@ func TestCounterChecks(t *testing.T) {
 	}{
 		{1011, 1e9, counterOK},
 		{-1, 2e9, counterSkip},
-		{101, 3e9, counterSkip},         // a digit lost: lower
-		{1113, 4e9, counterOK},          // 102 frames in 3 s
-		{91130, 5e9, counterSkip},       // a digit more: faster than any display
-		{1170, 6e9, counterOK},          //
-		{50, 7e9, counterSkip},          // lower, once
-		{51, 8e9, counterSkip},          // twice
-		{52, 9e9, counterRebase},        // three times: the earlier value was the wrong one
+		{101, 3e9, counterSkip},   // a digit lost: lower
+		{1113, 4e9, counterOK},    // 102 frames in 3 s
+		{91130, 5e9, counterSkip}, // a digit more: faster than any display
+		{1170, 6e9, counterOK},    //
+		{50, 7e9, counterSkip},    // lower, once
+		{51, 8e9, counterSkip},    // twice
+		{52, 9e9, counterRebase},  // three times: the earlier value was the wrong one
 		{100, 10e9, counterOK},
 	}
 	for i, s := range steps {

@@ -27,6 +27,8 @@ type lab struct {
 	mu      sync.Mutex
 	devices []*labDevice
 	wg      sync.WaitGroup
+	// notify shows a notice line: stderr when headless, the overview's notice line on screen.
+	notify func(line string)
 }
 
 // labDevice is one device of a lab run: its own session (source and pipeline).
@@ -50,47 +52,64 @@ func (l *lab) notice(d *labDevice, format string, args ...any) {
 	d.mu.Lock()
 	d.notices = append(d.notices, msg)
 	d.mu.Unlock()
-	fmt.Fprintf(l.a.env.Stderr, "fpstop: device %s: %s\n", d.serial, msg)
+	l.notify(fmt.Sprintf("fpstop: device %s: %s", d.serial, msg))
 	l.a.log.Info("device", "serial", d.serial, "notice", msg)
 }
 
-// headlessMulti measures several devices at once (--all-devices, or -s A -s B) and prints
-// {"devices": [report…], "summary": {…}}.
-func (a *app) headlessMulti(ctx context.Context) error {
+// labContext is the run's context: it ends at --duration (when given) or when cancelled.
+func (a *app) labContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	runCtx, cancel := context.WithCancel(ctx)
+	if a.opts.Duration <= 0 {
+		return runCtx, cancel
+	}
+	runCtx, cancelT := context.WithTimeout(runCtx, a.opts.Duration)
+	return runCtx, func() { cancelT(); cancel() }
+}
+
+// startLab finds the devices to start with and starts measuring each under runCtx. On error
+// it stops what it started (cancelRun) and waits for it.
+func (a *app) startLab(ctx, runCtx context.Context, cancelRun context.CancelFunc) (*lab, error) {
 	cl, err := a.adbClient(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	infos, err := cl.Devices(lctx)
 	cancel()
 	if err != nil {
-		return runtimeErr(err)
+		return nil, runtimeErr(err)
 	}
 	initial, err := a.initialDevices(infos)
 	if err != nil {
-		return err
-	}
-	runCtx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	if a.opts.Duration > 0 {
-		runCtx, cancelRun = context.WithTimeout(runCtx, a.opts.Duration)
-		defer cancelRun()
+		return nil, err
 	}
 	l := &lab{a: a, cl: cl, kind: a.opts.Source, start: time.Now()}
+	l.notify = func(line string) { fmt.Fprintln(a.env.Stderr, line) }
 	for _, in := range initial {
 		if err := l.add(runCtx, in); err != nil {
 			if a.opts.AllDevices {
-				fmt.Fprintf(a.env.Stderr, "fpstop: device %s: %s (skipped)\n", in.Serial, oneSentence(err))
+				fmt.Fprintf(a.env.Stderr, "fpstop: %s (skipped)\n", oneSentence(err))
 				continue
 			}
 			cancelRun()
 			l.wg.Wait()
-			return err
+			return nil, err
 		}
 	}
 	if len(l.list()) == 0 {
-		return runtimeErr(errors.New("no device could be measured"))
+		return nil, runtimeErr(errors.New("no device could be measured"))
+	}
+	return l, nil
+}
+
+// headlessMulti measures several devices at once (--all-devices, or -s A -s B) and prints
+// {"devices": [report…], "summary": {…}}.
+func (a *app) headlessMulti(ctx context.Context) error {
+	runCtx, cancelRun := a.labContext(ctx)
+	defer cancelRun()
+	l, err := a.startLab(ctx, runCtx, cancelRun)
+	if err != nil {
+		return err
 	}
 	stopExports, err := a.startExports(ctx, l.feed)
 	if err != nil {
@@ -127,6 +146,7 @@ func (a *app) initialDevices(infos []device.Info) ([]device.Info, error) {
 			out = append(out, in)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Serial < out[j].Serial })
 	if len(out) == 0 {
 		_, err := device.Select(infos, "") // its error says why (none, unauthorized, offline)
 		if err == nil {
@@ -242,7 +262,7 @@ func (l *lab) update(ctx context.Context, infos []device.Info, told map[string]b
 		}
 		if err := l.add(ctx, online[s]); err != nil {
 			told[s] = true
-			fmt.Fprintf(l.a.env.Stderr, "fpstop: %s (not measured)\n", oneSentence(err))
+			l.notify(fmt.Sprintf("fpstop: %s (not measured)", oneSentence(err)))
 			continue
 		}
 		l.notice(l.find(s), "new device (%s): measuring", online[s].Model)

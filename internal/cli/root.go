@@ -170,8 +170,11 @@ func (a *app) runMain(cmd *cobra.Command, _ []string) error {
 	}
 	a.startLog()
 	a.log.Info("start", "version", a.env.Build.Version, "opts", a.opts.String())
-	if a.opts.multi() {
+	if a.opts.multi() && a.opts.Headless {
 		return a.headlessMulti(cmd.Context())
+	}
+	if a.opts.multi() {
+		return a.dashboardMulti(cmd.Context())
 	}
 	if a.opts.Headless {
 		return a.headless(cmd.Context())

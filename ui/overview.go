@@ -1,0 +1,273 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// LabDevice is one device of a multi-device run as the overview lists it.
+type LabDevice struct {
+	Serial string
+	// Session is the device's own session; enter opens the usual dashboard on it.
+	Session Session
+	// Connected says whether the device is still there (nil: always).
+	Connected func() bool
+}
+
+// Overview is the multi-device screen: one row per device (model, app, source, live FPS,
+// jank %, a sparkline), enter drills into one device's dashboard, esc comes back. Devices come
+// from list, read at every refresh (devices plugged in during the run appear).
+type Overview struct {
+	opts    Options
+	list    func() []LabDevice
+	st      *themes.Styles
+	rows    []overviewRow
+	sel     int
+	open    string           // the serial whose dashboard is shown ("" = the overview)
+	dash    map[string]Model // dashboards opened so far, by serial
+	w, h    int
+	notice  string
+	quiting bool
+}
+
+// overviewRow is what one row shows, read inside a Cmd.
+type overviewRow struct {
+	dev       LabDevice
+	snap      *metrics.Snapshot
+	connected bool
+}
+
+// overviewMsg carries the rows read at a refresh.
+type overviewMsg struct{ rows []overviewRow }
+
+// NewOverview returns the overview over list; opts are the dashboards' options (Session is set
+// per device).
+func NewOverview(opts Options, list func() []LabDevice) Overview {
+	if opts.Refresh <= 0 {
+		opts.Refresh = 250 * time.Millisecond
+	}
+	if opts.After == nil {
+		opts.After = tea.Tick
+	}
+	if opts.TargetFPS <= 0 {
+		opts.TargetFPS = 55
+	}
+	st := themes.NewStyles(opts.Theme, !opts.LightBackground)
+	return Overview{opts: opts, list: list, st: &st, dash: map[string]Model{}}
+}
+
+// Init reads the devices at once.
+func (o Overview) Init() tea.Cmd { return o.read(0) }
+
+// read returns a Cmd that reads every device's newest snapshot after d (no I/O in Update).
+func (o Overview) read(d time.Duration) tea.Cmd {
+	list := o.list
+	fetch := func(time.Time) tea.Msg {
+		var rows []overviewRow
+		for _, dev := range list() {
+			r := overviewRow{dev: dev, connected: true}
+			if dev.Session != nil {
+				r.snap = dev.Session.Latest()
+			}
+			if dev.Connected != nil {
+				r.connected = dev.Connected()
+			}
+			rows = append(rows, r)
+		}
+		return overviewMsg{rows: rows}
+	}
+	if d == 0 {
+		return func() tea.Msg { return fetch(time.Now()) }
+	}
+	return o.opts.After(d, fetch)
+}
+
+// Update implements tea.Model.
+func (o Overview) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case overviewMsg:
+		o.rows = msg.rows
+		if o.sel >= len(o.rows) {
+			o.sel = max(0, len(o.rows)-1)
+		}
+		return o, o.read(o.opts.Refresh)
+	case tea.WindowSizeMsg:
+		o.w, o.h = msg.Width, msg.Height
+		return o.toDashboard(msg)
+	case FlashMsg:
+		o.notice = msg.Text
+		return o.toDashboard(msg)
+	case tea.KeyMsg:
+		if o.open == "" {
+			return o.key(msg)
+		}
+		if msg.String() == "esc" && !o.dash[o.open].modal() {
+			o.open = ""
+			return o, nil
+		}
+	}
+	return o.toDashboard(msg)
+}
+
+// toDashboard hands msg to the open dashboard.
+func (o Overview) toDashboard(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if o.open == "" {
+		return o, nil
+	}
+	m, cmd := o.dash[o.open].Update(msg)
+	o.dash[o.open] = m.(Model)
+	if o.dash[o.open].Quitting() {
+		o.quiting = true
+	}
+	return o, cmd
+}
+
+// key handles the overview's keys: move, open, quit.
+func (o Overview) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch msg.String() {
+	case "q", "ctrl+c":
+		o.quiting = true
+		return o, tea.Quit
+	case "up", "k":
+		if o.sel > 0 {
+			o.sel--
+		}
+	case "down", "j":
+		if o.sel < len(o.rows)-1 {
+			o.sel++
+		}
+	case "enter":
+		if o.sel < len(o.rows) && o.rows[o.sel].dev.Session != nil {
+			return o.drill(o.rows[o.sel].dev)
+		}
+	}
+	return o, nil
+}
+
+// drill opens dev's dashboard, making it on first use.
+func (o Overview) drill(dev LabDevice) (tea.Model, tea.Cmd) {
+	o.open = dev.Serial
+	m, ok := o.dash[dev.Serial]
+	opts := o.opts
+	opts.Session = dev.Session
+	if !ok {
+		m = New(opts)
+	}
+	var cmds []tea.Cmd
+	cmds = append(cmds, m.Init()) // its refresh stopped while the overview was shown
+	if o.w > 0 {
+		nm, cmd := m.Update(tea.WindowSizeMsg{Width: o.w, Height: o.h})
+		m = nm.(Model)
+		cmds = append(cmds, cmd)
+	}
+	o.dash[dev.Serial] = m
+	return o, tea.Batch(cmds...)
+}
+
+// View implements tea.Model.
+func (o Overview) View() string {
+	if o.open != "" {
+		return o.dash[o.open].View()
+	}
+	if o.quiting {
+		return ""
+	}
+	w := o.w
+	if w <= 0 {
+		w = 100
+	}
+	st := o.st
+	lines := []string{
+		st.Title.Render(fit(fmt.Sprintf("fpstop · %d devices", len(o.rows)), w)),
+		st.TableHead.Render(fit(fmt.Sprintf("%-2s%-22s %-16s %-24s %-14s %7s %7s  %s", "", "DEVICE", "MODEL", "APP", "SOURCE", "FPS", "JANK%", "FPS (1 s slices)"), w)),
+	}
+	sparkW := w - 99
+	for i, r := range o.rows {
+		lines = append(lines, o.row(r, i == o.sel, sparkW, w))
+	}
+	if len(o.rows) == 0 {
+		lines = append(lines, st.Muted.Render("  waiting for devices…"))
+	}
+	for len(lines) < o.h-2 {
+		lines = append(lines, "")
+	}
+	lines = append(lines, st.Muted.Render(fit(o.notice, w)))
+	lines = append(lines, st.HelpKey.Render("↑/↓")+st.HelpDesc.Render(" choose  ")+st.HelpKey.Render("enter")+
+		st.HelpDesc.Render(" open a device (esc comes back)  ")+st.HelpKey.Render("q")+st.HelpDesc.Render(" quit"))
+	return strings.Join(lines, "\n")
+}
+
+// row draws one device's line.
+func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
+	st := o.st
+	model, app, src := "–", "–", "–"
+	fpsText, jank := "–", "–"
+	fpsStyle := st.Muted
+	var spark string
+	if s := r.snap; s != nil {
+		model, app, src = orDash(s.Session.Device.Model), orDash(s.Session.Package), orDash(string(s.Session.Source))
+		if v, ok := lastFPS(s.Series); ok {
+			fpsText = fmt.Sprintf("%.1f", v)
+			fpsStyle = st.Good
+			switch {
+			case v < o.opts.TargetFPS*0.8:
+				fpsStyle = st.Bad
+			case v < o.opts.TargetFPS:
+				fpsStyle = st.Warn
+			}
+		}
+		if !math.IsNaN(s.Totals.JankPct) {
+			jank = fmt.Sprintf("%.1f", s.Totals.JankPct)
+		}
+		if sparkW > 8 {
+			f := newFPS(st, o.opts.TargetFPS)
+			f, _ = f.Update(dataMsg{snap: s})
+			spark = f.spark(sparkW, 1)[0]
+		}
+	}
+	mark := "  "
+	if selected {
+		mark = "▶ "
+	}
+	serial := r.dev.Serial
+	if !r.connected {
+		serial += " (gone)"
+		fpsStyle = st.Muted
+	}
+	left := fmt.Sprintf("%s%-22s %-16s %-24s %-14s ", mark, fit(serial, 22), fit(model, 16), fit(app, 24), fit(src, 14))
+	if selected {
+		left = st.Selected.Render(left)
+	}
+	return left + fpsStyle.Render(alignRight(fpsText, 7)) + " " + alignRight(jank, 7) + "  " + spark
+}
+
+// lastFPS is the FPS of the newest complete slice; false when it was idle.
+func lastFPS(series []metrics.SlicePoint) (float64, bool) {
+	for i := len(series) - 1; i >= 0; i-- {
+		if series[i].Partial {
+			continue
+		}
+		if series[i].Idle || math.IsNaN(series[i].FPS) {
+			return 0, false
+		}
+		return series[i].FPS, true
+	}
+	return 0, false
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+// modal reports whether the dashboard has something open that esc closes (an overlay).
+func (m Model) modal() bool { return m.overlay != overlayNone }

@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/ui/internal/fixture"
+)
+
+// snapSession is a Session that returns a fixed snapshot.
+type snapSession struct{ snap *metrics.Snapshot }
+
+func (s snapSession) Latest() *metrics.Snapshot { return s.snap }
+func (s snapSession) Clear()                    {}
+
+// overviewUpdate applies msgs and runs the overview's own read Cmds (no timers).
+func overviewUpdate(t *testing.T, o Overview, msgs ...tea.Msg) Overview {
+	t.Helper()
+	for _, msg := range msgs {
+		nm, _ := o.Update(msg)
+		o = nm.(Overview)
+	}
+	return o
+}
+
+func TestOverviewListsDrillsAndReturns(t *testing.T) {
+	a := fixture.Live(3)
+	b := fixture.Live(5)
+	b.Session.Device = source.Device{Serial: "R5CT1", Model: "SM-G991B", Android: "13"}
+	b.Session.Package = "com.example.lite"
+	gone := false
+	list := func() []LabDevice {
+		return []LabDevice{
+			{Serial: a.Session.Device.Serial, Session: snapSession{a}},
+			{Serial: "R5CT1", Session: snapSession{b}, Connected: func() bool { return !gone }},
+		}
+	}
+	o := NewOverview(Options{Now: fixture.Now, After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
+	o = overviewUpdate(t, o, tea.WindowSizeMsg{Width: 140, Height: 30}, o.Init()())
+	screen := ansi.Strip(o.View())
+	for _, want := range []string{"2 devices", "Pixel 7", "SM-G991B", "com.example.feed", "com.example.lite", "gfxinfo+logcat"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("overview lacks %q:\n%s", want, screen)
+		}
+	}
+	// The live FPS and jank % are the snapshot's, as the report would say them.
+	fps, _ := lastFPS(b.Series)
+	if row := lineWith(screen, "R5CT1"); !strings.Contains(row, fmt.Sprintf("%.1f", fps)) || !strings.Contains(row, fmt.Sprintf("%.1f", b.Totals.JankPct)) {
+		t.Errorf("row %q lacks fps %.1f and jank %.1f", row, fps, b.Totals.JankPct)
+	}
+	// enter on the second row opens that device's dashboard; esc comes back.
+	o = overviewUpdate(t, o, keyMsg("down"), keyMsg("enter"))
+	if o.open != "R5CT1" {
+		t.Fatalf("enter opened %q", o.open)
+	}
+	m := o.dash["R5CT1"]
+	m = update(t, m, SnapshotMsg{Snapshot: b})
+	o.dash["R5CT1"] = m
+	if s := ansi.Strip(o.View()); !strings.Contains(s, "com.example.lite") || strings.Contains(s, "2 devices") {
+		t.Errorf("the drilled-in screen is not the device's dashboard:\n%s", s)
+	}
+	// esc with the help overlay open closes the overlay, not the dashboard.
+	o = overviewUpdate(t, o, keyMsg("?"), keyMsg("esc"))
+	if o.open != "R5CT1" {
+		t.Fatal("esc closed the dashboard while its help was open")
+	}
+	o = overviewUpdate(t, o, keyMsg("esc"))
+	if o.open != "" || !strings.Contains(ansi.Strip(o.View()), "2 devices") {
+		t.Fatalf("esc did not come back to the overview")
+	}
+	// A device that went away is marked.
+	gone = true
+	o = overviewUpdate(t, o, o.read(0)())
+	if row := lineWith(ansi.Strip(o.View()), "R5CT1"); !strings.Contains(row, "gone") {
+		t.Errorf("unplugged device row %q does not say so", row)
+	}
+	if _, cmd := o.Update(keyMsg("q")); cmd == nil {
+		t.Error("q does not quit")
+	}
+}
+
+func lineWith(screen, s string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}

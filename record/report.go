@@ -17,6 +17,12 @@ const feedBatch = 1024
 // first batch starts with the header's Session unless the recording starts with its own, so a
 // pipeline fed this way sees exactly what the live pipeline saw. fn must not keep the slice.
 func readBatches(path string, fn func([]source.Event)) (*Reader, error) {
+	return readBatchesWhile(path, func(evs []source.Event) bool { fn(evs); return true })
+}
+
+// readBatchesWhile is readBatches that stops reading as soon as fn returns false (an export of
+// the first hour of a day-long recording need not decompress the rest).
+func readBatchesWhile(path string, fn func([]source.Event) bool) (*Reader, error) {
 	r, err := open(path, false, true)
 	if err != nil {
 		return nil, err
@@ -74,14 +80,30 @@ func readBatches(path string, fn func([]source.Event)) (*Reader, error) {
 			}
 		}
 	}()
-	defer close(stop)
+	stopped := false
+	halt := func() {
+		if !stopped {
+			stopped = true
+			close(stop)
+			for range ch { // the reader finishes its batch and exits before r is closed
+			}
+		}
+	}
+	defer halt()
 	for m := range ch {
+		more := true
 		if len(m.evs) > 0 {
-			fn(m.evs)
+			more = fn(m.evs)
 		}
 		if m.err != nil {
+			halt()
 			r.Close()
 			return r, fmt.Errorf("reading recording %s: %w", path, m.err)
+		}
+		if !more {
+			halt()
+			r.Close()
+			return r, nil
 		}
 		select {
 		case free <- m.evs:

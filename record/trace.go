@@ -42,30 +42,68 @@ func ExportTrace(w io.Writer, path string) error {
 //   - the pipeline's FPS per slice as a counter (C) "FPS", with an "idle" counter that is 1
 //     while nothing was drawn (FPS is then shown as 0 but means idle).
 func ExportTraceConfig(w io.Writer, path string, cfg metrics.Config) error {
+	return ExportTraceOpts(w, path, TraceOptions{Config: cfg})
+}
+
+// ExportTraceOpts writes the part of the recording opts selects. Frames are classified by a
+// pipeline that has seen the recording from a minute before the part (the whole recording when
+// the part starts at its beginning, so the numbers then equal the report's); reading stops
+// half a minute after the part's end.
+func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
+	h, err := readHeader(path)
+	if err != nil {
+		return err
+	}
 	tw := &traceWriter{bw: bufio.NewWriterSize(w, 256<<10), tracks: map[string]*track{}}
 	// One pipeline gives both the frames, classified exactly as the report counts them
 	// (Looper-derived frames included), and the FPS series for the counters.
+	cfg := opts.Config
 	p := metrics.NewPipeline(cfg)
-	p.OnFrame(tw.frame)
+	var win window
+	p.OnFrame(func(c metrics.ClassifiedFrame) {
+		if win.has(c.Frame.VsyncNs) {
+			tw.frame(c)
+		}
+	})
 	sc := newSeriesCollector(p, cfg)
 	tw.bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
-	r, err := readBatches(path, func(evs []source.Event) {
+	r, err := readBatchesWhile(path, func(evs []source.Event) bool {
+		if !win.resolved {
+			start := firstTime(evs)
+			if h.StartMonoNs > 0 {
+				start = h.StartMonoNs
+			}
+			win = opts.resolveWith(start, h.StartUTC)
+		}
+		if win.before(evs) {
+			return true // long before the window: not even classified
+		}
 		sc.feed(evs)
 		for _, ev := range evs {
-			tw.event(ev)
+			if win.has(ev.At()) {
+				tw.event(ev)
+			}
 		}
+		return !win.after(evs)
 	})
 	if err != nil {
 		return err
 	}
 	p.Report(metrics.ReportMeta{}) // releases frames held back at the end (Looper-derived)
+	series := sc.finish()
+	kept := series[:0]
+	for _, pt := range series {
+		if win.has(pt.StartNs) {
+			kept = append(kept, pt)
+		}
+	}
 	name := r.Header.Package
 	if name == "" {
 		name = "app"
 	}
 	tw.meta("process_name", 0, name)
 	tw.metaInt("process_sort_index", 0, 0)
-	tw.counters(sc.finish())
+	tw.counters(kept)
 	tw.bw.WriteString("\n],\"otherData\":")
 	other, _ := json.Marshal(map[string]any{"recording": path, "source": r.Header.Source,
 		"package": r.Header.Package, "fpstop_version": r.Header.FpstopVersion, "device": r.Header.Device})
@@ -347,6 +385,12 @@ func traceMsgName(handler, callback string, what int) string {
 // counters writes the FPS series.
 func (tw *traceWriter) counters(series []metrics.SlicePoint) {
 	for _, pt := range series {
+		if pt.Frozen {
+			// the app was stuck: no frame, and not idle
+			tw.counter("FPS", pt.StartNs, "fps", 0)
+			tw.counter("idle", pt.StartNs, "idle", 0)
+			continue
+		}
 		if pt.Idle || math.IsNaN(pt.FPS) || math.IsInf(pt.FPS, 0) {
 			tw.counter("FPS", pt.StartNs, "fps", 0)
 			tw.counter("idle", pt.StartNs, "idle", 1)

@@ -216,6 +216,24 @@ func TestRecordReportExport(t *testing.T) {
 	if err := json.Unmarshal(raw, &tr); err != nil || len(tr.TraceEvents) < int(b.Frames) {
 		t.Errorf("trace: %v, %d events", err, len(tr.TraceEvents))
 	}
+	// A trace over the size limit is refused with its estimated size and how to cut it; a
+	// window (--from/--to) or --force writes it.
+	defer func(l int64) { traceLimit = l }(traceLimit)
+	traceLimit = int64(len(raw)) / 2
+	big := filepath.Join(dir, "big.json")
+	if _, errs, code := run(t, "", "export", rec, "--trace", big); code != ExitUsage ||
+		!strings.Contains(errs, "the trace would be about") || !strings.Contains(errs, "--from/--to") {
+		t.Errorf("export over the limit: exit %d %q", code, errs)
+	}
+	if _, err := os.Stat(big); err == nil {
+		t.Error("a refused export left a file")
+	}
+	if _, errs, code := run(t, "", "export", rec, "--trace", big, "--from", "1s", "--to", "2s"); code != ExitOK {
+		t.Errorf("export of a window: exit %d %s", code, errs)
+	}
+	if _, errs, code := run(t, "", "export", rec, "--trace", big, "--to", "soon"); code != ExitUsage || !strings.Contains(errs, "--to") {
+		t.Errorf("export --to soon: exit %d %s", code, errs)
+	}
 	// --input on a recording replays it
 	in, errs, code := run(t, "", "--input", rec, "--headless", "--json", "--speed", "0")
 	if code != ExitOK || decode(t, in).Frames != b.Frames {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -151,21 +152,45 @@ func (a *app) gateReport(rep *metrics.Report) error {
 	return a.finishGates(rep, "report", time.Now())
 }
 
+// traceLimit is the size above which export refuses without --force: Perfetto UI opens traces
+// of up to about 2 GB in a browser, and a trace of more than 500 MB is slow to open already.
+var traceLimit int64 = 500 << 20 // a var: tests lower it
+
 func (a *app) exportCmd() *cobra.Command {
-	var trace string
+	var trace, from, to string
 	c := &cobra.Command{
-		Use:   "export FILE --trace OUT.json",
-		Short: "export a recording as Chrome trace-event JSON for Perfetto UI and chrome://tracing",
-		Args:  cobra.ExactArgs(1),
+		Use:   "export FILE --trace OUT.json [--from D|TIME] [--to D|TIME]",
+		Short: "export a recording (or a part of it) as Chrome trace-event JSON for Perfetto UI and chrome://tracing",
+		Long: "export writes a recording as Chrome trace-event JSON. --from/--to select a part: a duration from the\n" +
+			"recording's start (10m, 1h5m) or an RFC 3339 time. Before writing more than 500 MB it prints the\n" +
+			"estimated size and refuses (exit 2) unless --force is given: Perfetto UI opens about 2 GB at most.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if trace == "" {
 				return usageErr("export needs --trace OUT.json")
+			}
+			opts := record.TraceOptions{}
+			var err error
+			if opts.From, err = record.ParseTimeBound(from); err != nil {
+				return usageErr("--from %v", err)
+			}
+			if opts.To, err = record.ParseTimeBound(to); err != nil {
+				return usageErr("--to %v", err)
+			}
+			if !a.opts.Force {
+				if _, err := record.EstimateTrace(args[0], opts, traceLimit); err != nil {
+					if se := (*record.TraceSizeError)(nil); errors.As(err, &se) {
+						return usageErr("%v: Perfetto UI opens about 2 GB at most; export a part with --from/--to "+
+							"(e.g. --from 1h --to 2h), or pass --force to write it anyway", se)
+					}
+					return runtimeErr(err)
+				}
 			}
 			f, err := outfile.Create(trace, a.opts.Force)
 			if err != nil {
 				return runtimeErr(err)
 			}
-			if err := record.ExportTrace(f, args[0]); err != nil {
+			if err := record.ExportTraceOpts(f, args[0], opts); err != nil {
 				f.Close()
 				os.Remove(trace)
 				return runtimeErr(err)
@@ -178,6 +203,8 @@ func (a *app) exportCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&trace, "trace", "", "output file (Chrome trace-event JSON)")
-	c.Flags().BoolVar(&a.opts.Force, "force", false, "overwrite OUT.json")
+	c.Flags().StringVar(&from, "from", "", "start of the part to export: a duration from the recording's start (10m, 1h5m) or an RFC 3339 time")
+	c.Flags().StringVar(&to, "to", "", "end of the part to export (same forms as --from)")
+	c.Flags().BoolVar(&a.opts.Force, "force", false, "overwrite OUT.json, and write a trace over 500 MB")
 	return c
 }

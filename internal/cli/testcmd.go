@@ -132,9 +132,8 @@ func (a *app) runTest(cmd *cobra.Command, f *testFlags) error {
 	ctx := cmd.Context()
 	start := time.Now()
 	t := &tester{a: a, f: f, start: start, baseSeed: a.opts.Seed}
-	if a.opts.Source == "auto" {
-		a.opts.Source = "gfxinfo" // like a headless run: a device is required
-	}
+	// auto: a device is required, as for a headless run (gfxinfo, or SurfaceFlinger for an app
+	// drawing only into a SurfaceView); the summary names the source the reports name
 	if a.opts.Source != "sim" {
 		tg, err := a.resolveTargetFor(ctx, a.opts.Serial, a.opts.Package)
 		if err != nil {
@@ -165,6 +164,9 @@ func (a *app) runTest(cmd *cobra.Command, f *testFlags) error {
 			fmt.Fprintf(a.env.Stderr, "fpstop test: interrupted after iteration %d of %d\n", i, f.iterations)
 			break
 		}
+	}
+	if t.source != "" {
+		sum.Source = t.source
 	}
 	compare.Summarize(sum, f.confidence, f.resamples, f.bseed)
 	return t.finish(sum, gateFails)

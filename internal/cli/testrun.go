@@ -23,6 +23,7 @@ type tester struct {
 	dir      string
 	target   *target // nil for the simulator
 	baseSeed int64
+	source   string // as the reports name it (auto resolves to gfxinfo or surfaceflinger)
 	start    time.Time
 	itStart  time.Time
 	done     []time.Duration
@@ -95,6 +96,9 @@ func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []str
 	}
 	it.Recording = name
 	it.Values = compare.IterationValues(rep)
+	if t.source == "" {
+		t.source = rep.Source
+	}
 	cases := t.a.gateCases(rep, fmt.Sprintf("fpstop.test.iteration.%d", i))
 	t.gateCases[i-1] = cases
 	var fails []string

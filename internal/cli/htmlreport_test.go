@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fpstop/fpstop/internal/realdata"
 )
 
 // TestReportHTML: `fpstop report FILE --format html` writes the page to stdout or to -o FILE
@@ -65,5 +68,44 @@ func TestCompareHTML(t *testing.T) {
 	}
 	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "FAILED") {
 		t.Errorf("the -o page (%v) does not show the failed gate", err)
+	}
+}
+
+// TestReportHTMLRealCaptures: every real gfxinfo capture that gives a report also gives an HTML
+// page, with one table of Android's printed summary per window and process that Android
+// summarised, showing the frame totals Android printed.
+func TestReportHTMLRealCaptures(t *testing.T) {
+	files := realdata.Files(t, "gfxinfo")
+	pages := 0
+	for _, f := range files {
+		rec := filepath.Join(t.TempDir(), "rec.jsonl")
+		out, _, code := run(t, "", "--input", f, "--headless", "--json", "--record", rec)
+		if code != ExitOK {
+			continue // a capture that cannot be read is the parser's tests' business
+		}
+		rep := decode(t, out)
+		page, errs, code := run(t, "", "report", rec, "--format", "html")
+		if code != ExitOK {
+			t.Errorf("%s: report --format html: exit %d %s", filepath.Base(f), code, errs)
+			continue
+		}
+		pages++
+		want := len(rep.AndroidProcesses)
+		for _, w := range rep.Windows {
+			if w.Android != nil {
+				want++
+			}
+		}
+		if got := strings.Count(page, `<table class="android">`); got != want {
+			t.Errorf("%s: %d Android tables, want %d", filepath.Base(f), got, want)
+		}
+		for _, p := range rep.AndroidProcesses {
+			if p.TotalFrames != nil && !strings.Contains(page, fmt.Sprintf(`<td class="num">%d</td></tr>`, *p.TotalFrames)) {
+				t.Errorf("%s: process %s: Android's total %d not shown", filepath.Base(f), p.Process, *p.TotalFrames)
+			}
+		}
+	}
+	if pages == 0 {
+		t.Fatal("no real capture gave a page")
 	}
 }

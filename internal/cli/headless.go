@@ -92,10 +92,21 @@ func (a *app) headless(ctx context.Context) error {
 	if recErr != nil {
 		return runtimeErr(fmt.Errorf("the recording could not be written: %w", recErr))
 	}
+	neverSeen := false
 	for _, w := range rep.Warnings {
-		if strings.HasPrefix(w, "-p ") { // -p was ignored or matched nothing: said on stderr too
+		// -p was ignored or matched nothing, or the app was never seen: said on stderr too
+		if strings.HasPrefix(w, "-p ") || strings.HasPrefix(w, "waiting for ") {
 			fmt.Fprintf(a.env.Stderr, "fpstop: %s\n", w)
 		}
+		neverSeen = neverSeen || strings.HasPrefix(w, "waiting for ")
+	}
+	if neverSeen && op.live && rep.Frames == 0 && rep.Messages.Paired == 0 {
+		// A run that never saw the app fails every gate given (exit 1), else it is an error:
+		// an empty report must not pass for a clean one.
+		if err := a.finishGates(rep, "headless", clock.start); err != nil {
+			return err
+		}
+		return runtimeErr(errors.New("the app was never seen running: no frames were measured (is -p right?)"))
 	}
 	return a.finishGates(rep, "headless", clock.start)
 }

@@ -243,3 +243,30 @@ func checkDamaged(t *testing.T, r metrics.Report, rec string, truth []byte, rate
 		t.Errorf("the damage is not in the warnings: %q", r.Warnings)
 	}
 }
+
+// TestWrongPackage (issue 13): -p of an app that is not running: the waiting notice is in the
+// report's warnings and on stderr, and a headless run that never saw the app exits 3 — or 1
+// when a gate was given (a run with no frames fails every gate).
+func TestWrongPackage(t *testing.T) {
+	t.Parallel()
+	ph := startPhone(t, 60, "smooth", 3, 0)
+	env := startEnv(t, ph)
+	var out, errb bytes.Buffer
+	code := cli.Main(context.Background(), []string{"--adb-port", fmt.Sprint(env.Port), "-s", env.Serial,
+		"-p", "com.example.other", "--headless", "--json", "--duration", "3s"}, cli.Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(string) string { return "" }, Build: buildinfo.Info{Version: "e2e"},
+	})
+	if code != cli.ExitRuntime || !strings.Contains(errb.String(), "waiting for com.example.other") ||
+		!strings.Contains(errb.String(), "never seen") {
+		t.Errorf("exit %d, stderr %q; want 3 with the waiting notice", code, errb.String())
+	}
+	var r metrics.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil || !strings.Contains(strings.Join(r.Warnings, "\n"), "waiting for com.example.other") {
+		t.Errorf("report %v warnings %q", err, r.Warnings)
+	}
+	_, errs, code := fpstop(t, env, "-p", "com.example.other", "--headless", "--json", "--duration", "3s", "--fail-under-fps", "30")
+	if code != cli.ExitGate || !strings.Contains(errs, "no frames") {
+		t.Errorf("with a gate: exit %d, stderr %q; want 1", code, errs)
+	}
+}

@@ -253,7 +253,7 @@ func TestPollerWaitingRestartAndDisconnect(t *testing.T) {
 	evs, sleeps := run(t, s, s, PollerConfig{Interval: 300 * time.Millisecond})
 	got := strings.Join(notices(evs), "\n")
 	want := strings.Join([]string{
-		"info/waiting/waiting for " + pkg + " to start (no process found)",
+		"warn/waiting/waiting for " + pkg + " to start (no process found)",
 		"info/live/live",
 		"error/disconnected/gfxinfo: device offline (retrying)",
 		"warn//app restarted (pid 100 → 200)",

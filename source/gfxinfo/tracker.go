@@ -84,7 +84,8 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 	}
 	if d.NotRunning {
 		t.sawAbsent = true
-		evs = t.notice(evs, at, source.LevelInfo, source.StateWaiting,
+		// A warning, not news: a wrong -p would otherwise end in an empty report.
+		evs = t.notice(evs, at, source.LevelWarn, source.StateWaiting,
 			fmt.Sprintf("waiting for %s to start (no process found)", t.pkg))
 		return t.tick(evs, at)
 	}
@@ -98,7 +99,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 	}
 	t.failure = ""
 	if len(procs) == 0 {
-		evs = t.notice(evs, at, source.LevelInfo, source.StateWaiting,
+		evs = t.notice(evs, at, source.LevelWarn, source.StateWaiting,
 			fmt.Sprintf("waiting for %s: the dump has no such process", t.pkg))
 		return t.tick(evs, at)
 	}

@@ -194,7 +194,7 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			if err != nil {
 				msg += ": " + err.Error()
 			}
-			st.set(source.StateWaiting, source.LevelInfo, msg)
+			st.set(source.StateWaiting, source.LevelWarn, msg) // a wrong -p must not end in a clean empty report
 			if err := wait(); err != nil {
 				return err
 			}

@@ -27,7 +27,8 @@ import (
 //     interval before the next unstuffed start) gets one more interval. Android writes the
 //     extended deadline back into the FrameInfo it later prints, so gfxinfo rows already carry
 //     it: the tracker adds the interval itself only when RawDeadlines is set (frames whose
-//     deadline is Choreographer's original one, e.g. the simulator's truth). The real captures
+//     deadline is Choreographer's original one; no source sends those: the simulator prints
+//     the extension as Android does). The real captures
 //     reproduce Android's "Janky frames" exactly only this way.
 //
 // Before Android 12 (rows without FrameDeadline, FrameTimelineVsyncId and

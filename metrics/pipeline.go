@@ -433,9 +433,8 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	w.lastVsync = f.VsyncNs
 	cost := end - f.VsyncNs
 	// Android's own view of the frame (histogram duration, deadline and legacy jank) from
-	// JankTracker's rules; the simulator's deadlines are Choreographer's originals, not hwui's
-	// extended ones.
-	w.jank.RawDeadlines = p.session.Source == source.KindSim
+	// JankTracker's rules. Every source, the simulator included, carries FrameDeadline as
+	// Android prints it (hwui's stuffing extension already in it).
 	af := w.jank.Frame(f, t)
 	ff := frameFacts{cost: cost, interval: t, dropped: p.dropped(f, w, t, cost, af, looperDropped), histNs: af.DurationNs,
 		inHist: af.Counted, flagged: f.Flags != 0, hasDeadline: af.HasDeadline, deadlineJanky: af.DeadlineJanky,

@@ -127,7 +127,7 @@ func TestPipelineEqualsTruth(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := p.Report(metrics.ReportMeta{})
-			checkAgainst(t, r, ref, false) // TODO(sim9): true once metrics stops extending the simulator's printed deadlines (RawDeadlines)
+			checkAgainst(t, r, ref, true)
 			if r.Messages.Paired != ref.Messages {
 				t.Errorf("%d messages; truth has %d", r.Messages.Paired, ref.Messages)
 			}

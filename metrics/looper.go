@@ -34,9 +34,13 @@ import (
 // The grid has period T and a phase learned from vsync messages dispatched promptly — those
 // that did not wait behind another message: the thread had been idle (its previous message
 // finished at least PromptGapNs before) so the message ran as soon as its vsync arrived. The
-// phase is the earliest of the prompt dispatch times of the last 32 such frames (folded onto
-// the grid around the newest one, outliers more than T/4 from the median dropped), so that a
-// dispatch right after a tick maps onto that tick; it is re-learned on every prompt frame. T is
+// phase is the 10th percentile of the prompt dispatch times of the last 32 such frames (folded
+// onto the grid around the newest one, outliers more than T/4 from the median dropped), so a
+// typical prompt frame maps onto its own tick; it is re-learned on every prompt frame. The
+// grid's ticks so sit a little after the true ones — by up to the spread between that
+// percentile and the earliest prompt dispatch (at most T/64): a prompt frame dispatched within
+// the spread before a grid tick is on that tick, and a Finished within the spread after a grid
+// tick came after the true tick (it counts for the drops). T is
 // the refresh interval when known, else learned from the modal spacing of consecutive vsync
 // dispatch times, refined on long baselines between prompt dispatches (re-learned every 16
 // spacings, so refresh-rate switches are followed).
@@ -100,6 +104,7 @@ type looperStream struct {
 	prompt     []int64 // ring of prompt dispatch times
 	promptNext int
 	anchor     int64 // a tick of the grid
+	spread     int64 // how far the earliest prompt dispatches fall before the grid's ticks
 	haveAnchor bool
 
 	pending []pendingVsync
@@ -107,6 +112,7 @@ type looperStream struct {
 	prevStart int64 // vsync of the previous frame (0 none)
 	held      *LooperFrame
 	heldEnd   int64 // the held frame's Finished
+	heldUntil int64 // heldEnd on the grid's ticks (+ spread)
 }
 
 type pendingVsync struct {
@@ -175,7 +181,7 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 		// A message dispatched after the held frame's Finished tick: no frame started during
 		// the held frame's overrun.
 		if s.held != nil && s.haveAnchor && m.StartNs >= s.tickAtOrAfter(s.heldEnd) {
-			l.releaseHeld(s, s.heldEnd)
+			l.releaseHeld(s, s.heldUntil)
 		}
 		return l.out
 	}
@@ -217,7 +223,7 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 		l.release(s)
 		return l.out
 	}
-	l.frame(s, m, behind)
+	l.frame(s, m, prompt, behind)
 	return l.out
 }
 
@@ -236,7 +242,7 @@ func (l *LooperFrames) Flush() []LooperFrame {
 		s := l.streams[k]
 		l.release(s)
 		if s.held != nil {
-			l.releaseHeld(s, s.heldEnd)
+			l.releaseHeld(s, s.heldUntil)
 		}
 	}
 	return l.out
@@ -257,7 +263,7 @@ func (l *LooperFrames) Advance(nowNs int64) []LooperFrame {
 	slices.Sort(keys)
 	for _, k := range keys {
 		s := l.streams[k]
-		l.releaseHeld(s, s.heldEnd)
+		l.releaseHeld(s, s.heldUntil)
 	}
 	return l.out
 }
@@ -284,16 +290,21 @@ func (l *LooperFrames) release(s *looperStream) {
 	}
 	s.recomputeAnchor()
 	for _, p := range s.pending {
-		l.frame(s, p.m, p.behind)
+		l.frame(s, p.m, p.prompt, p.behind)
 	}
 	s.pending = s.pending[:0]
 }
 
 // frame places the vsync message m on the grid, settles the held previous frame's drops with
-// it, and emits its frame, or holds it when it ran past the next tick. behind: m was
-// dispatched directly after the thread's previous message, the previous frame.
-func (l *LooperFrames) frame(s *looperStream, m *source.Message, behind bool) {
+// it, and emits its frame, or holds it when it ran past the next tick. prompt: the thread was
+// idle before m; behind: m was dispatched directly after the previous frame.
+func (l *LooperFrames) frame(s *looperStream, m *source.Message, prompt, behind bool) {
 	v := s.tickAtOrBefore(m.StartNs)
+	if prompt {
+		// a prompt dispatch is a wake-up on its tick, and the grid sits on the 10th percentile
+		// of wake-ups: one that woke sooner than that is on the tick just after it
+		v = s.tickAtOrBefore(m.StartNs + s.spread)
+	}
 	if s.prevStart != 0 {
 		// Not before the first tick after the previous frame finished: the grid's phase sits
 		// a little after the true ticks (it is learned from dispatch times), and a frame
@@ -301,29 +312,34 @@ func (l *LooperFrames) frame(s *looperStream, m *source.Message, behind bool) {
 		// overrun: a frame dispatched directly behind a previous frame that ran past the next
 		// tick (next: the tick after the previous frame's, on the current grid — the phase may
 		// have moved) started on the vsync Android requested during that frame, at or before
-		// its dispatch.
+		// its dispatch — unless it was dispatched no earlier before the tick than prompt
+		// dispatches fall: then it may as well be a wake-up on that tick.
 		g := s.tickAtOrAfter(s.prevEnd)
-		if next := s.tickAtOrAfter(s.prevStart + s.T/2); g > next && behind {
+		if next := s.tickAtOrAfter(s.prevStart + s.T/2); g > next && behind && g-m.StartNs > s.spread {
 			g = next
 		}
 		v = max(v, g)
 	}
 	s.prevStart, s.prevEnd = v, m.EndNs
 	if s.held != nil {
-		l.releaseHeld(s, min(v, s.heldEnd))
+		l.releaseHeld(s, v)
 	}
 	lf := LooperFrame{Frame: l.newFrame(s, m, v)}
-	if m.EndNs <= v+s.T {
+	// the grid's ticks sit up to spread after the true ones: a Finished that late after a grid
+	// tick came after the true tick
+	if m.EndNs+s.spread <= v+s.T {
 		l.out = append(l.out, lf)
 		return
 	}
-	s.held, s.heldEnd = &lf, m.EndNs
+	s.held, s.heldEnd, s.heldUntil = &lf, m.EndNs, m.EndNs+s.spread
 }
 
-// releaseHeld emits the held frame with its drops: the ticks strictly between its vsync and
-// until (the next frame's vsync or its own Finished, whichever came first).
-func (l *LooperFrames) releaseHeld(s *looperStream, until int64) {
+// releaseHeld emits the held frame with its drops: the ticks strictly between its vsync and the
+// earlier of next (the next frame's vsync; heldUntil when there is none) and its own Finished
+// (heldUntil: on the grid's ticks).
+func (l *LooperFrames) releaseHeld(s *looperStream, next int64) {
 	lf := s.held
+	until := min(next, s.heldUntil)
 	s.held = nil
 	if T := lf.IntervalNs; T > 0 && until > lf.VsyncNs {
 		lf.Dropped = max(0, (until-lf.VsyncNs+T-1)/T-1)
@@ -358,9 +374,8 @@ func (s *looperStream) addPrompt(t int64) {
 
 // recomputeAnchor places the grid: around the newest prompt dispatch time, each prompt time is
 // folded to its offset in [−T/2, T/2); offsets more than T/4 from their median are dropped
-// (a late dispatch wrapped around), and the earliest of the rest is the phase: a dispatch is
-// never before its vsync, so the earliest prompt dispatch is the closest to the ticks, and a
-// frame dispatched right after a tick (behind a message that ended there) maps onto it.
+// (a late dispatch wrapped around), and the 10th percentile of the rest is the phase; how far
+// the earliest of them falls before it (at most T/64) is the spread.
 func (s *looperStream) recomputeAnchor() {
 	if s.T <= 0 || len(s.prompt) == 0 {
 		return
@@ -384,6 +399,7 @@ func (s *looperStream) recomputeAnchor() {
 		}
 	}
 	s.anchor = newest + kept[len(kept)/10]
+	s.spread = min(kept[len(kept)/10]-kept[0], T/64)
 	s.haveAnchor = true
 }
 

@@ -265,6 +265,9 @@ func TestLooperDropsAgainstTruth(t *testing.T) {
 		{"janky", sim.FormatThreadtime, 1_000_000, 60, true},
 		{"janky", sim.FormatThreadtime, 1_000_000, 90, true},
 		{"demo", sim.FormatThreadtime, 1_000_000, 144, true},
+		{"frozen", sim.FormatMonotonic, 1_000, 60, false},
+		{"stress", sim.FormatMonotonic, 1_000, 120, false},
+		{"smooth", sim.FormatMonotonic, 1_000, 120, true},
 	} {
 		t.Run(fmt.Sprintf("%s-%v-%gHz-learn=%v", c.scenario, c.format, c.hz, c.learn), func(t *testing.T) {
 			s, err := sim.New(sim.Config{Scenario: c.scenario, Hz: c.hz, Seed: 9, Speed: 0, Duration: 40 * time.Second})

@@ -38,3 +38,26 @@ func TestHeaderNamesLayer(t *testing.T) {
 		t.Errorf("header %q", line)
 	}
 }
+
+// The whole dashboard draws a game session (layer frames, no windows) at both layouts.
+func TestDashboardDrawsGame(t *testing.T) {
+	s, err := sim.New(sim.Config{Scenario: "game", Hz: 120, Seed: 1, Duration: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan []source.Event, 64)
+	go func() { _ = s.Run(context.Background(), out); close(out) }()
+	p := metrics.NewPipeline(metrics.Config{})
+	for b := range out {
+		p.AddBatch(b)
+	}
+	snap := p.Snapshot()
+	for _, size := range [][2]int{{100, 30}, {160, 50}} {
+		m := dashboard(t, testOpts(), size[0], size[1], snap)
+		v := m.View()
+		checkFrame(t, v, size[0], size[1])
+		if !strings.Contains(ansi.Strip(v), "SurfaceView (BLAST)") {
+			t.Errorf("%v: no layer in the header:\n%s", size, v)
+		}
+	}
+}

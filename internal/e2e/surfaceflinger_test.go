@@ -287,3 +287,16 @@ func TestSurfaceFlingerHostileLayerName(t *testing.T) {
 		t.Errorf("layers %+v", r.Layers)
 	}
 }
+
+// A poll slower than the 127-record ring (2 s at 120 fps) provably misses frames: counted.
+func TestSurfaceFlingerSlowPollLosesFrames(t *testing.T) {
+	g := startGamePhone(t, 120, "flutter", fakeadb.SFAndroid14)
+	env := g.env(t)
+	r, errs, code := fpstop(t, env, "--source", "sf", "-p", pkg, "--headless", "--json", "--duration", "8s", "--interval", "2s")
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if r.FramesLost == nil || *r.FramesLost < 100 {
+		t.Fatalf("frames_lost %v with a 2 s poll of a 120 fps layer", r.FramesLost)
+	}
+}

@@ -59,6 +59,8 @@ type thread struct {
 	what    int
 	startNs int64
 	timed   bool
+	// announced: the open Dispatching was already reported as a source.Dispatch
+	announced bool
 }
 
 // Decoder parses logcat lines and pairs Looper printer lines per thread. It is the whole
@@ -250,7 +252,7 @@ func (d *Decoder) dispatch(l *Line, rest []byte, at int64, timed bool) {
 	if t.open {
 		d.unpaired(t.startNs, l.Tid, ReasonNoFinished)
 	}
-	t.open = true
+	t.open, t.announced = true, false
 	t.buf = append(t.buf[:0], dp.target...)
 	t.hs, t.he, t.cs = dp.hs, dp.he, dp.cs
 	t.what, t.startNs, t.timed = dp.what, at, timed
@@ -300,6 +302,24 @@ func (d *Decoder) names(t *thread) names {
 	n := names{handler: key[t.hs:t.he], callback: key[t.cs:]}
 	d.intern[key] = n
 	return n
+}
+
+// OpenDispatches appends to evs a source.Dispatch for each main-thread Looper message that has
+// been open (Dispatching read, Finished not yet) for at least minAgeNs at log time nowNs, once
+// per message: while it runs the app draws nothing, and a screen can say FROZEN and name it
+// before the Finished line arrives. Only timed lines (a known start) are reported.
+func (d *Decoder) OpenDispatches(evs []source.Event, nowNs, minAgeNs int64) []source.Event {
+	for key, t := range d.threads {
+		pid, tid := int(uint32(key>>32)), int(uint32(key))
+		if !t.open || t.announced || !t.timed || pid == 0 || tid != pid || nowNs-t.startNs < minAgeNs {
+			continue
+		}
+		t.announced = true
+		n := d.names(t)
+		evs = append(evs, &source.Dispatch{Pid: pid, Tid: tid, Thread: "main", Handler: n.handler,
+			Callback: n.callback, What: t.what, StartNs: t.startNs})
+	}
+	return evs
 }
 
 // Finish ends the input: every Dispatching still open becomes an UnpairedLine.

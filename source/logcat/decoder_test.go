@@ -328,3 +328,31 @@ func TestNoAllocPairs(t *testing.T) {
 		t.Errorf("%v allocations per pair, want ≤ 1 (the Message)", allocs)
 	}
 }
+
+// TestOpenDispatches: a main-thread message open for 100 ms or more is announced once, before
+// its Finished line, with its names and start; other threads and short messages are not.
+func TestOpenDispatches(t *testing.T) {
+	d := NewDecoder()
+	d.Line([]byte("01-01 00:00:01.000  100  100 D Looper  : >>>>> Dispatching to Handler (android.os.Handler) {1} com.example.feed.FeedActivity$3@2: 0"))
+	d.Line([]byte("01-01 00:00:01.000  100  200 D Looper  : >>>>> Dispatching to Handler (android.os.Handler) {1} com.x.Worker@3: 0"))
+	d.Events()
+	start := d.NowNs()
+	if got := d.OpenDispatches(nil, start+50e6, 100e6); len(got) != 0 {
+		t.Fatalf("a 50 ms message announced: %v", got)
+	}
+	got := d.OpenDispatches(nil, start+150e6, 100e6)
+	if len(got) != 1 {
+		t.Fatalf("%d dispatches announced, want the main thread's one", len(got))
+	}
+	dp := got[0].(*source.Dispatch)
+	if dp.Pid != 100 || dp.Tid != 100 || dp.Callback != "com.example.feed.FeedActivity$3@2" || dp.StartNs != start {
+		t.Errorf("dispatch %+v", dp)
+	}
+	if again := d.OpenDispatches(nil, start+300e6, 100e6); len(again) != 0 {
+		t.Errorf("announced twice: %v", again)
+	}
+	d.Line([]byte("01-01 00:00:02.900  100  100 D Looper  : <<<<< Finished to Handler (android.os.Handler) {1} com.example.feed.FeedActivity$3@2"))
+	if ms := ofType[*source.Message](d.Events()); len(ms) != 1 || ms[0].StartNs != start || ms[0].EndNs != start+1900e6 {
+		t.Errorf("the message after its announcement: %+v", ms)
+	}
+}

@@ -167,6 +167,10 @@ func (p *pump) end() {
 	p.d.Finish()
 }
 
+// openDispatchAfterNs: a live main-thread message open this long is reported as a Dispatch, so
+// the screen can show FROZEN (from 250 ms) while the app is stuck.
+const openDispatchAfterNs = 100_000_000
+
 // flush sends what is pending: the decoded events and the source's own, the raw text and
 // a Tick at the newest line time.
 func (p *pump) flush(ctx context.Context) error {
@@ -182,6 +186,10 @@ func (p *pump) flush(ctx context.Context) error {
 		if e := time.Since(p.advancedAt) - p.lag; e > 0 {
 			now += int64(e)
 		}
+	}
+	if p.extrapolate {
+		// live: a main-thread message open this long is announced before its Finished line
+		batch = p.d.OpenDispatches(batch, now, openDispatchAfterNs)
 	}
 	if p.raw && len(p.rawBuf) > 0 {
 		batch = append(batch, &source.Raw{AtNs: now, Stream: "logcat", Text: p.rawBuf})

@@ -200,3 +200,14 @@ func TestWatchWithoutServer(t *testing.T) {
 	for range updates { // drained and closed once ctx ends
 	}
 }
+
+// TestSilentServerMessage (issue 13): a server that accepts and never answers is named, with
+// the time waited, not "context deadline exceeded".
+func TestSilentServerMessage(t *testing.T) {
+	addr := silentServer(t)
+	c := &Client{addr: addr, opts: Options{Timeout: 100 * time.Millisecond}}
+	_, err := c.Devices(context.Background())
+	if want := "the adb server at " + addr + " did not answer within 0.1 s"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err %v, want %q", err, want)
+	}
+}

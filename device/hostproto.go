@@ -167,17 +167,32 @@ func short(req string) string {
 // query sends a host request whose answer is one length-prefixed string (host:version,
 // host:devices-l, ...).
 func (c *Client) query(ctx context.Context, req string) (string, error) {
-	ctx, cancel := c.callContext(ctx)
+	cctx, cancel := c.callContext(ctx)
 	defer cancel()
-	h, err := dial(ctx, c.addr)
+	h, err := dial(cctx, c.addr)
 	if err != nil {
-		return "", err
+		return "", c.serverErr(ctx, err)
 	}
 	defer h.Close()
 	if err := h.request(req); err != nil {
-		return "", err
+		return "", c.serverErr(ctx, err)
 	}
-	return h.readString()
+	s, err := h.readString()
+	return s, c.serverErr(ctx, err)
+}
+
+// serverErr words the client's own timeout as what it is: a server that accepted the
+// connection and never answered ("context deadline exceeded" says nothing to a user).
+func (c *Client) serverErr(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) || isTimeout(err)) {
+		return err
+	}
+	return fmt.Errorf("the adb server at %s did not answer within %s: %w", c.addr, seconds(c.timeout()), err)
+}
+
+// seconds words a duration in seconds ("15 s", "0.1 s").
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // openService switches a new connection to the device's transport and opens service on it

@@ -3,6 +3,7 @@ package device
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // invalidError is a refusal: its message says what was wrong, and errors.Is matches ErrInvalid.
@@ -36,7 +37,9 @@ func ValidPackage(name string) error {
 	for i := 0; i < len(name); i++ {
 		ch := name[i]
 		if !isIdentByte(ch) && ch != '.' {
-			return invalidf("invalid package name %q: contains %q (allowed: letters, digits, '_' and '.')", name, rune(ch))
+			// Quote the character, not its first byte ('ä', not 'Ã').
+			r, _ := utf8.DecodeRuneInString(name[i:])
+			return invalidf("invalid package name %q: contains %q (allowed: letters, digits, '_' and '.')", name, r)
 		}
 	}
 	parts := strings.Split(name, ".")

@@ -2,14 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/config"
 	"github.com/fpstop/fpstop/internal/realdata"
 )
 
@@ -128,5 +131,70 @@ func TestUTF16WithoutBOM(t *testing.T) {
 		if r.Source != c.kind || r.Frames+r.Messages.Paired == 0 {
 			t.Errorf("%s: source %q, %d frames, %d messages", c.file, r.Source, r.Frames, r.Messages.Paired)
 		}
+	}
+}
+
+// TestBadFlagValues (issue 13): NaN and a non-ASCII package are refused with a clear sentence.
+func TestBadFlagValues(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--target-fps", "NaN"}, "--target-fps NaN"},
+		{[]string{"--slow-ms", "NaN"}, "--slow-ms"},
+		{[]string{"--fail-under-fps", "NaN"}, "--fail-under-fps"},
+		{[]string{"-p", "com.ä.app"}, `contains 'ä'`},
+	} {
+		_, errs, code := run(t, "", append([]string{"--source", "sim", "--headless", "--duration", "1s", "--speed", "0"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestConfigBounded (issue 13): a config file larger than 1 MB (/dev/zero) is refused at once,
+// and reading a FIFO that nobody writes to stops when the run is cancelled (a signal).
+func TestConfigBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		start := time.Now()
+		_, errs, code := run(t, "", "--config", "/dev/zero", "--source", "sim", "--headless", "--duration", "1s")
+		if code != ExitUsage || !strings.Contains(errs, "larger than 1 MB") || time.Since(start) > 5*time.Second {
+			t.Errorf("/dev/zero: exit %d, stderr %q after %v", code, errs, time.Since(start))
+		}
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel) // as SIGTERM cancels main's context
+	var out, errb bytes.Buffer
+	start := time.Now()
+	code := Main(ctx, []string{"--config", fifo, "--source", "sim", "--headless", "--duration", "1s"},
+		Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
+	if code == ExitOK || time.Since(start) > 5*time.Second {
+		t.Errorf("FIFO: exit %d after %v, stderr %q", code, time.Since(start), errb.String())
+	}
+}
+
+// TestInvalidUserTheme (issue 13): a user theme named with --theme that exists but is invalid
+// reports the file's own error, not "unknown theme".
+func TestInvalidUserTheme(t *testing.T) {
+	cfgDir := t.TempDir()
+	cfg := filepath.Join(cfgDir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("# empty\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := config.ThemeDir(cfg)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mine.yaml"), []byte("name: mine\ncolors: [this is: not a mapping\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := &app{opts: Options{Config: cfg}, env: Env{Getenv: func(string) string { return "" }}}
+	_, err := a.resolveTheme("mine")
+	if err == nil || strings.Contains(err.Error(), "unknown theme") || !strings.Contains(err.Error(), "mine.yaml") {
+		t.Errorf("err %v: want the file's own error", err)
 	}
 }

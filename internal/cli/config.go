@@ -23,7 +23,7 @@ import (
 
 // loadConfig applies the config file to the command's flags (flags given on the command line
 // win). It runs after parsing and before validation.
-func (a *app) loadConfig(fs *pflag.FlagSet) error {
+func (a *app) loadConfig(ctx context.Context, fs *pflag.FlagSet) error {
 	path, _, err := config.Resolve(a.opts.Config, a.env.Getenv)
 	if err != nil {
 		return usageErr("%v", err)
@@ -32,8 +32,11 @@ func (a *app) loadConfig(fs *pflag.FlagSet) error {
 	if path == "" {
 		return nil
 	}
-	f, err := config.Load(path)
+	f, err := config.Load(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return runtimeErr(err) // interrupted while reading it
+		}
 		return usageErr("%v", err)
 	}
 	// A subcommand (report, compare, test) takes the keys it has flags for; the others are the
@@ -107,7 +110,7 @@ func (a *app) infoCmd() *cobra.Command {
 				state := "not present (defaults apply; `fpstop info --default-config > FILE` writes one)"
 				if _, serr := os.Stat(path); serr == nil {
 					state = "loaded"
-					if f, lerr := config.Load(path); lerr != nil {
+					if f, lerr := config.Load(cmd.Context(), path); lerr != nil {
 						state = "error: " + lerr.Error()
 					} else if aerr := config.Apply(cmd.Root().Flags(), f); aerr != nil {
 						state = "error: " + aerr.Error()

@@ -161,13 +161,13 @@ func (o *Options) validate(changed, set func(string) bool) error {
 	if o.Interval != 0 && (o.Interval < 50*time.Millisecond || o.Interval > time.Minute) {
 		return usageErr("--interval %v: want 50ms to 1m", o.Interval)
 	}
-	if o.TargetFPS <= 0 || o.TargetFPS > 1000 {
+	if !(o.TargetFPS > 0 && o.TargetFPS <= 1000) { // NaN is refused too
 		return usageErr("--target-fps %v: want a positive rate", o.TargetFPS)
 	}
-	if o.SlowMs < 0 {
-		return usageErr("--slow-ms must not be negative")
+	if !(o.SlowMs >= 0) || math.IsInf(o.SlowMs, 0) {
+		return usageErr("--slow-ms must be a non-negative number of ms")
 	}
-	if o.FailUnderFPS < 0 || o.MaxJankPct < 0 || o.MaxJankPct > 100 {
+	if !(o.FailUnderFPS >= 0) || math.IsInf(o.FailUnderFPS, 0) || !(o.MaxJankPct >= 0 && o.MaxJankPct <= 100) {
 		return usageErr("gates: --fail-under-fps must be ≥ 0 and --max-jank-pct from 0 to 100")
 	}
 	if o.AdbPort < 0 || o.AdbPort > 65535 {

@@ -186,7 +186,7 @@ func (a *app) cfg() metrics.Config { return a.opts.metricsConfig() }
 
 // prepare applies the config file to the command's flags and validates them.
 func (a *app) prepare(cmd *cobra.Command) error {
-	if err := a.loadConfig(cmd.Flags()); err != nil {
+	if err := a.loadConfig(cmd.Context(), cmd.Flags()); err != nil {
 		return err
 	}
 	fs := cmd.Flags()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -104,8 +105,13 @@ func (a *app) resolveTheme(name string) (themes.Theme, error) {
 		return t, nil
 	}
 	if dir := a.userThemeDir(); dir != "" {
-		if ut, uerr := themes.Load(filepath.Join(dir, name+".yaml")); uerr == nil {
+		p := filepath.Join(dir, name+".yaml")
+		ut, uerr := themes.Load(p)
+		if uerr == nil {
 			return ut, nil
+		}
+		if _, serr := os.Stat(p); serr == nil {
+			return themes.Theme{}, uerr // the user's theme exists: its real error, not "unknown"
 		}
 	}
 	return themes.Theme{}, err

@@ -23,6 +23,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -195,12 +196,15 @@ func (e *Error) Error() string {
 // explicitly. An empty path is an empty configuration too. Load checks the file's shape — a
 // mapping of names to single values, each name once — and expands ~ in path flags; whether the
 // names are flags and the values valid is for Apply, which has the flags.
-func Load(path string) (File, error) {
+//
+// The file is read up to MaxSize (a larger one, /dev/zero, a FIFO that never ends, is refused)
+// and the read stops when ctx ends (a FIFO nobody writes to, a signal).
+func Load(ctx context.Context, path string) (File, error) {
 	f := File{Path: path}
 	if path == "" {
 		return f, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := readBounded(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
@@ -214,6 +218,38 @@ func Load(path string) (File, error) {
 	}
 	f.Entries = entries
 	return f, nil
+}
+
+// MaxSize is the largest configuration file read (a real one is a few hundred bytes).
+const MaxSize = 1 << 20
+
+// readBounded reads at most MaxSize bytes of path on its own goroutine, giving up when ctx
+// ends (the goroutine may stay blocked in open(2) on a FIFO; the process is about to exit).
+func readBounded(ctx context.Context, path string) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		fh, err := os.Open(path)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		defer fh.Close()
+		b, err := io.ReadAll(io.LimitReader(fh, MaxSize+1))
+		if err == nil && len(b) > MaxSize {
+			err = fmt.Errorf("%s is larger than %d MB", path, MaxSize>>20)
+		}
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
+	}
 }
 
 // parse turns the YAML text of a configuration file into entries.

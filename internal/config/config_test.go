@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -163,7 +164,7 @@ func TestResolveNoUserConfigDir(t *testing.T) {
 	if path != "" || from != "" || err != nil {
 		t.Errorf("Resolve = %q, %q, %v; want no configuration and no error", path, from, err)
 	}
-	f, err := Load(path)
+	f, err := Load(context.Background(), path)
 	if err != nil || f.Found || len(f.Entries) != 0 {
 		t.Errorf("Load(\"\") = %+v, %v; want an empty configuration", f, err)
 	}
@@ -257,7 +258,7 @@ serial: 'emulator-5554'
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeFile(t, t.TempDir(), "config.yaml", tt.content)
-			f, err := Load(path)
+			f, err := Load(context.Background(), path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
@@ -286,12 +287,12 @@ serial: 'emulator-5554'
 
 func TestLoadMissingAndUnreadable(t *testing.T) {
 	dir := t.TempDir()
-	f, err := Load(filepath.Join(dir, "nope.yaml"))
+	f, err := Load(context.Background(), filepath.Join(dir, "nope.yaml"))
 	if err != nil || f.Found || f.Entries != nil {
 		t.Errorf("missing file: %+v, %v; want an empty configuration", f, err)
 	}
-	if _, err := Load(dir); err == nil {
-		t.Error("Load(a directory) succeeded")
+	if _, err := Load(context.Background(), dir); err == nil {
+		t.Error("Load(context.Background(), a directory) succeeded")
 	}
 }
 
@@ -308,7 +309,7 @@ func TestFileGet(t *testing.T) {
 // loadString writes content to a temporary config.yaml and loads it.
 func loadString(t *testing.T, content string) File {
 	t.Helper()
-	f, err := Load(writeFile(t, t.TempDir(), "config.yaml", content))
+	f, err := Load(context.Background(), writeFile(t, t.TempDir(), "config.yaml", content))
 	if err != nil {
 		t.Fatal(err)
 	}

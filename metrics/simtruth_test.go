@@ -36,6 +36,15 @@ func (c simCase) String() string {
 func simCases() []simCase {
 	var cs []simCase
 	old := sim.Layouts[1:]
+	if testing.Short() {
+		// -short: every scenario once and every rate at least once (rotating), one pre-12 run
+		// (the full matrix, every older layout included, runs in the full suite).
+		rates := []float64{60, 90, 120, 144}
+		for i, sc := range sim.Scenarios {
+			cs = append(cs, simCase{sc, rates[i%len(rates)], false, sim.LayoutAndroid13})
+		}
+		return append(cs, simCase{sim.Scenarios[0], 60, true, old[0]})
+	}
 	for _, sc := range sim.Scenarios {
 		for _, hz := range []float64{60, 90, 120, 144} {
 			cs = append(cs, simCase{sc, hz, false, sim.LayoutAndroid13})

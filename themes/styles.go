@@ -117,3 +117,13 @@ func (s Styles) HalfBlock(lower, upper int) lipgloss.Style {
 	}
 	return st
 }
+
+// Reset is the escape that ends every style, for compositing one rendered block into the
+// middle of another line (an overlay over the dashboard): the line's styles must not leak into
+// the block or past it. Empty when no colour is drawn (Mono).
+func (s *Styles) Reset() string {
+	if s.Mono {
+		return ""
+	}
+	return "\x1b[0m"
+}

@@ -303,3 +303,12 @@ func TestSetupColor(t *testing.T) {
 		t.Fatalf("a bad --color mode was accepted")
 	}
 }
+
+func TestReset(t *testing.T) {
+	if r := (&Styles{Mono: true}).Reset(); r != "" {
+		t.Errorf("mono reset %q, want none", r)
+	}
+	if r := (&Styles{}).Reset(); r != "\x1b[0m" {
+		t.Errorf("reset %q, want SGR 0", r)
+	}
+}

@@ -34,18 +34,17 @@ type appsMsg struct {
 // pickAppMsg says an app was chosen.
 type pickAppMsg struct{ serial, pkg string }
 
-// appPickerKeyMap are the app picker's keys; letters type into the filter.
+// appPickerKeyMap are the app picker's keys: the list's and erase; letters type into the
+// filter (so no vi keys here).
 type appPickerKeyMap struct {
-	Up, Down, Pick, Close, Erase key.Binding
+	listKeyMap
+	Erase key.Binding
 }
 
 func defaultAppPickerKeys() appPickerKeyMap {
 	return appPickerKeyMap{
-		Up:    key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "previous")),
-		Down:  key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "next")),
-		Pick:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
-		Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
-		Erase: key.NewBinding(key.WithKeys("backspace"), key.WithHelp("⌫", "erase filter")),
+		listKeyMap: defaultListKeys(),
+		Erase:      key.NewBinding(key.WithKeys("backspace"), key.WithHelp("⌫", "erase filter")),
 	}
 }
 
@@ -69,13 +68,16 @@ type appPickerModel struct {
 	items   []AppItem
 	err     error
 	filter  string
-	shown   []int
-	sel     int
+	shown   []int // indexes into items of the rows the filter lets through
+	list    listModel
 	w, h    int
 }
 
 func newAppPicker(st *themes.Styles, fetch func(ctx context.Context, serial string) ([]AppItem, error)) appPickerModel {
-	return appPickerModel{st: st, keys: defaultAppPickerKeys(), fetch: fetch}
+	keys := defaultAppPickerKeys()
+	list := newList()
+	list.keys = keys.listKeyMap
+	return appPickerModel{st: st, keys: keys, fetch: fetch, list: list}
 }
 
 // SetSize sets the overlay's outer size.
@@ -87,7 +89,8 @@ func (m appPickerModel) SetStyles(st *themes.Styles) appPickerModel { m.st = st;
 // Load starts fetching serial's apps.
 func (m appPickerModel) Load(serial string) (appPickerModel, tea.Cmd) {
 	m.gen++
-	m.serial, m.filter, m.sel, m.items, m.shown = serial, "", 0, nil, nil
+	m.serial, m.filter, m.items, m.shown = serial, "", nil, nil
+	m.list = m.list.Reset().SetLen(0)
 	m.loading, m.err = true, nil
 	fetch, gen := m.fetch, m.gen
 	if fetch == nil {
@@ -124,18 +127,19 @@ func (m appPickerModel) Update(msg tea.Msg) (appPickerModel, tea.Cmd) {
 			m.refilter()
 		}
 	case tea.KeyMsg:
-		switch {
-		case key.Matches(msg, m.keys.Close):
+		var act listAction
+		m.list, act = m.list.Update(msg)
+		switch act {
+		case listClosed:
 			return m, func() tea.Msg { return closePickerMsg{} }
-		case key.Matches(msg, m.keys.Up):
-			m.sel = max(0, m.sel-1)
-		case key.Matches(msg, m.keys.Down):
-			m.sel = max(0, min(len(m.shown)-1, m.sel+1))
-		case key.Matches(msg, m.keys.Pick):
-			if m.sel < len(m.shown) {
-				serial, pkg := m.serial, m.items[m.shown[m.sel]].Package
-				return m, func() tea.Msg { return pickAppMsg{serial: serial, pkg: pkg} }
-			}
+		case listPicked:
+			i, _ := m.list.Selected()
+			serial, pkg := m.serial, m.items[m.shown[i]].Package
+			return m, func() tea.Msg { return pickAppMsg{serial: serial, pkg: pkg} }
+		case listMoved:
+			return m, nil
+		}
+		switch {
 		case key.Matches(msg, m.keys.Erase):
 			if r := []rune(m.filter); len(r) > 0 {
 				m.filter = string(r[:len(r)-1])
@@ -157,7 +161,7 @@ func (m *appPickerModel) refilter() {
 			m.shown = append(m.shown, i)
 		}
 	}
-	m.sel = max(0, min(m.sel, len(m.shown)-1))
+	m.list = m.list.SetLen(len(m.shown))
 }
 
 // View renders the picker as a box of its size.
@@ -175,12 +179,9 @@ func (m appPickerModel) View() []string {
 	case len(m.shown) == 0:
 		body = append(body, st.Muted.Render("no app matches"))
 	}
-	n := h - 4
-	start := 0
-	if m.sel >= n {
-		start = m.sel - n + 1
-	}
-	for i := start; i < len(m.shown) && i < start+n; i++ {
+	sel, _ := m.list.Selected()
+	start, end := m.list.Window(h - 4)
+	for i := start; i < end; i++ {
 		a := m.items[m.shown[i]]
 		tag := ""
 		switch {
@@ -194,7 +195,7 @@ func (m appPickerModel) View() []string {
 			name += " (" + a.Label + ")"
 		}
 		line := spread(name, tag, inner)
-		if i == m.sel {
+		if i == sel {
 			body = append(body, st.Selected.Render(line))
 		} else if a.Foreground {
 			body = append(body, st.Good.Render(line))

@@ -22,18 +22,19 @@ type DeviceItem struct {
 // PickerTimeout bounds one Devices or Apps call.
 const PickerTimeout = 10 * time.Second
 
-// pickerKeyMap are the keys of both pickers.
+// pickerKeyMap are the device picker's keys: the list's, vi's j/k too, and refresh.
 type pickerKeyMap struct {
-	Up, Down, Pick, Refresh, Close key.Binding
+	listKeyMap
+	Refresh key.Binding
 }
 
 func defaultPickerKeys() pickerKeyMap {
+	l := defaultListKeys()
+	l.Up.SetKeys("up", "k")
+	l.Down.SetKeys("down", "j")
 	return pickerKeyMap{
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "previous")),
-		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "next")),
-		Pick:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
-		Refresh: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "refresh")),
-		Close:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+		listKeyMap: l,
+		Refresh:    key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "refresh")),
 	}
 }
 
@@ -91,12 +92,15 @@ type devicePickerModel struct {
 	loading bool
 	items   []DeviceItem
 	err     error
-	sel     int
+	list    listModel
 	w, h    int
 }
 
 func newDevicePicker(st *themes.Styles, fetch func(ctx context.Context) ([]DeviceItem, error), after Timer) devicePickerModel {
-	return devicePickerModel{st: st, keys: defaultPickerKeys(), fetch: fetch, after: after}
+	keys := defaultPickerKeys()
+	list := newList()
+	list.keys = keys.listKeyMap
+	return devicePickerModel{st: st, keys: keys, fetch: fetch, after: after, list: list}
 }
 
 // SetSize sets the overlay's outer size.
@@ -129,31 +133,31 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 	case devicesMsg:
 		if msg.gen == m.gen {
 			m.loading, m.items, m.err = false, msg.items, msg.err
-			m.sel = max(0, min(m.sel, len(m.items)-1))
+			m.list = m.list.SetLen(len(m.items))
 			gen := m.gen
 			return m, m.after(DevicePollInterval, func(time.Time) tea.Msg { return devicePollMsg{gen: gen} })
 		}
 	case devicePollMsg:
 		if msg.gen == m.gen && !m.loading {
-			items, sel := m.items, m.sel
+			items := m.items
 			m, cmd := m.Load()
-			m.loading, m.items, m.sel = false, items, sel // refresh quietly: keep the list on screen
+			m.loading, m.items = false, items // refresh quietly: keep the list on screen
 			return m, cmd
 		}
 	case tea.KeyMsg:
-		switch {
-		case key.Matches(msg, m.keys.Close):
+		var act listAction
+		m.list, act = m.list.Update(msg)
+		switch act {
+		case listClosed:
 			return m, func() tea.Msg { return closePickerMsg{} }
-		case key.Matches(msg, m.keys.Up):
-			m.sel = max(0, m.sel-1)
-		case key.Matches(msg, m.keys.Down):
-			m.sel = max(0, min(len(m.items)-1, m.sel+1))
-		case key.Matches(msg, m.keys.Refresh):
-			return m.Load()
-		case key.Matches(msg, m.keys.Pick):
-			if m.sel < len(m.items) && m.items[m.sel].State == "device" {
-				serial := m.items[m.sel].Serial
+		case listPicked:
+			if i, _ := m.list.Selected(); m.items[i].State == "device" {
+				serial := m.items[i].Serial
 				return m, func() tea.Msg { return pickDeviceMsg{serial: serial} }
+			}
+		case listNone:
+			if key.Matches(msg, m.keys.Refresh) {
+				return m.Load()
 			}
 		}
 	}
@@ -179,6 +183,7 @@ func (m devicePickerModel) View() []string {
 	case len(m.items) == 0:
 		body = append(body, wrap("No devices. Connect a phone with USB debugging on (Settings → Developer options), or start an emulator, then press r.", inner)...)
 	}
+	sel, hasSel := m.list.Selected()
 	for i, d := range m.items {
 		state := d.State
 		stStyle := st.Good
@@ -186,14 +191,14 @@ func (m devicePickerModel) View() []string {
 			stStyle = st.Warn
 		}
 		line := row(d.Serial, d.Model, d.Android, "")
-		if i == m.sel {
+		if i == sel {
 			body = append(body, st.Selected.Render(fit(line+state, inner)))
 		} else {
 			body = append(body, st.Text.Render(line)+stStyle.Render(state))
 		}
 	}
-	if m.sel < len(m.items) {
-		if help := stateHelp(m.items[m.sel].State); help != "" {
+	if hasSel {
+		if help := stateHelp(m.items[sel].State); help != "" {
 			body = append(body, "")
 			for _, l := range wrap(help, inner) {
 				body = append(body, st.Warn.Render(l))

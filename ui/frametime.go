@@ -22,10 +22,12 @@ func defaultFrameTimeKeys() frameTimeKeyMap {
 }
 
 // ShortHelp implements help.KeyMap.
-func (k frameTimeKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Mode} }
+func (k frameTimeKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{hint(k.Mode, "g", "graph")}
+}
 
 // FullHelp implements help.KeyMap.
-func (k frameTimeKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+func (k frameTimeKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Mode}} }
 
 // frameTimeModel is the frame-time graph: one column per recent frame, coloured by drop level,
 // with the frame-budget line; `g` switches to Profile-HWUI-style stacked phase bars when the
@@ -121,141 +123,179 @@ func (m frameTimeModel) render() frameTimeModel {
 		m.lines = box(st, title, "", nil, m.w, m.h)
 		return m
 	}
-	budget := 1000.0 / 60
-	worst := 0.0
-	for _, f := range fs {
-		if f.IntervalMs > 0 {
-			budget = f.IntervalMs
+	g := ftGraph{fs: fs, phases: phases, gh: gh, cols: cols}
+	g.scale(phases)
+	g.brushes(st)
+	var body []string
+	for r := 0; r < gh; r++ {
+		m.row.reset(cols)
+		g.drawRow(&m.row, st, r)
+		label := ""
+		switch r {
+		case 0:
+			label = ms(g.top)
+		case g.brow:
+			label = ms(g.budget)
 		}
-		worst = math.Max(worst, f.CostMs)
+		ls := st.Muted
+		if r == g.brow {
+			ls = st.Budget
+		}
+		body = append(body, ls.Render(alignRight(label, gw-1)+"┤")+m.row.render(g.table))
 	}
-	// Scale: at least twice the budget, up to 8× to keep spikes visible without flattening
-	// (4× for phases, whose proportions need the height).
+	body = append(body, fit(m.legend(g), inner))
+	m.lines = box(st, title, "", body, m.w, m.h)
+	return m
+}
+
+// ftGraph is one drawing of the frame-time graph: its scale and its brushes.
+type ftGraph struct {
+	fs     []metrics.FramePoint
+	phases bool
+	gh     int // graph rows
+	cols   int
+	budget float64 // ms per frame at the current refresh rate
+	worst  float64 // the costliest frame shown, ms
+	top    float64 // ms at the top row
+	brow   int     // row (from top) holding the budget line
+	// Brushes: 0..4 drop levels, 5 budget, 6 clipped, 7 delay, 8.. phases; then half-block
+	// cells of two phases (lower fg, upper bg), made on first use.
+	table    []brush
+	pairBase int
+	pairs    [7 * 8]bool
+	glyph    []rune // phase glyphs (distinct shapes in mono)
+}
+
+// scale sets the vertical scale: at least twice the budget, up to 8× to keep spikes visible
+// without flattening (4× for phases, whose proportions need the height).
+func (g *ftGraph) scale(phases bool) {
+	g.budget = 1000.0 / 60
+	for _, f := range g.fs {
+		if f.IntervalMs > 0 {
+			g.budget = f.IntervalMs
+		}
+		g.worst = math.Max(g.worst, f.CostMs)
+	}
 	top := 8.0
 	if phases {
 		top = 4
 	}
-	scale := math.Max(2*budget, math.Min(worst, top*budget))
-	scale = math.Ceil(scale/budget) * budget
-	b8 := int(budget / scale * float64(gh*8))
-	brow := gh - 1 - min(b8/8, gh-1) // row (from top) holding the budget line
+	g.top = math.Max(2*g.budget, math.Min(g.worst, top*g.budget))
+	g.top = math.Ceil(g.top/g.budget) * g.budget
+	b8 := int(g.budget / g.top * float64(g.gh*8))
+	g.brow = g.gh - 1 - min(b8/8, g.gh-1)
+}
+
+func (g *ftGraph) brushes(st *themes.Styles) {
 	styles := make([]lipgloss.Style, 0, 16)
-	styles = append(styles, st.DropLevel[:]...)               // 0..4 levels
-	styles = append(styles, st.Budget, st.Bad, st.PhaseDelay) // 5 budget, 6 clipped, 7 delay
-	styles = append(styles, st.Phase[:]...)                   // 8.. phases
-	table := brushes(styles...)
-	// Half-block cells of two phases (lower fg, upper bg) get brushes on first use.
-	pairBase := len(table)
-	table = append(table, make([]brush, 7*8)...)
-	var pairs [7 * 8]bool
-	phaseGlyph := []rune{'█', '█', '█', '█', '█', '█', '█'}
+	styles = append(styles, st.DropLevel[:]...)
+	styles = append(styles, st.Budget, st.Bad, st.PhaseDelay)
+	styles = append(styles, st.Phase[:]...)
+	g.table = brushes(styles...)
+	g.pairBase = len(g.table)
+	g.table = append(g.table, make([]brush, 7*8)...)
+	g.glyph = []rune{'█', '█', '█', '█', '█', '█', '█'}
 	if st.Mono {
-		phaseGlyph = []rune{'·', '▒', '▓', '█', '▚', '▞', '░'}
+		g.glyph = []rune{'·', '▒', '▓', '█', '▚', '▞', '░'}
 	}
-	var body []string
-	for r := 0; r < gh; r++ {
-		m.row.reset(cols)
-		off := cols - len(fs)
-		bottom := (gh - 1 - r) * 8
-		for i, f := range fs {
-			x := off + i
-			e := int(math.Round(f.CostMs / scale * float64(gh*8)))
-			clipped := e > gh*8
-			if clipped {
-				e = gh * 8
-			}
-			if e <= 0 && f.CostMs > 0 {
-				e = 1
-			}
-			fill := e - bottom
-			switch {
-			case fill <= 0:
-				if r == brow {
-					m.row.set(x, '─', 5)
-				}
-			case phases && f.Phases != nil:
-				if clipped && r == 0 {
-					m.row.set(x, '↑', 6)
-					continue
-				}
-				lo := float64(gh-1-r) / float64(gh) * scale
-				step := scale / float64(gh)
-				p := f.Phases
-				segs := [7]float64{p.Delay, p.Input, p.Animation, p.Layout, p.Draw, p.Sync, p.GPU}
-				at := func(v float64) int {
-					acc := 0.0
-					for j, d := range segs {
-						acc += d
-						if v < acc {
-							return j
-						}
-					}
-					return -1
-				}
-				low, up := at(lo+step/4), at(lo+3*step/4)
-				switch {
-				case low < 0:
-					if r == brow {
-						m.row.set(x, '─', 5)
-					}
-				case st.Mono:
-					m.row.set(x, phaseGlyph[low], 7+low)
-				case up == low:
-					m.row.set(x, '█', 7+low)
-				default:
-					k := pairBase + low*8 + up + 1
-					if !pairs[k-pairBase] {
-						pairs[k-pairBase] = true
-						table[k] = brushes(st.HalfBlock(low, up))[0]
-					}
-					m.row.set(x, '▄', k)
-				}
-			default:
-				ch := '█'
-				if fill < 8 {
-					ch = blocks[fill-1]
-				}
-				s := int(f.Level)
-				if clipped && r == 0 {
-					ch, s = '↑', 6
-				}
-				m.row.set(x, ch, s)
-			}
+}
+
+// drawRow draws graph row r (0 = top) into row.
+func (g *ftGraph) drawRow(row *cellRow, st *themes.Styles, r int) {
+	off := g.cols - len(g.fs)
+	bottom := (g.gh - 1 - r) * 8
+	for i, f := range g.fs {
+		x := off + i
+		e := int(math.Round(f.CostMs / g.top * float64(g.gh*8)))
+		clipped := e > g.gh*8
+		if clipped {
+			e = g.gh * 8
 		}
-		label := ""
-		switch r {
-		case 0:
-			label = ms(scale)
-		case brow:
-			label = ms(budget)
+		if e <= 0 && f.CostMs > 0 {
+			e = 1
 		}
-		ls := st.Muted
-		if r == brow {
-			ls = st.Budget
+		fill := e - bottom
+		switch {
+		case fill <= 0:
+			if r == g.brow {
+				row.set(x, '─', 5)
+			}
+		case g.phases && f.Phases != nil:
+			g.phaseCell(row, st, x, r, f.Phases, clipped)
+		default:
+			ch := '█'
+			if fill < 8 {
+				ch = blocks[fill-1]
+			}
+			s := int(f.Level)
+			if clipped && r == 0 {
+				ch, s = '↑', 6
+			}
+			row.set(x, ch, s)
 		}
-		body = append(body, ls.Render(alignRight(label, gw-1)+"┤")+m.row.render(table))
 	}
-	// Legend.
-	var legend string
+}
+
+// phaseCell draws the cell of frame phases p at column x, row r: the phase at its lower and
+// upper half (a half block when they differ).
+func (g *ftGraph) phaseCell(row *cellRow, st *themes.Styles, x, r int, p *metrics.PhaseMs, clipped bool) {
+	if clipped && r == 0 {
+		row.set(x, '↑', 6)
+		return
+	}
+	lo := float64(g.gh-1-r) / float64(g.gh) * g.top
+	step := g.top / float64(g.gh)
+	segs := [7]float64{p.Delay, p.Input, p.Animation, p.Layout, p.Draw, p.Sync, p.GPU}
+	at := func(v float64) int {
+		acc := 0.0
+		for j, d := range segs {
+			acc += d
+			if v < acc {
+				return j
+			}
+		}
+		return -1
+	}
+	low, up := at(lo+step/4), at(lo+3*step/4)
 	switch {
-	case phases:
-		legend = ""
+	case low < 0:
+		if r == g.brow {
+			row.set(x, '─', 5)
+		}
+	case st.Mono:
+		row.set(x, g.glyph[low], 7+low)
+	case up == low:
+		row.set(x, '█', 7+low)
+	default:
+		k := g.pairBase + low*8 + up + 1
+		if !g.pairs[k-g.pairBase] {
+			g.pairs[k-g.pairBase] = true
+			g.table[k] = brushes(st.HalfBlock(low, up))[0]
+		}
+		row.set(x, '▄', k)
+	}
+}
+
+// legend is the line under the graph.
+func (m frameTimeModel) legend(g ftGraph) string {
+	st := m.st
+	switch {
+	case g.phases:
+		legend := ""
 		for i, n := range themes.PhaseNames {
 			if i > 0 {
 				legend += " "
 			}
-			legend += st.Phase[i].Render(string(phaseGlyph[i+1])) + st.Muted.Render(n)
+			legend += st.Phase[i].Render(string(g.glyph[i+1])) + st.Muted.Render(n)
 		}
-	case len(fs) == 0:
-		legend = st.Muted.Render("no frames yet")
-	default:
-		legend = st.Budget.Render("─") + st.Muted.Render(fmt.Sprintf(" budget %s ms · last %d frames · worst %s ms",
-			ms(budget), len(fs), ms(worst)))
-		if m.phases {
-			legend += st.Muted.Render(" · no phase data")
-		}
+		return legend
+	case len(g.fs) == 0:
+		return st.Muted.Render("no frames yet")
 	}
-	body = append(body, fit(legend, inner))
-	m.lines = box(st, title, "", body, m.w, m.h)
-	return m
+	legend := st.Budget.Render("─") + st.Muted.Render(fmt.Sprintf(" budget %s ms · last %d frames · worst %s ms",
+		ms(g.budget), len(g.fs), ms(g.worst)))
+	if m.phases {
+		legend += st.Muted.Render(" · no phase data")
+	}
+	return legend
 }

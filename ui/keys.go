@@ -36,9 +36,41 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// ShortHelp implements help.KeyMap (the footer's hints).
+// ShortHelp implements help.KeyMap: the footer's hints, help last.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Quit, k.Pause, k.Record, k.Devices, k.Apps, k.Theme, k.Clear, k.Help}
+	return []key.Binding{hint(k.Quit, "q", "quit"), hint(k.Pause, "p", "pause"), hint(k.Record, "r", "rec"),
+		hint(k.Theme, "t", "theme"), hint(k.Clear, "c", "clear"), hint(k.Devices, "d", "device"),
+		hint(k.Apps, "a", "app"), hint(k.Layers, "l", "layer"), k.Help}
+}
+
+// hint is b as a footer hint: the same keys (so a hint can never offer a key the map does not
+// bind) under a short label.
+func hint(b key.Binding, keyLabel, desc string) key.Binding {
+	b.SetHelp(keyLabel, desc)
+	return b
+}
+
+// joined is one hint for several bindings (e.g. ←/→ seek): their keys under one label.
+func joined(keyLabel, desc string, bs ...key.Binding) key.Binding {
+	var ks []string
+	for _, b := range bs {
+		ks = append(ks, b.Keys()...)
+	}
+	return key.NewBinding(key.WithKeys(ks...), key.WithHelp(keyLabel, desc))
+}
+
+// sameKeys reports whether a and b are bound to the same keys (a hint and its binding).
+func sameKeys(a, b key.Binding) bool {
+	ak, bk := a.Keys(), b.Keys()
+	if len(ak) != len(bk) {
+		return false
+	}
+	for i := range ak {
+		if ak[i] != bk[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // FullHelp implements help.KeyMap.

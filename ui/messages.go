@@ -31,12 +31,12 @@ func defaultMessagesKeys() messagesKeyMap {
 	}
 }
 
-// ShortHelp implements help.KeyMap.
-func (k messagesKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Sort, k.Open} }
+// ShortHelp implements help.KeyMap (the footer's hint).
+func (k messagesKeyMap) ShortHelp() []key.Binding { return []key.Binding{hint(k.Sort, "s", "sort")} }
 
-// FullHelp implements help.KeyMap.
+// FullHelp implements help.KeyMap (Close is the global esc, listed with the global keys).
 func (k messagesKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Sort, k.Open, k.Close}}
+	return [][]key.Binding{{k.Sort, k.Up, k.Down, k.Open}}
 }
 
 // Sort orders of the messages table.

@@ -52,9 +52,10 @@ func defaultReplayKeys() replayKeyMap {
 	}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap (the footer's hints).
 func (k replayKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Pause, k.Back, k.Forward, k.Faster, k.Slower}
+	return []key.Binding{hint(k.Pause, "space", "play/pause"), joined("←/→", "seek", k.Back, k.Forward),
+		joined("+/-", "speed", k.Faster, k.Slower)}
 }
 
 // FullHelp implements help.KeyMap.

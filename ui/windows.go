@@ -20,10 +20,12 @@ func defaultWindowsKeys() windowsKeyMap {
 }
 
 // ShortHelp implements help.KeyMap.
-func (k windowsKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Filter} }
+func (k windowsKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{hint(k.Filter, "w", "window")}
+}
 
 // FullHelp implements help.KeyMap.
-func (k windowsKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+func (k windowsKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Filter}} }
 
 // windowsModel is the per-window table (name, visible, frames, fps, jank%, p90) and owns the
 // window filter: `w` cycles all → each window → all. The root passes the filter to the other

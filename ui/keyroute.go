@@ -1,0 +1,152 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/fpstop/fpstop/themes"
+)
+
+// key routes a key: overlays first, then replay keys, then global keys, then panel keys.
+func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	if msg.String() == "ctrl+c" {
+		m.quitting = true
+		return m, tea.Quit
+	}
+	if m.overlay != overlayNone {
+		return m.overlayKey(msg)
+	}
+	// Replay keys first: space means play/pause there.
+	if m.opts.Replay != nil {
+		if key.Matches(msg, m.replay.keys.Back, m.replay.keys.Forward, m.replay.keys.Faster,
+			m.replay.keys.Slower, m.replay.keys.Start, m.replay.keys.End, m.replay.keys.Pause) {
+			m.replay, cmd = m.replay.Update(msg)
+			return m, cmd
+		}
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		m.quitting = true
+		return m, tea.Quit
+	case key.Matches(msg, m.keys.Help):
+		m.overlay = overlayHelp
+	case key.Matches(msg, m.keys.Pause):
+		m.paused = !m.paused
+		m.header, _ = m.header.Update(m.headerState())
+		m.flash = m.flash.SetStatus(m.status())
+	case key.Matches(msg, m.keys.Record):
+		return m, m.record()
+	case key.Matches(msg, m.keys.Clear):
+		if m.be.clear == nil {
+			return m, flashCmd(FlashWarn, "clearing is not available here")
+		}
+		f := m.be.clear
+		return m, func() tea.Msg { f(); return clearedMsg{} }
+	case key.Matches(msg, m.keys.Theme):
+		m.themeIdx = (m.themeIdx + 1) % len(m.themes)
+		st := themes.NewStyles(m.themes[m.themeIdx], !m.opts.LightBackground)
+		m = m.setStyles(&st)
+		return m, flashCmd(FlashInfo, "theme: "+m.themes[m.themeIdx].Name)
+	case key.Matches(msg, m.keys.Devices):
+		if m.be.devs == nil {
+			return m, flashCmd(FlashWarn, "no device picker here (simulator or file input)")
+		}
+		m.overlay = overlayDevices
+		m.devs, cmd = m.devs.Load()
+		return m, cmd
+	case key.Matches(msg, m.keys.Apps):
+		if m.be.apps == nil {
+			return m, flashCmd(FlashWarn, "no app picker here (simulator or file input)")
+		}
+		serial := ""
+		if m.snap != nil {
+			serial = m.snap.Session.Device.Serial
+		}
+		m.overlay = overlayApps
+		m.apps, cmd = m.apps.Load(serial)
+		return m, cmd
+	case key.Matches(msg, m.keys.Layers):
+		if m.be.layer == nil {
+			return m, flashCmd(FlashWarn, "no layer picker here (simulator or file input)")
+		}
+		m.overlay = overlayLayers
+		m.layers = m.layers.Open(m.snap)
+	case key.Matches(msg, m.ft.keys.Mode):
+		m.ft, cmd = m.ft.Update(msg)
+	case key.Matches(msg, m.wins.keys.Filter):
+		m.wins, cmd = m.wins.Update(msg)
+		if m.snap != nil {
+			m = m.fanOut(m.snap)
+		}
+		f := m.wins.Filter()
+		if f == "" {
+			f = "all windows"
+		}
+		return m, tea.Batch(cmd, flashCmd(FlashInfo, "window filter: "+f))
+	default:
+		m.msgs, cmd = m.msgs.Update(msg)
+		if m.msgs.Detail() {
+			m.overlay = overlayDetail
+		}
+	}
+	return m, cmd
+}
+
+// pick switches through the DeviceSwitcher.
+func (m Model) pick(serial, pkg string) tea.Cmd {
+	if m.be.pick == nil {
+		return flashCmd(FlashWarn, "switching devices is not available here")
+	}
+	what := serial
+	if pkg != "" {
+		what = pkg + " on " + serial
+	}
+	return tea.Batch(flashCmd(FlashInfo, "switching to "+what), m.be.pick(serial, pkg))
+}
+
+// flashCmd returns a Cmd that shows a flash.
+func flashCmd(l FlashLevel, text string) tea.Cmd {
+	return func() tea.Msg { return FlashMsg{Level: l, Text: text} }
+}
+
+// clearedMsg says Session.Clear ran.
+type clearedMsg struct{}
+
+// overlayKey routes a key while an overlay is open: the overlay gets it (q still quits from
+// help and the details).
+func (m Model) overlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch m.overlay {
+	case overlayDevices:
+		m.devs, cmd = m.devs.Update(msg)
+		return m, cmd
+	case overlayApps:
+		m.apps, cmd = m.apps.Update(msg)
+		return m, cmd
+	case overlayLayers:
+		m.layers, cmd = m.layers.Update(msg)
+		return m, cmd
+	case overlayHelp:
+		if key.Matches(msg, m.keys.Close, m.keys.Help) {
+			m.overlay = overlayNone
+			return m, nil
+		}
+		if key.Matches(msg, m.keys.Quit) {
+			m.quitting = true
+			return m, tea.Quit
+		}
+		return m, nil
+	case overlayDetail:
+		if key.Matches(msg, m.keys.Quit) {
+			m.quitting = true
+			return m, tea.Quit
+		}
+		m.msgs, cmd = m.msgs.Update(msg)
+		if !m.msgs.Detail() {
+			m.overlay = overlayNone
+		}
+		return m, cmd
+	}
+	return m, nil
+}

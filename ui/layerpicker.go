@@ -14,18 +14,16 @@ import (
 // pickLayerMsg says a SurfaceFlinger layer was chosen.
 type pickLayerMsg struct{ layer string }
 
-// layerPickerKeyMap are the layer picker's keys.
-type layerPickerKeyMap struct {
-	Up, Down, Pick, Close key.Binding
-}
+// layerPickerKeyMap are the layer picker's keys: the list's, with vi's j/k, and l closes too.
+type layerPickerKeyMap struct{ listKeyMap }
 
 func defaultLayerPickerKeys() layerPickerKeyMap {
-	return layerPickerKeyMap{
-		Up:    key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "previous")),
-		Down:  key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "next")),
-		Pick:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "measure this layer")),
-		Close: key.NewBinding(key.WithKeys("esc", "l"), key.WithHelp("esc", "close")),
-	}
+	l := defaultListKeys()
+	l.Up.SetKeys("up", "k")
+	l.Down.SetKeys("down", "j")
+	l.Pick.SetHelp("enter", "measure this layer")
+	l.Close.SetKeys("esc", "l")
+	return layerPickerKeyMap{l}
 }
 
 // ShortHelp implements help.KeyMap.
@@ -42,13 +40,16 @@ type layerPickerModel struct {
 	st    *themes.Styles
 	keys  layerPickerKeyMap
 	items []metrics.LayerChoice
-	sel   int
+	list  listModel
 	moved bool // the user moved the selection: new lists keep it
 	w, h  int
 }
 
 func newLayerPicker(st *themes.Styles) layerPickerModel {
-	return layerPickerModel{st: st, keys: defaultLayerPickerKeys()}
+	keys := defaultLayerPickerKeys()
+	list := newList()
+	list.keys = keys.listKeyMap
+	return layerPickerModel{st: st, keys: keys, list: list}
 }
 
 // SetSize sets the overlay's outer size.
@@ -59,7 +60,7 @@ func (m layerPickerModel) SetStyles(st *themes.Styles) layerPickerModel { m.st =
 
 // Open shows the snapshot's layers, the measured one selected.
 func (m layerPickerModel) Open(s *metrics.Snapshot) layerPickerModel {
-	m.moved, m.sel = false, 0
+	m.moved, m.list = false, m.list.Reset()
 	return m.set(s)
 }
 
@@ -68,14 +69,14 @@ func (m layerPickerModel) set(s *metrics.Snapshot) layerPickerModel {
 		return m
 	}
 	m.items = s.LayerChoices
+	m.list = m.list.SetLen(len(m.items))
 	if !m.moved {
 		for i, c := range m.items {
 			if c.Measured {
-				m.sel = i
+				m.list = m.list.Select(i)
 			}
 		}
 	}
-	m.sel = max(0, min(m.sel, len(m.items)-1))
 	return m
 }
 
@@ -85,18 +86,17 @@ func (m layerPickerModel) Update(msg tea.Msg) (layerPickerModel, tea.Cmd) {
 	case dataMsg:
 		return m.set(msg.snap), nil
 	case tea.KeyMsg:
-		switch {
-		case key.Matches(msg, m.keys.Close):
+		var act listAction
+		m.list, act = m.list.Update(msg)
+		switch act {
+		case listClosed:
 			return m, func() tea.Msg { return closePickerMsg{} }
-		case key.Matches(msg, m.keys.Up):
-			m.sel, m.moved = max(0, m.sel-1), true
-		case key.Matches(msg, m.keys.Down):
-			m.sel, m.moved = max(0, min(len(m.items)-1, m.sel+1)), true
-		case key.Matches(msg, m.keys.Pick):
-			if m.sel < len(m.items) {
-				name := m.items[m.sel].Name
-				return m, func() tea.Msg { return pickLayerMsg{layer: name} }
-			}
+		case listMoved:
+			m.moved = true
+		case listPicked:
+			i, _ := m.list.Selected()
+			name := m.items[i].Name
+			return m, func() tea.Msg { return pickLayerMsg{layer: name} }
 		}
 	}
 	return m, nil
@@ -121,12 +121,9 @@ func (m layerPickerModel) View() []string {
 	if len(m.items) == 0 {
 		body = append(body, st.Muted.Render("no SurfaceFlinger layers listed yet (--source surfaceflinger lists them)"))
 	}
-	n := (h - 4) / 2
-	start := 0
-	if m.sel >= n {
-		start = m.sel - n + 1
-	}
-	for i := start; i < len(m.items) && i < start+n; i++ {
+	sel, _ := m.list.Selected()
+	start, end := m.list.Window((h - 4) / 2)
+	for i := start; i < end; i++ {
 		c := m.items[i]
 		tag := rate(c)
 		if c.Measured {
@@ -135,7 +132,7 @@ func (m layerPickerModel) View() []string {
 		kind := spread("  "+c.Kind, tag, inner)
 		name := truncate(c.Name, inner)
 		switch {
-		case i == m.sel:
+		case i == sel:
 			body = append(body, st.Selected.Render(spread(name, "", inner)), st.Selected.Render(kind))
 		case c.Measured:
 			body = append(body, st.Good.Render(name), st.Good.Render(kind))

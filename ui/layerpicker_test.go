@@ -40,8 +40,8 @@ func TestLayerPicker(t *testing.T) {
 		t.Errorf("footer offers no layer picker:\n%s", m.View())
 	}
 	m = run(t, m, keyMsg("l"))
-	if m.overlay != overlayLayers || m.layers.sel != 1 {
-		t.Fatalf("overlay %d selection %d: want the layer picker on the measured layer", m.overlay, m.layers.sel)
+	if sel, _ := m.layers.list.Selected(); m.overlay != overlayLayers || sel != 1 {
+		t.Fatalf("overlay %d selection %d: want the layer picker on the measured layer", m.overlay, sel)
 	}
 	v := m.View()
 	for _, want := range []string{"SurfaceFlinger layers", "● 60 fps", "not presenting", "no frames", "(BLAST)#402"} {

@@ -46,6 +46,12 @@ func (l listModel) SetLen(n int) listModel {
 	return l
 }
 
+// Select puts the cursor on row i (kept in range).
+func (l listModel) Select(i int) listModel {
+	l.sel = max(0, min(i, l.n-1))
+	return l
+}
+
 // Reset puts the cursor on the first row.
 func (l listModel) Reset() listModel { l.sel = 0; return l }
 

@@ -128,9 +128,7 @@ var pending = map[string]string{
 	"source/gfxinfo/summary.go:parser.line":  "damage13 (#13)",
 	"source/sim/sim.go:Sim.Run":              "sim9 (#9)",
 	"metrics/build.go:Pipeline.Report":       "house10 (#10)",
-	"metrics/pipeline.go":                    "house10 (#10)",
 	"record/markdown.go:WriteMarkdownSeries": "house10 (#10)",
-	"source/logcat/live.go:liveSource.Run":   "house10 (#10)",
 }
 
 func TestSizeLimits(t *testing.T) {

@@ -127,7 +127,7 @@ func TestGfxinfoTextEqualsTruth(t *testing.T) {
 }
 
 // lineOf is the reference's view of a parsed row: the vsync it started on from the row's Vsync
-// column, the end from GpuCompleted (FrameCompleted before Android 10), the interval from the
+// column, its GpuCompleted (the end the deadline rule uses), the interval from the
 // row (Android 12+) or the display's.
 func lineOf(f *source.Frame, T int64) reference.Line {
 	l := reference.Line{Type: "frame", Window: f.Window, VsyncNs: f.VsyncNs, DeadlineNs: f.DeadlineNs,
@@ -139,10 +139,7 @@ func lineOf(f *source.Frame, T int64) reference.Line {
 		if ph.Vsync != f.VsyncNs {
 			l.StartVsyncNs = ph.Vsync
 		}
-		if ph.GpuCompleted > 0 {
-			l.DoneNs = ph.GpuCompleted
-		}
-		l.Phases = &reference.Phases{SyncQueued: ph.SyncQueued, SyncStart: ph.SyncStart}
+		l.Phases = &reference.Phases{SyncQueued: ph.SyncQueued, SyncStart: ph.SyncStart, GpuCompleted: ph.GpuCompleted}
 	}
 	return l
 }

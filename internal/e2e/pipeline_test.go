@@ -123,10 +123,7 @@ func servedLine(f *source.Frame, T int64) reference.Line {
 		if ph.Vsync != f.VsyncNs {
 			l.StartVsyncNs = ph.Vsync
 		}
-		if ph.GpuCompleted > 0 {
-			l.DoneNs = ph.GpuCompleted
-		}
-		l.Phases = &reference.Phases{SyncQueued: ph.SyncQueued, SyncStart: ph.SyncStart}
+		l.Phases = &reference.Phases{SyncQueued: ph.SyncQueued, SyncStart: ph.SyncStart, GpuCompleted: ph.GpuCompleted}
 	}
 	return l
 }

@@ -2,17 +2,27 @@
 // frame lines of the recording format) with a deliberately simple, separate implementation of
 // DESIGN §4 — no code shared with package metrics — so tests can hold the pipeline against it.
 //
-// The rule, per frame (T = interval_ns, end = done_ns = GpuCompleted):
+// The rule, per frame (T = interval_ns, end = done_ns — or GpuCompleted when a parsed row has it):
 //
 //   - rows with a deadline (Android 12+): the frame started on time when the vsync it started on
-//     (start_vsync_ns, else vsync_ns) is less than T/2 after vsync_ns. An on-time frame's budget
-//     is deadline_ns − vsync_ns, tallied per window in 100 µs steps; a late-started frame's budget
-//     is the step its window's on-time frames so far had most often (ties: the smaller), or, before
-//     any, deadline_ns − the vsync it started on. dropped = max(0, ⌈(end − vsync_ns − budget)/T⌉);
-//   - rows without one (Android ≤ 11): dropped = max(0, ⌈d/T⌉ − 1), d = end − vsync_ns less the
-//     SyncQueued → SyncStart stall when the row has both (hwui's duration());
+//     (start_vsync_ns, else vsync_ns) is less than T/2 after vsync_ns. An on-time frame whose
+//     printed budget deadline_ns − vsync_ns is sane (more than 0, less than 10 s) has that budget,
+//     tallied per window in 100 µs steps (rounded half away from zero). Any other frame gets the
+//     step its window's on-time frames so far had most often (ties: the smaller); before any: a
+//     late-started frame gets deadline_ns − the vsync it started on, or, when that is not positive
+//     (the deadline did not move with the late start), deadline_ns − vsync_ns; a frame with a
+//     garbage deadline takes the rule of rows without one. dropped = max(0, ⌈(end − vsync_ns −
+//     budget)/T⌉);
+//   - rows without one (Android ≤ 11): dropped = max(0, ⌈d/T⌉ − 1), d = done_ns − vsync_ns less
+//     the SyncQueued → SyncStart stall when the row has both (hwui's duration());
 //   - janky = dropped ≥ 1; drop levels: Matrix's 60 Hz thresholds 3/9/24/42 scaled to ⌈n·R/60⌉,
 //     R = round(1e9/T); fps = frames / Σ (dropped+1)·T, history frames left out of fps only.
+//
+// The two guards in the deadline rule (a late frame whose deadline did not move, a garbage
+// deadline) are not in the first statement of the rule; the real captures need them: a window's
+// first frame started 498 ms late with its deadline left at its intended vsync + 20 ms
+// (yuvaupdate) would otherwise be 64 refreshes late after 35 refreshes, and anavmode prints
+// deadlines before their vsync.
 package reference
 
 import (
@@ -56,8 +66,9 @@ type Line struct {
 
 // Phases are the row times the rule reads (the sync stall of rows without a deadline).
 type Phases struct {
-	SyncQueued int64 `json:"sync_queued_ns"`
-	SyncStart  int64 `json:"sync_start_ns"`
+	SyncQueued   int64 `json:"sync_queued_ns"`
+	SyncStart    int64 `json:"sync_start_ns"`
+	GpuCompleted int64 `json:"gpu_completed_ns"`
 }
 
 const (
@@ -119,14 +130,19 @@ func (c *Calc) Add(l Line) {
 	}
 	if l.DeadlineNs > 0 && !c.MainThread {
 		c.n.Deadlines++
-		if l.Flags&flagCanvas == 0 && end >= l.DeadlineNs {
+		gpu := end
+		if l.Phases != nil && l.Phases.GpuCompleted > 0 {
+			gpu = l.Phases.GpuCompleted
+		}
+		if l.Flags&flagCanvas == 0 && gpu >= l.DeadlineNs {
 			c.n.JankyDeadline++
 		}
 	}
-	var dropped int64
+	dropped, ok := int64(0), false
 	if l.DeadlineNs > 0 && !c.MainThread {
-		dropped = c.deadlineDropped(l, end)
-	} else {
+		dropped, ok = c.deadlineDropped(l, end)
+	}
+	if !ok {
 		d := end - l.VsyncNs
 		if !c.MainThread && l.Phases != nil && l.Phases.SyncQueued > 0 && l.Phases.SyncStart > 0 && l.Phases.SyncStart > l.Phases.SyncQueued {
 			d -= l.Phases.SyncStart - l.Phases.SyncQueued
@@ -157,8 +173,13 @@ func (c *Calc) Add(l Line) {
 	c.slotsNs += float64(dropped+1) * float64(T)
 }
 
-func (c *Calc) deadlineDropped(l Line, end int64) int64 {
+// deadlineDropped is the deadline rule; ok=false when the row's deadline is garbage and its
+// window has no on-time budget yet.
+func (c *Calc) deadlineDropped(l Line, end int64) (int64, bool) {
 	T := l.IntervalNs
+	if g := l.Phases; g != nil && g.GpuCompleted > 0 && g.GpuCompleted >= l.VsyncNs {
+		end = g.GpuCompleted
+	}
 	start := l.StartVsyncNs
 	if start == 0 {
 		start = l.VsyncNs
@@ -168,11 +189,14 @@ func (c *Calc) deadlineDropped(l Line, end int64) int64 {
 		t = map[int64]int64{}
 		c.tally[l.Window] = t
 	}
+	printed := l.DeadlineNs - l.VsyncNs
+	sane := printed > 0 && printed < maxFrameNs
 	var budget int64
-	if start-l.VsyncNs < T/2 {
-		budget = l.DeadlineNs - l.VsyncNs
+	switch {
+	case sane && start-l.VsyncNs < T/2:
+		budget = printed
 		t[roundHalfAway(budget, stepNs)]++
-	} else if len(t) > 0 {
+	case len(t) > 0:
 		var best, bestN int64
 		for q, n := range t {
 			if n > bestN || (n == bestN && q < best) {
@@ -180,10 +204,14 @@ func (c *Calc) deadlineDropped(l Line, end int64) int64 {
 			}
 		}
 		budget = best * stepNs
-	} else {
-		budget = l.DeadlineNs - start
+	case !sane:
+		return 0, false
+	default:
+		if budget = l.DeadlineNs - start; budget <= 0 {
+			budget = printed
+		}
 	}
-	return ceilDiv(end-l.VsyncNs-budget, T)
+	return ceilDiv(end-l.VsyncNs-budget, T), true
 }
 
 // Numbers returns the results so far.

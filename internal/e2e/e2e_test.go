@@ -406,9 +406,16 @@ func mainEnd(f *source.Frame) int64 {
 
 // findFrame finds the truth frame a report's worst frame is (same window, same cost, start
 // within 1 ms once the report's origin is known from the session start).
+// findFrame finds a worst frame in the truth by window and cost. The report's cost is
+// FrameCompleted − IntendedVsync (what gfxinfo rows give), while the truth's done_ns is
+// GpuCompleted (what drops are measured against): compare with the truth's FrameCompleted.
 func findFrame(frames []*source.Frame, wf metrics.WorstFrame, r metrics.Report) *source.Frame {
 	for _, f := range frames {
-		if f.Window == wf.Window && math.Abs(float64(f.DoneNs-f.VsyncNs)/1e6-float64(wf.CostMs)) < 0.011 {
+		done := f.DoneNs
+		if f.Phases != nil && f.Phases.FrameCompleted > 0 {
+			done = f.Phases.FrameCompleted
+		}
+		if f.Window == wf.Window && math.Abs(float64(done-f.VsyncNs)/1e6-float64(wf.CostMs)) < 0.011 {
 			return f
 		}
 	}

@@ -6,8 +6,8 @@ import "github.com/fpstop/fpstop/source"
 //
 //   - the RenderThread is one stage: it syncs a frame only after it has swapped the previous one
 //     (SwapBuffersCompleted), so a slow RenderThread holds the main thread in the next sync;
-//   - a window's surface has three buffers: a frame's buffer is the one that was on screen two
-//     frames earlier, free once SurfaceFlinger latched the frame before last; a frame finding no
+//   - a window's surface has three buffers: frame n reuses frame n−3's buffer, which is free
+//     once SurfaceFlinger latched frame n−2 (which replaced it on screen); a frame finding no
 //     free buffer waits in dequeueBuffer (inside the RenderThread stage, so the wait
 //     back-pressures the main thread through the sync too);
 //   - the GPU is one stage: a frame's GPU work starts after its swap and after the previous

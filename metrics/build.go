@@ -171,6 +171,24 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		n := p.framesLost
 		r.FramesLost = &n
 	}
+	r.Windows = append(r.Windows, p.windowReports(lastIdx, lastLen)...)
+	r.AndroidProcesses = p.processReports()
+	r.SlowMessages = append(r.SlowMessages, p.slowMessageReports()...)
+	if r.HistogramMs == nil {
+		r.HistogramMs = []HistogramBucket{}
+	}
+	if r.SlowLooper == nil {
+		r.SlowLooper = []SlowLooperReport{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+	return r
+}
+
+// windowReports are the per-window sections of the report, as sortedWindows orders them.
+func (p *Pipeline) windowReports(lastIdx, lastLen int64) []WindowReport {
+	var out []WindowReport
 	for _, w := range p.sortedWindows() {
 		wa := w.agg
 		wr := WindowReport{
@@ -186,14 +204,19 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		if s := w.android; s != nil {
 			wr.Android = printed(s)
 		}
-		r.Windows = append(r.Windows, wr)
+		out = append(out, wr)
 	}
-	r.AndroidProcesses = []ProcessAndroid{}
+	return out
+}
+
+// processReports are Android's process-wide summaries as printed, most frames first.
+func (p *Pipeline) processReports() []ProcessAndroid {
+	out := []ProcessAndroid{}
 	for k, s := range p.procAndroid {
-		r.AndroidProcesses = append(r.AndroidProcesses, ProcessAndroid{Process: k.name, Pid: k.pid, AndroidPrinted: *printed(s)})
+		out = append(out, ProcessAndroid{Process: k.name, Pid: k.pid, AndroidPrinted: *printed(s)})
 	}
-	sort.Slice(r.AndroidProcesses, func(i, j int) bool {
-		a, b := r.AndroidProcesses[i], r.AndroidProcesses[j]
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
 		if ta, tb := deref(a.TotalFrames), deref(b.TotalFrames); ta != tb {
 			return ta > tb
 		}
@@ -202,24 +225,21 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		}
 		return a.Pid < b.Pid
 	})
+	return out
+}
+
+// slowMessageReports are the slowest message signatures (at most 50).
+func (p *Pipeline) slowMessageReports() []SlowMessageReport {
+	var out []SlowMessageReport
 	for _, sg := range p.msgs.listed(p.SlowMs(), 50) {
-		r.SlowMessages = append(r.SlowMessages, SlowMessageReport{
+		out = append(out, SlowMessageReport{
 			Handler: sg.key.handler, Callback: sg.key.callback, What: sg.key.what,
 			WhatName: WhatName(sg.key.handler, sg.key.what), Count: sg.count,
 			MaxMs: R2(sg.maxMs), TotalMs: R2(sg.totalMs), P95Ms: R2(sg.p95()),
 			Worst: append([]Occurrence{}, sg.worst...),
 		})
 	}
-	if r.HistogramMs == nil {
-		r.HistogramMs = []HistogramBucket{}
-	}
-	if r.SlowLooper == nil {
-		r.SlowLooper = []SlowLooperReport{}
-	}
-	if r.Warnings == nil {
-		r.Warnings = []string{}
-	}
-	return r
+	return out
 }
 
 func f2(v *float64) *R2 {

@@ -29,6 +29,44 @@ func WriteMarkdown(w io.Writer, rep *metrics.Report) error {
 // (ReportSeries returns it); a nil series leaves the chart out.
 func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.SlicePoint) error {
 	b := bufio.NewWriter(w)
+	mdHeading(b, rep)
+	mdSummary(b, rep)
+
+	if series != nil {
+		if chart, caption := sparkline(series, rep.RefreshHz, sparkWidth); chart != "" {
+			fmt.Fprintf(b, "FPS over time (%s):\n\n```text\n%s\n```\n\n", caption, chart)
+		}
+	}
+
+	b.WriteString("### Drop levels\n\n| best | normal | middle | high | frozen |\n|---:|---:|---:|---:|---:|\n")
+	d := rep.DropLevels
+	fmt.Fprintf(b, "| %d | %d | %d | %d | %d |\n\n", d.Best, d.Normal, d.Middle, d.High, d.Frozen)
+
+	if p := rep.PercentilesMs; p != nil {
+		b.WriteString("### Frame time percentiles (ms)\n\n| p50 | p90 | p95 | p99 |\n|---:|---:|---:|---:|\n")
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n\n", num(float64(p.P50)), num(float64(p.P90)), num(float64(p.P95)), num(float64(p.P99)))
+	}
+
+	mdLayers(b, rep)
+	mdWindows(b, rep)
+	mdWorstFrames(b, rep)
+	mdSlowMessages(b, rep)
+	if len(rep.Warnings) > 0 {
+		b.WriteString("### Warnings\n\n")
+		for i, s := range rep.Warnings {
+			if i == mdRows {
+				fmt.Fprintf(b, "- … %d more\n", len(rep.Warnings)-mdRows)
+				break
+			}
+			fmt.Fprintf(b, "- %s\n", mdText(s))
+		}
+		b.WriteString("\n")
+	}
+	return b.Flush()
+}
+
+// mdHeading writes the title and the line of facts about the run.
+func mdHeading(b *bufio.Writer, rep *metrics.Report) {
 	pkg := "(unknown app)"
 	if rep.Package != nil && *rep.Package != "" {
 		pkg = *rep.Package
@@ -57,7 +95,10 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 		facts = append(facts, "fpstop "+mdText(rep.FpstopVersion))
 	}
 	fmt.Fprintf(b, "%s\n\n", strings.Join(facts, " · "))
+}
 
+// mdSummary writes the table of the run's numbers.
+func mdSummary(b *bufio.Writer, rep *metrics.Report) {
 	b.WriteString("| metric | value |\n|---|---:|\n")
 	row := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
 	row("frames", fmt.Sprint(rep.Frames))
@@ -78,23 +119,10 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 		row("Choreographer \"Skipped N frames\"", fmt.Sprintf("%d lines, %d frames", rep.SkippedFrames.Events, rep.SkippedFrames.Frames))
 	}
 	b.WriteString("\n")
+}
 
-	if series != nil {
-		if chart, caption := sparkline(series, rep.RefreshHz, sparkWidth); chart != "" {
-			fmt.Fprintf(b, "FPS over time (%s):\n\n```text\n%s\n```\n\n", caption, chart)
-		}
-	}
-
-	b.WriteString("### Drop levels\n\n| best | normal | middle | high | frozen |\n|---:|---:|---:|---:|---:|\n")
-	d := rep.DropLevels
-	fmt.Fprintf(b, "| %d | %d | %d | %d | %d |\n\n", d.Best, d.Normal, d.Middle, d.High, d.Frozen)
-
-	if p := rep.PercentilesMs; p != nil {
-		b.WriteString("### Frame time percentiles (ms)\n\n| p50 | p90 | p95 | p99 |\n|---:|---:|---:|---:|\n")
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n\n", num(float64(p.P50)), num(float64(p.P90)), num(float64(p.P95)), num(float64(p.P99)))
-	}
-
-	mdLayers(b, rep)
+// mdWindows writes the per-window table (at most mdRows rows).
+func mdWindows(b *bufio.Writer, rep *metrics.Report) {
 	if len(rep.Windows) > 0 {
 		b.WriteString("### Windows\n\n| window | frames | FPS | FPS wall | jank % | p50 ms | p99 ms | frozen |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 		for i, win := range rep.Windows {
@@ -115,7 +143,10 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 		}
 		b.WriteString("\n")
 	}
+}
 
+// mdWorstFrames writes the worst frames with their messages (at most mdRows).
+func mdWorstFrames(b *bufio.Writer, rep *metrics.Report) {
 	if len(rep.WorstFrames) > 0 {
 		b.WriteString("### Worst frames\n\n| at (s) | window | cost ms | dropped | main-thread messages |\n|---:|---|---:|---:|---|\n")
 		for i, f := range rep.WorstFrames {
@@ -135,7 +166,10 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 		}
 		b.WriteString("\n")
 	}
+}
 
+// mdSlowMessages writes the slowest message signatures (at most mdRows).
+func mdSlowMessages(b *bufio.Writer, rep *metrics.Report) {
 	if len(rep.SlowMessages) > 0 {
 		b.WriteString("### Slowest main-thread messages\n\n| handler: callback #what | count | max ms | p95 ms | total ms |\n|---|---:|---:|---:|---:|\n")
 		for i, m := range rep.SlowMessages {
@@ -150,19 +184,6 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 		}
 		b.WriteString("\n")
 	}
-
-	if len(rep.Warnings) > 0 {
-		b.WriteString("### Warnings\n\n")
-		for i, s := range rep.Warnings {
-			if i == mdRows {
-				fmt.Fprintf(b, "- … %d more\n", len(rep.Warnings)-mdRows)
-				break
-			}
-			fmt.Fprintf(b, "- %s\n", mdText(s))
-		}
-		b.WriteString("\n")
-	}
-	return b.Flush()
 }
 
 // msgName names a Looper message as Perfetto does: "Handler: Callback #what", with class

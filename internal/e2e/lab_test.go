@@ -19,6 +19,9 @@ import (
 	"github.com/fpstop/fpstop/metrics"
 )
 
+// The lab tests run two simulated phones each and do not run in parallel with the other
+// end-to-end tests: on a two-core machine eight real-time phones at once starve them.
+
 // labOut is what `fpstop --all-devices --headless --json` prints.
 type labOut struct {
 	Devices []labDev `json:"devices"`
@@ -87,7 +90,6 @@ func decodeLab(t *testing.T, out, errs string) labOut {
 // TestLabAllDevicesEqualsSingle: two phones measured at once give, per phone, the report a
 // single-device run of that phone gives over the same 20 s (fps within 1, frames within 2 %).
 func TestLabAllDevicesEqualsSingle(t *testing.T) {
-	t.Parallel()
 	env, x := twoPhones(t, "janky", "stress", 90)
 	type result struct {
 		out, errs string
@@ -155,7 +157,6 @@ func TestLabAllDevicesEqualsSingle(t *testing.T) {
 // TestLabUnplug: one of two phones is unplugged mid-run; its report says so and keeps what was
 // measured, while the other phone is measured to the end.
 func TestLabUnplug(t *testing.T) {
-	t.Parallel()
 	// Both phones draw alike, so the one measured to the end has several times the frames of
 	// the one unplugged early.
 	env, x := twoPhones(t, "stress", "stress", 60)
@@ -211,7 +212,6 @@ func TestLabUnplug(t *testing.T) {
 // both phones and every query of the Grafana dashboard (docs/grafana/fpstop.json) returns data.
 func TestLabPrometheus(t *testing.T) {
 	bin := findPrometheus(t)
-	t.Parallel()
 	env, x := twoPhones(t, "janky", "stress", 90)
 	addr := freeAddr(t)
 	prom := startPrometheus(t, bin, addr)

@@ -186,6 +186,8 @@ func TestSurfaceFlingerGameAgainstTruth(t *testing.T) {
 	if r.FPS == nil || math.Abs(float64(*r.FPS)-want) > 0.5 {
 		t.Errorf("fps %v, truth %.2f", r.FPS, want)
 	}
+	t.Logf("fps %v (truth %.3f), frames %d, janky %d (%d late frames in the truth, all matched), compared %d, p90 %v p99 %v stability %v",
+		*r.FPS, want, r.Frames, r.JankyFrames, stutter, compared, *l.P90FPS, *l.P99FPS, *l.FPSStabilityPct)
 	if l.P90FPS == nil || l.FPSStabilityPct == nil {
 		t.Errorf("p90 %v stability %v", l.P90FPS, l.FPSStabilityPct)
 	}
@@ -226,6 +228,7 @@ func TestSurfaceFlingerAndroid16Timestats(t *testing.T) {
 	if len(r.Layers) == 0 || !r.Layers[0].PerInterval || r.FPS == nil || math.Abs(float64(*r.FPS)-60) > 2 {
 		t.Fatalf("layers %+v fps %v", r.Layers, r.FPS)
 	}
+	t.Logf("Android 16 timestats fallback: fps %v over %d frames", *r.FPS, r.Frames)
 	said := false
 	for _, w := range r.Warnings {
 		said = said || strings.Contains(w, "per-interval")

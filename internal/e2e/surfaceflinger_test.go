@@ -186,11 +186,11 @@ func TestSurfaceFlingerGameAgainstTruth(t *testing.T) {
 	if r.FPS == nil || math.Abs(float64(*r.FPS)-want) > 0.5 {
 		t.Errorf("fps %v, truth %.2f", r.FPS, want)
 	}
+	if l.P90FPS == nil || l.P99FPS == nil || l.FPSStabilityPct == nil {
+		t.Fatalf("p90 %v stability %v", l.P90FPS, l.FPSStabilityPct)
+	}
 	t.Logf("fps %v (truth %.3f), frames %d, janky %d (%d late frames in the truth, all matched), compared %d, p90 %v p99 %v stability %v",
 		*r.FPS, want, r.Frames, r.JankyFrames, stutter, compared, *l.P90FPS, *l.P99FPS, *l.FPSStabilityPct)
-	if l.P90FPS == nil || l.FPSStabilityPct == nil {
-		t.Errorf("p90 %v stability %v", l.P90FPS, l.FPSStabilityPct)
-	}
 }
 
 // Every naming style: the layer with the frames is found and measured at 60 fps.

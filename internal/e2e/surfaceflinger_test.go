@@ -184,7 +184,7 @@ func TestSurfaceFlingerGameAgainstTruth(t *testing.T) {
 	}
 	want := float64(n) / (float64(last-first) / 1e9)
 	if r.FPS == nil || math.Abs(float64(*r.FPS)-want) > 0.5 {
-		t.Errorf("fps %v, truth %.2f", r.FPS, want)
+		t.Fatalf("fps %v, truth %.2f", r.FPS, want)
 	}
 	if l.P90FPS == nil || l.P99FPS == nil || l.FPSStabilityPct == nil {
 		t.Fatalf("p90 %v stability %v", l.P90FPS, l.FPSStabilityPct)

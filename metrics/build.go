@@ -28,6 +28,9 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	if s.RefreshHz == 0 && p.learnedT > 0 {
 		s.RefreshHz = float64(RateHz(p.learnedT))
 	}
+	if s.TargetFPS <= 0 {
+		s.TargetFPS = AutoTarget(float64(RateHz(p.currentInterval())))
+	}
 	openIdx := int64(-1) // slices since an open main-thread dispatch began are frozen, not idle
 	if p.main.open != nil && p.endNs-p.main.openAt >= frozenAfterNs {
 		openIdx = max(0, (p.main.openAt-p.originNs)/p.cfg.SliceNs)

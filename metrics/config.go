@@ -68,13 +68,14 @@ func ParseDropLevels(s string) ([4]int, error) {
 }
 
 // Config sets the pipeline's definitions. The zero value is usable: Matrix's levels, 1 s
-// slices, target 55 fps, slow messages from one frame interval.
+// slices, an FPS target of 92 % of the refresh rate, slow messages from one frame interval.
 type Config struct {
 	// DropLevels are NORMAL, MIDDLE, HIGH, FROZEN thresholds in 60 Hz frames.
 	DropLevels [4]int
 	// SliceNs is the aggregation slice length (default 1 s).
 	SliceNs int64
-	// TargetFPS colours the current FPS (default 55).
+	// TargetFPS colours the current FPS; 0 means AutoTarget of the refresh rate in use
+	// (55 at 60 Hz, 110 at 120 Hz), so a 120 Hz phone is not green at 60 fps.
 	TargetFPS float64
 	// SlowMs lists a message signature when its max reaches it (0 = one frame interval).
 	SlowMs float64
@@ -93,9 +94,6 @@ func (c Config) withDefaults() Config {
 	if c.SliceNs <= 0 {
 		c.SliceNs = 1e9
 	}
-	if c.TargetFPS <= 0 {
-		c.TargetFPS = 55
-	}
 	if c.SeriesLen <= 0 {
 		c.SeriesLen = 600
 	}
@@ -106,6 +104,16 @@ func (c Config) withDefaults() Config {
 		c.DefaultHz = 60
 	}
 	return c
+}
+
+// AutoTarget is the FPS target for refresh rate hz when none is given: round(0.92 × hz), a
+// little under the rate so an app that holds it with the odd late frame still counts as on
+// target (55 at 60 Hz, 83 at 90 Hz, 110 at 120 Hz); 55 when the rate is unknown.
+func AutoTarget(hz float64) float64 {
+	if hz <= 0 || math.IsNaN(hz) || math.IsInf(hz, 0) {
+		return 55
+	}
+	return math.Round(0.92 * hz)
 }
 
 // Thresholds scales the 60 Hz drop levels to refresh rate hz: ceil(n × R / 60) vsyncs, with R

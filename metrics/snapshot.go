@@ -95,7 +95,8 @@ type Snapshot struct {
 	// OriginNs is the session origin (first event); NowNs the newest device time seen.
 	OriginNs, NowNs int64
 	RefreshHz       float64
-	// Target FPS the current value is coloured against.
+	// Target FPS the current value is coloured against: Config.TargetFPS, else AutoTarget of
+	// the refresh rate in use.
 	TargetFPS float64
 	SlowMs    float64
 	// SliceNs is the length of one slice of the FPS series.

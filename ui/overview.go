@@ -213,13 +213,17 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 	var spark string
 	if s := r.snap; s != nil {
 		model, app, src = orDash(s.Session.Device.Model), orDash(s.Session.Package), orDash(string(s.Session.Source))
+		target := o.opts.TargetFPS
+		if s.TargetFPS > 0 {
+			target = s.TargetFPS
+		}
 		if v, ok := lastFPS(s.Series); ok {
 			fpsText = fmt.Sprintf("%.1f", v)
 			fpsStyle = st.Good
 			switch {
-			case v < o.opts.TargetFPS*0.8:
+			case v < target*0.8:
 				fpsStyle = st.Bad
-			case v < o.opts.TargetFPS:
+			case v < target:
 				fpsStyle = st.Warn
 			}
 		}
@@ -227,7 +231,7 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 			jank = fmt.Sprintf("%.1f", s.Totals.JankPct)
 		}
 		if sparkW > 8 {
-			f := newFPS(st, o.opts.TargetFPS)
+			f := newFPS(st, target)
 			f, _ = f.Update(dataMsg{snap: s})
 			spark = f.spark(sparkW, 1)[0]
 		}

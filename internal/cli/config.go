@@ -156,6 +156,9 @@ func (a *app) infoCmd() *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&defaultConfig, "default-config", false, "print a commented config file with every setting and its default")
+	// The adb server line asks the server the user names, as the main command would.
+	c.Flags().StringVar(&a.opts.AdbHost, "adb-host", "", "adb server host (default localhost, or $ADB_SERVER_SOCKET)")
+	c.Flags().IntVar(&a.opts.AdbPort, "adb-port", 0, "adb server port (default 5037, or $ADB_SERVER_SOCKET)")
 	return c
 }
 

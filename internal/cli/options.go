@@ -93,7 +93,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Headless, "headless", false, "no screen: run, then print a report (for scripts and CI)")
 	fs.DurationVar(&o.Duration, "duration", 0, "stop after this long (simulator: virtual time)")
 	fs.BoolVar(&o.JSON, "json", false, "with --headless: print the report as JSON")
-	fs.Float64Var(&o.TargetFPS, "target-fps", 55, "FPS target the current value is coloured against")
+	fs.Float64Var(&o.TargetFPS, "target-fps", 0, "FPS target the current value is coloured against (default: 92 % of the refresh rate, 55 at 60 Hz, 110 at 120 Hz)")
 	fs.Float64Var(&o.SlowMs, "slow-ms", 0, "list main-thread messages whose max reaches this many ms (default: one frame interval)")
 	fs.StringVar(&o.DropLevels, "drop-levels", "3,9,24,42", "NORMAL,MIDDLE,HIGH,FROZEN thresholds in 60 Hz frames")
 	fs.StringVar(&o.Theme, "theme", "dark", "colour theme: dark, light, high-contrast, colorblind, or a user theme")
@@ -161,8 +161,8 @@ func (o *Options) validate(changed, set func(string) bool) error {
 	if o.Interval != 0 && (o.Interval < 50*time.Millisecond || o.Interval > time.Minute) {
 		return usageErr("--interval %v: want 50ms to 1m", o.Interval)
 	}
-	if !(o.TargetFPS > 0 && o.TargetFPS <= 1000) { // NaN is refused too
-		return usageErr("--target-fps %v: want a positive rate", o.TargetFPS)
+	if !(o.TargetFPS >= 0 && o.TargetFPS <= 1000) { // NaN is refused too; 0 means automatic
+		return usageErr("--target-fps %v: want a positive rate (0: 92 %% of the refresh rate)", o.TargetFPS)
 	}
 	if !(o.SlowMs >= 0) || math.IsInf(o.SlowMs, 0) {
 		return usageErr("--slow-ms must be a non-negative number of ms")
@@ -191,7 +191,7 @@ func (o *Options) validate(changed, set func(string) bool) error {
 	}
 	lv, err := metrics.ParseDropLevels(o.DropLevels)
 	if err != nil {
-		return usageErr("--%v", err)
+		return usageErr("--drop-levels: %v", err)
 	}
 	o.levels = lv
 	if err := o.validateDevices(); err != nil {

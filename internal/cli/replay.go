@@ -45,7 +45,13 @@ func (a *app) replayCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "the dashboard driven by a recording (space pause, ←/→ seek 10 s, +/- speed, home/end)",
-		Args:  cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 { // a bare `fpstop replay` shows how to call it
+				fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
+				return usageErr("replay needs one recording file: fpstop replay FILE")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.prepare(cmd); err != nil {
 				return err
@@ -87,7 +93,7 @@ func (a *app) bindScreenFlags(c *cobra.Command) {
 // bindMetricsFlags adds the flags that change the numbers.
 func (a *app) bindMetricsFlags(c *cobra.Command) {
 	fs := c.Flags()
-	fs.Float64Var(&a.opts.TargetFPS, "target-fps", 55, "FPS target the current value is coloured against")
+	fs.Float64Var(&a.opts.TargetFPS, "target-fps", 0, "FPS target the current value is coloured against (default: 92 % of the refresh rate, 55 at 60 Hz, 110 at 120 Hz)")
 	fs.Float64Var(&a.opts.SlowMs, "slow-ms", 0, "list messages whose max reaches this many ms (default: one frame interval)")
 	fs.StringVar(&a.opts.DropLevels, "drop-levels", "3,9,24,42", "NORMAL,MIDDLE,HIGH,FROZEN thresholds in 60 Hz frames")
 }
@@ -97,7 +103,13 @@ func (a *app) reportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report FILE",
 		Short: "summarise a recording: json (the headless report), md (for a pull request), csv (one row per frame), html (one offline page with charts)",
-		Args:  cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 { // a bare `fpstop replay` shows how to call it
+				fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
+				return usageErr("replay needs one recording file: fpstop replay FILE")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.prepare(cmd); err != nil {
 				return err

@@ -170,6 +170,11 @@ func (a *app) runMain(cmd *cobra.Command, _ []string) error {
 	}
 	a.startLog()
 	a.log.Info("start", "version", a.env.Build.Version, "opts", a.opts.String())
+	if a.opts.Headless { // the same flags mean the same in both modes: a bad theme is an error here too
+		if _, err := a.resolveTheme(a.opts.Theme); err != nil {
+			return usageErr("%v", err)
+		}
+	}
 	if a.opts.multi() && a.opts.Headless {
 		return a.headlessMulti(cmd.Context())
 	}

@@ -357,7 +357,8 @@ func (p *Pipeline) window(name, process string) *windowState {
 // intervalFor is T for a frame: the row's own period, else the device's refresh rate, else the
 // modal spacing of consecutive intended vsyncs, else 60 Hz with a warning.
 func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
-	if w.lastVsync > 0 && f.VsyncNs > w.lastVsync {
+	// The modal vsync spacing is only needed while the refresh rate is unknown.
+	if p.refreshHz <= 0 && w.lastVsync > 0 && f.VsyncNs > w.lastVsync {
 		if d := f.VsyncNs - w.lastVsync; d >= 4_000_000 && d < 44_000_000 {
 			b := (d - 4_000_000) / 100_000
 			p.spacing[b]++

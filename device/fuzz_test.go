@@ -1,9 +1,15 @@
 package device
 
 import (
+	"context"
+	"io"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/fpstop/fpstop/internal/fakeadb"
 )
@@ -106,6 +112,54 @@ func FuzzParsers(f *testing.F) {
 		}
 		if uid, ok := ParsePackagesUID(b, "com.a"); ok && uid < 0 {
 			t.Fatalf("uid %d", uid)
+		}
+	})
+}
+
+// FuzzServerReply (issue 13): whatever an adb server answers (a length that lies, no OKAY,
+// garbage, nothing), the client returns — an answer or an error — within its timeout.
+func FuzzServerReply(f *testing.F) {
+	f.Add([]byte("OKAY0004abcd"))
+	f.Add([]byte("OKAY0040List of devices attached\nR58M device usb:1 model:M\n"))
+	f.Add([]byte("FAIL0010unknown command"))
+	f.Add([]byte("OKAYffff"))
+	f.Add([]byte("OK"))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		f.Skip(err)
+	}
+	defer ln.Close()
+	var reply atomic.Pointer[[]byte]
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				var hdr [4]byte
+				if _, err := io.ReadFull(c, hdr[:]); err != nil {
+					return
+				}
+				n, _ := strconv.ParseUint(string(hdr[:]), 16, 16)
+				if _, err := io.CopyN(io.Discard, c, int64(n)); err != nil {
+					return
+				}
+				if r := reply.Load(); r != nil {
+					c.Write(*r)
+				}
+			}()
+		}
+	}()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		reply.Store(&b)
+		c := &Client{addr: ln.Addr().String(), opts: Options{Timeout: 200 * time.Millisecond}}
+		start := time.Now()
+		_, _ = c.Devices(context.Background())
+		_, _ = c.ServerVersion(context.Background())
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("calls took %v", d)
 		}
 	})
 }

@@ -114,19 +114,34 @@ func open(path string, follow, readAhead bool) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening recording: %w", err)
 	}
-	r := &Reader{path: path, f: f, dec: newDecoder()}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	r, err := readerFrom(path, f, size, follow, readAhead)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.f = f
+	return r, nil
+}
+
+// readerFrom reads a recording from in (size bytes, -1 unknown); path names it in messages.
+// The caller closes what in reads from (Open: the file, through Close).
+func readerFrom(path string, in0 io.Reader, size int64, follow, readAhead bool) (*Reader, error) {
+	r := &Reader{path: path, dec: newDecoder()}
 	// Buffers of 256 KiB, smaller for a small file (tests read thousands of cut files).
 	bufSize := 256 << 10
-	if st, err := f.Stat(); err == nil && !follow && st.Size() < int64(bufSize) {
-		bufSize = max(int(st.Size())+64, 4096)
+	if size >= 0 && !follow && size < int64(bufSize) {
+		bufSize = max(int(size)+64, 4096)
 	}
-	br := bufio.NewReaderSize(f, bufSize)
+	br := bufio.NewReaderSize(in0, bufSize)
 	magic, _ := br.Peek(2)
 	var in io.Reader = br
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
-			f.Close()
 			return nil, fmt.Errorf("recording %s: bad gzip stream: %w", path, err)
 		}
 		r.gz = gz

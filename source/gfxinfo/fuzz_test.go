@@ -3,6 +3,8 @@ package gfxinfo
 import (
 	"bytes"
 	"testing"
+
+	"github.com/fpstop/fpstop/source"
 )
 
 // FuzzParse: Parse and ParseAll never panic, and every frame they return obeys the invariants
@@ -50,4 +52,94 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%d dumps without a dump header", len(ds))
 		}
 	})
+}
+
+// FuzzTrackerDamage (issue 13): the state the tracker carries between polls under damaged
+// text. The input says which lines of three successive dumps are damaged and how (truncated,
+// garbage, newline lost, duplicated); whatever it says, no real frame is counted twice, no
+// window is invented, and no more frames come out than rows went in.
+func FuzzTrackerDamage(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{3, 1, 7, 2, 40, 3, 90, 0, 5, 2})
+	f.Add(bytes.Repeat([]byte{1, 2, 3, 4}, 64))
+	a := synthWin{title: pkg + "/.Main", rows: 60, start: 10e9, period: 16_666_667, firstID: 1, total: 60}
+	b := synthWin{title: pkg + "/.Popup", rows: 10, start: 10e9 + 5e6, period: 16_666_667, firstID: 1000, total: 10}
+	var dumps [][]byte
+	for i := 0; i < 3; i++ {
+		a2, b2 := a, b
+		a2.start += int64(i) * 500e6
+		a2.firstID += int64(i) * 30
+		a2.total += int64(i) * 30
+		b2.start += int64(i) * 500e6
+		b2.firstID += int64(i) * 30
+		dumps = append(dumps, synthDump(nil, 24, int64(12_000+500*i), 5, pkg, []synthWin{a2, b2}))
+	}
+	real := map[int64]bool{}
+	for _, d := range dumps {
+		for _, p := range mustParse(f, d).Processes {
+			for _, w := range p.Windows {
+				for _, fr := range w.Frames {
+					real[fr.VsyncID] = true
+				}
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		tr := newTracker(pkg, "")
+		damaged := 0
+		var evs []source.Event
+		for i, d := range dumps {
+			var dd []byte
+			dd, damaged = damageLines(d, ops, i, damaged)
+			evs = tr.apply(evs, dd)
+		}
+		seen := map[int64]bool{}
+		n := 0
+		for _, e := range evs {
+			fr, ok := e.(*source.Frame)
+			if !ok {
+				continue
+			}
+			n++
+			if fr.Window != a.title && fr.Window != b.title {
+				t.Fatalf("invented window %q", fr.Window)
+			}
+			if real[fr.VsyncID] && seen[fr.VsyncID] {
+				t.Fatalf("frame %d counted twice", fr.VsyncID)
+			}
+			seen[fr.VsyncID] = true
+		}
+		if n > len(real)+damaged {
+			t.Fatalf("%d frames out of %d rows and %d damaged lines", n, len(real), damaged)
+		}
+	})
+}
+
+// damageLines damages the lines of dump i that ops names: ops is read in pairs (line number
+// modulo the dump's lines, what to do), the first byte of a pair also choosing the dump.
+func damageLines(d, ops []byte, i, count int) ([]byte, int) {
+	lines := bytes.SplitAfter(d, []byte("\n"))
+	for k := 0; k+1 < len(ops); k += 2 {
+		if int(ops[k])%3 != i {
+			continue
+		}
+		j := (int(ops[k]) * 7919) % len(lines)
+		l := lines[j]
+		switch ops[k+1] % 4 {
+		case 0:
+			l = l[:len(l)/2]
+		case 1:
+			l = append([]byte(nil), l...)
+			if len(l) > 0 {
+				l[int(ops[k+1])%len(l)] = ops[k+1] ^ 0x5a
+			}
+		case 2:
+			l = bytes.TrimSuffix(l, []byte("\n"))
+		case 3:
+			l = append(append([]byte(nil), l...), l...)
+		}
+		lines[j] = l
+		count += 2
+	}
+	return bytes.Join(lines, nil), count
 }

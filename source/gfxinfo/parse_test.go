@@ -11,7 +11,7 @@ import (
 
 const pkg = "com.example.app"
 
-func mustParse(t *testing.T, data []byte) *Dump {
+func mustParse(t testing.TB, data []byte) *Dump {
 	t.Helper()
 	d, err := Parse(data)
 	if err != nil {

@@ -99,6 +99,18 @@ func clip(s string) string {
 func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]source.Event, []*Process) {
 	evs, procs := t.selectProcesses(evs, d, at)
 	for _, pr := range procs {
+		// A process first seen without a readable pid (its line damaged) is this one when
+		// the rows say so: its memory moves to the real pid (no new process, no new session).
+		if old := t.procs.byPid[0]; pr.Pid != 0 && old != nil && t.procs.byPid[pr.Pid] == nil && t.sameProcess(pr, old) {
+			delete(t.procs.byPid, 0)
+			old.pid = pr.Pid
+			t.procs.byPid[pr.Pid] = old
+			if t.pid == 0 {
+				t.pid = pr.Pid
+			}
+		}
+	}
+	for _, pr := range procs {
 		if old := t.damagedPid(pr); old != 0 {
 			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
 				Text: fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, old)})

@@ -143,21 +143,11 @@ type TraceSizeError struct {
 }
 
 func (e *TraceSizeError) Error() string {
-	return fmt.Sprintf("the trace would be about %s (over %s) for %s of recording", humanBytes(e.Bytes),
-		humanBytes(e.Limit), e.Span.Round(time.Second))
+	return fmt.Sprintf("the trace would be about %s (over %s) for %s of recording", source.ByteSize(e.Bytes),
+		source.ByteSize(e.Limit), e.Span.Round(time.Second))
 }
 
 func (e *TraceSizeError) Unwrap() error { return ErrTraceTooLarge }
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KB", n/1024)
-}
 
 // EstimateTrace reads the recording once and estimates the size of the trace the options
 // select, without classifying anything; it returns a *TraceSizeError when that exceeds limit

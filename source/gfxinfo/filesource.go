@@ -80,7 +80,7 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("gfxinfo: %s: no dumpsys gfxinfo output found (%s read)", s.name, byteSize(dr.read))
+		return fmt.Errorf("gfxinfo: %s: no dumpsys gfxinfo output found (%s read)", s.name, source.ByteSize(dr.read))
 	}
 	end := t.flush()
 	if skipped > 0 {
@@ -89,7 +89,7 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	}
 	if dr.longLines > 0 {
 		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
-			Text: fmt.Sprintf("gfxinfo: %d lines longer than %s skipped", dr.longLines, byteSize(maxLine))})
+			Text: fmt.Sprintf("gfxinfo: %d lines longer than %s skipped", dr.longLines, source.ByteSize(maxLine))})
 	}
 	end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelInfo,
 		State: source.StateEnded, Text: "end of " + s.name})
@@ -197,17 +197,4 @@ func (d *dumpReader) line() ([]byte, error) {
 		return nil, err
 	}
 	return nil, err
-}
-
-// byteSize words a byte count for a message ("300 MB").
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f kB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

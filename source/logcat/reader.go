@@ -77,7 +77,7 @@ func (s *readerSource) Run(ctx context.Context, out chan<- []source.Event) error
 	if st.LogLines == 0 && st.Dispatching+st.Finished+st.Skipped == 0 {
 		// Nothing in the input is logcat (nor was it gfxinfo, or it would not be read here):
 		// an empty report would look like a clean run.
-		return fmt.Errorf("no logcat or gfxinfo lines recognised in %s (%d lines)", sizeText(cr.n), st.Lines)
+		return fmt.Errorf("no logcat or gfxinfo lines recognised in %s (%d lines)", source.ByteSize(cr.n), st.Lines)
 	}
 	if st.Dispatching+st.Finished == 0 {
 		p.add(&source.Notice{AtNs: p.d.NowNs(), Level: source.LevelInfo, Text: NoPrinterHelp})
@@ -354,17 +354,4 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// sizeText words a byte count ("100 MB").
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f kB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

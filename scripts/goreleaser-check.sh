@@ -97,7 +97,7 @@ timing "goreleaser check"
 "$gr" build --snapshot --single-target --clean
 timing "goreleaser build --snapshot --single-target"
 
-bin=$(jq -r '.[] | select(.type == "Binary") | .path' dist/artifacts.json | head -n 1)
+bin=$(jq -r '.[] | select(.type == "Binary") | .path' dist/artifacts.json | sed -n 1p)
 [ -n "$bin" ] && [ -x "$bin" ] || die "no binary in dist/artifacts.json"
 out=$("$bin" version) || die "$bin version failed"
 echo "goreleaser-check: $bin version -> $out"

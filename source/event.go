@@ -11,7 +11,10 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"time"
 )
 
 // Event is one thing a source saw. The concrete types are the structs in this file; metrics,
@@ -404,3 +407,22 @@ type Restart struct {
 
 // At implements Event.
 func (r *Restart) At() int64 { return r.AtNs }
+
+// Trouble is implemented by device errors that can say in a few plain words what happened
+// ("phone disconnected"): a status line shows those, not the adb command that failed.
+type Trouble interface{ Trouble() string }
+
+// RetryText is the status line of a source that lost its device and retries every `every`:
+// "phone disconnected — waiting for it; fpstop retries every 5 s". Errors that cannot say what
+// happened keep their text, after the stream's name.
+func RetryText(stream string, err error, every time.Duration) string {
+	var t Trouble
+	if errors.As(err, &t) {
+		return fmt.Sprintf("%s — waiting for it; fpstop retries every %s", t.Trouble(), retrySeconds(every))
+	}
+	return fmt.Sprintf("%s: %v (fpstop retries every %s)", stream, err, retrySeconds(every))
+}
+
+func retrySeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}

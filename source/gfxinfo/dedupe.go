@@ -2,7 +2,6 @@ package gfxinfo
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/fpstop/fpstop/source"
@@ -32,14 +31,18 @@ type winState struct {
 	ring   [keep]frameID
 	head   int // next slot to write
 	n      int
-	ids    map[int64]int32
-	vs     map[int64]int32
-	dones  map[int64]int32
-	total  counter
-	acct   int   // frames accounted since the last accepted counter
-	gaps   []gap // unreadable rows credited, expected back in the next dump
-	polls  int
-	seen   int64 // procTable poll number when last seen
+	// The ring's identities (slot by vsync id, IntendedVsync, FrameCompleted): what has asks.
+	ids, vs, dones slotTable
+	total          counter
+	acct           int   // frames accounted since the last accepted counter
+	gaps           []gap // unreadable rows credited, expected back in the next dump
+	polls          int
+	seen           int64 // procTable poll number when last seen
+	short          int   // polls in a row whose rows fell short of the counter (rowsShort)
+	// countedHwm: the newest IntendedVsync emitted by the poll of the last accepted counter
+	// (the frames that counter counted are at or before it).
+	countedHwm int64
+	deferred   *deferredCounter // the last counter, when deferred (nil once one is reported)
 }
 
 // gap is n unreadable rows between two readable rows' IntendedVsync (lo, hi); reported is set
@@ -56,22 +59,20 @@ type gap struct {
 const maxGapAge = 2
 
 func newWinState(title, root string) *winState {
-	return &winState{title: title, root: root, ids: map[int64]int32{}, vs: map[int64]int32{}, dones: map[int64]int32{}}
+	return &winState{title: title, root: root}
 }
 
 // has reports whether f is a frame already emitted.
 func (ws *winState) has(f *source.Frame) bool {
-	if _, ok := ws.dones[f.DoneNs]; ok {
+	if ws.dones.has(f.DoneNs) {
 		return true
 	}
 	if f.VsyncID > 0 {
 		// Two frames of one window can share an IntendedVsync (real Android 13 rows do),
 		// never a vsync id.
-		_, ok := ws.ids[f.VsyncID]
-		return ok
+		return ws.ids.has(f.VsyncID)
 	}
-	_, ok := ws.vs[f.VsyncNs]
-	return ok
+	return ws.vs.has(f.VsyncNs)
 }
 
 // stale reports whether f is older than every frame remembered while the memory is full: a
@@ -96,24 +97,24 @@ func (ws *winState) add(f *source.Frame) {
 	slot := int32(ws.head)
 	if ws.n == keep {
 		old := ws.ring[ws.head]
-		if ws.ids[old.id] == slot {
-			delete(ws.ids, old.id)
+		if s, _ := ws.ids.get(old.id); s == slot {
+			ws.ids.del(old.id)
 		}
-		if ws.vs[old.vsync] == slot {
-			delete(ws.vs, old.vsync)
+		if s, _ := ws.vs.get(old.vsync); s == slot {
+			ws.vs.del(old.vsync)
 		}
-		if ws.dones[old.done] == slot {
-			delete(ws.dones, old.done)
+		if s, _ := ws.dones.get(old.done); s == slot {
+			ws.dones.del(old.done)
 		}
 	} else {
 		ws.n++
 	}
 	ws.ring[ws.head] = frameID{f.VsyncID, f.VsyncNs, f.DoneNs}
 	if f.VsyncID > 0 {
-		ws.ids[f.VsyncID] = slot
+		ws.ids.set(f.VsyncID, slot)
 	}
-	ws.vs[f.VsyncNs] = slot
-	ws.dones[f.DoneNs] = slot
+	ws.vs.set(f.VsyncNs, slot)
+	ws.dones.set(f.DoneNs, slot)
 	ws.head = (ws.head + 1) % keep
 	if f.VsyncNs > ws.hwm {
 		ws.hwm = f.VsyncNs
@@ -200,6 +201,13 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 	if ps.name == "" {
 		ps.name = pr.Name
 	}
+	if asm.at != ps.at {
+		// The dump's first block of this process: lastAt moves to the previous dump's time
+		// (not this one's, which a later block of the same dump would take for the last poll
+		// and so count none of a new window's frames).
+		ps.lastAt, ps.at = max(ps.lastAt, ps.at), asm.at
+		ps.polledBefore = ps.polls > 0
+	}
 	used := map[*winState]bool{}
 	type pair struct {
 		w  *Window
@@ -227,18 +235,52 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 	for i, p := range pairs {
 		accts[i] = t.windowRows(asm, ps, p.ws, p.w)
 		procRows += p.w.Rows
+		damaged = p.ws.rowsShort(p.w, t.reset) || damaged
 	}
-	procAcct := 0
+	procAcct, procDeferred := 0, damaged
 	for i, p := range pairs {
 		procAcct += accts[i]
-		asm.windowPoll(t, ps, p.ws, p.w, accts[i], damaged)
+		// A window counter not reported (damaged) defers the process's too: reported later,
+		// the window's would charge again what the process's charged meanwhile.
+		procDeferred = !asm.windowPoll(t, ps, p.ws, p.w, accts[i], damaged) || procDeferred
 	}
 	ps.polls++
-	ps.lastAt = max(ps.lastAt, asm.at)
 	ps.acct += procAcct
 	if pr.Summary != nil {
-		asm.processPoll(t, ps, pr, procRows, damaged)
+		asm.processPoll(t, ps, pr, procRows, procDeferred)
 	}
+}
+
+// shortSlack is how many rows a window's block may lack against its counter's growth:
+// frames completing while the dump is printed are in one and not yet the other.
+const shortSlack = 3
+
+// rowsShort reports whether w's rows, readable and unreadable, are fewer than the frames its
+// counter grew by since the last one accepted: the ring prints every frame drawn after the
+// newest row of that poll (up to its size), so rows went missing without a torn row to say so (lines run together, a
+// PROFILEDATA header lost). Charging the counter now would charge rows the next dump shows; it
+// is deferred instead, at most twice in a row (then the rows are lost after all).
+func (ws *winState) rowsShort(w *Window, reset bool) bool {
+	if reset || !ws.total.known || w.TotalFrames <= ws.total.v {
+		ws.short = 0
+		return false
+	}
+	want := min(w.TotalFrames-ws.total.v, ringFrames)
+	var n int64
+	for i := range w.Frames {
+		if w.Frames[i].VsyncNs > ws.countedHwm {
+			n++
+		}
+	}
+	for _, tr := range w.torn {
+		n += int64(tr.n)
+	}
+	if n+shortSlack >= want || ws.short >= 2 {
+		ws.short = 0
+		return false
+	}
+	ws.short++
+	return true
 }
 
 // match finds the remembered window w is: by view-root id, by rows, then by a trusted title;
@@ -248,17 +290,12 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 // damaged) is matched to the same memory: its known rows are not new.
 func (ps *procState) match(w *Window, used map[*winState]bool, asm *assembly) *winState {
 	ws := ps.byRoot(w.Root)
-	how := "root"
 	if ws == nil {
 		ws = ps.byRows(w)
-		how = "rows"
 	}
-	defer func() {
-		if os.Getenv("DBG") != "" {
-			fmt.Fprintf(os.Stderr, "pid %d match %q root %q suspect %v frames %d via %s -> %p %d wins\n", ps.pid, w.Title, w.Root, w.TitleSuspect, len(w.Frames), how, ws, len(ps.wins))
-		}
-	}()
-	if ws == nil && w.TitleSuspect {
+	if ws == nil && (w.TitleSuspect || (w.Root == "" && ps.rooted())) {
+		// (A window without its view-root line in a process whose windows have theirs: its
+		// title, unconfirmed, may be any line run into a "Window:" line.)
 		asm.warn("gfxinfo: rows of a window with a damaged title held back (read from the next dump)")
 		return nil
 	}
@@ -275,6 +312,16 @@ func (ps *procState) match(w *Window, used map[*winState]bool, asm *assembly) *w
 		ws.root = w.Root
 	}
 	return ws
+}
+
+// rooted reports whether a remembered window of the process has a view-root id.
+func (ps *procState) rooted() bool {
+	for _, s := range ps.wins {
+		if s.root != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (ps *procState) byRoot(root string) *winState {
@@ -296,7 +343,7 @@ func (ps *procState) byRows(w *Window) *winState {
 	for _, s := range ps.wins {
 		n := 0
 		for i := range w.Frames {
-			if _, ok := s.dones[w.Frames[i].DoneNs]; ok {
+			if s.dones.has(w.Frames[i].DoneNs) {
 				n++
 			}
 		}
@@ -319,9 +366,10 @@ func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
 			again = s
 			continue
 		}
-		if w.Root != "" && s.root != "" && w.Root != s.root {
-			// A new view root under the same title (the activity was recreated): its
-			// counters start again.
+		if w.Root != "" && s.root != "" && w.Root != s.root && len(w.Frames) >= minNewRootRows {
+			// A new view root under the same title (the activity was recreated; its rows are
+			// none of the memory's, or byRows would have matched): its counters start again.
+			// A block with hardly a readable row cannot tell that from a damaged view-root id.
 			s.root, s.total, s.gaps = w.Root, counter{}, nil
 		}
 		return s
@@ -331,6 +379,10 @@ func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
 	}
 	return nil
 }
+
+// minNewRootRows is how many readable rows, none of them remembered, tell a recreated view
+// root from a damaged view-root id.
+const minNewRootRows = 3
 
 // newTitle names a new window titled title: "title#2" when the process has one so titled.
 func (ps *procState) newTitle(title string) string {

@@ -1,6 +1,8 @@
 package gfxinfo
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/fpstop/fpstop/source"
@@ -49,7 +51,8 @@ func (a *assembly) frames(t *tracker, ps *procState, ws *winState, w *Window, id
 // windowPoll adds the Poll (and summary) of window w, matched to ws. acct is the frames this
 // poll accounted for; deferred is set when rows of the process could not be read or placed
 // (the counter is then not reported: the next dump has those rows).
-func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window, acct int, deferred bool) {
+// It reports whether the window's counter was reported (or the window printed none).
+func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window, acct int, deferred bool) bool {
 	var first int64
 	for i := range w.Frames {
 		if v := w.Frames[i].VsyncNs; first == 0 || v < first {
@@ -71,6 +74,9 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	default:
 		verdict = ws.total.check(w.TotalFrames, a.at, len(w.Frames), t.reset)
 	}
+	if verdict != counterSkip {
+		ws.countedHwm, ws.deferred = ws.hwm, nil
+	}
 	switch {
 	case verdict == counterOK:
 		total, newRows = w.TotalFrames, ws.total.newRows(ws.acct, w.TotalFrames-prev, t.reset)
@@ -81,6 +87,7 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 		ws.reportGaps()
 	case deferred && w.TotalFrames >= 0:
 		a.warn("gfxinfo: counters deferred to the next dump (rows of the app could not be read or placed)")
+		ws.deferred = &deferredCounter{v: w.TotalFrames, at: a.at}
 	case w.TotalFrames >= 0:
 		a.warn("gfxinfo: a damaged \"Total frames rendered\" counter skipped (its frames are charged at the next good one)")
 	}
@@ -91,6 +98,7 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 		s.AtNs, s.Window, s.Process, s.Pid = a.at, ws.title, ps.name, ps.pid
 		a.tail = append(a.tail, s)
 	}
+	return verdict != counterSkip || w.Summary == nil
 }
 
 // processPoll adds the process-wide summary and counter, after its windows' polls. The
@@ -141,7 +149,10 @@ func (a *assembly) events(t *tracker, evs []source.Event) []source.Event {
 	for _, w := range a.warns {
 		evs = append(evs, &source.Notice{AtNs: a.at, Level: source.LevelWarn, Text: w})
 	}
-	sort.SliceStable(a.newFrames, func(i, j int) bool { return a.newFrames[i].VsyncNs < a.newFrames[j].VsyncNs })
+	slices.SortStableFunc(a.newFrames, func(x, y *source.Frame) int { return cmp.Compare(x.VsyncNs, y.VsyncNs) })
+	// One allocation for the batch (it goes to the pipeline as it is): the frames, polls and
+	// summaries, a Refresh or two and the Tick.
+	evs = slices.Grow(evs, len(a.warns)+len(a.newFrames)+len(a.tail)+4)
 	havePeriod := false
 	for _, f := range a.newFrames {
 		if f.IntervalNs > 0 {
@@ -165,8 +176,10 @@ func (ws *winState) reportGaps() {
 }
 
 // flush charges what the session's end leaves open: rows credited to a reported counter as
-// unreadable and never read since are lost after all (less any credit the counters hold). The
-// events are Polls that repeat each window's last counter.
+// unreadable and never read since are lost after all (less any credit the counters hold), and
+// a window whose last counter was deferred (its rows damaged, expected in a next dump that
+// will not come) is charged against it now. The events are Polls with each window's last
+// counter.
 func (t *tracker) flush() []source.Event {
 	pids := make([]int, 0, len(t.procs.byPid))
 	for pid := range t.procs.byPid {
@@ -177,6 +190,10 @@ func (t *tracker) flush() []source.Event {
 	for _, pid := range pids {
 		ps := t.procs.byPid[pid]
 		for _, ws := range ps.wins {
+			if p := t.flushDeferred(ps, ws); p != nil {
+				evs = append(evs, p)
+				continue
+			}
 			n := -ws.total.credit
 			for _, g := range ws.gaps {
 				if g.reported {
@@ -191,6 +208,26 @@ func (t *tracker) flush() []source.Event {
 		}
 	}
 	return evs
+}
+
+// deferredCounter is a window's counter left unreported because rows of the dump could not be
+// read or placed.
+type deferredCounter struct{ v, at int64 }
+
+// flushDeferred reports the deferred counter of ws at the session's end (nil when there is
+// none, or it fails the counter checks): the frames it counted less those accounted since the
+// last reported counter, every unreadable row credited and not read since being lost.
+func (t *tracker) flushDeferred(ps *procState, ws *winState) *source.Poll {
+	d := ws.deferred
+	if d == nil || !ws.total.known || t.reset || ws.total.check(d.v, d.at, 0, false) != counterOK {
+		return nil
+	}
+	newRows := ws.acct + ws.total.credit
+	for _, g := range ws.gaps {
+		newRows -= g.n
+	}
+	ws.gaps, ws.total.credit, ws.acct, ws.deferred = nil, 0, 0, nil
+	return &source.Poll{AtNs: t.lastNs, Window: ws.title, Pid: ps.pid, TotalFrames: d.v, NewRows: newRows}
 }
 
 const histogramWarning = "gfxinfo: a \"Total frames rendered\" counter that disagrees with its HISTOGRAM skipped (damaged)"

@@ -1,10 +1,8 @@
 package gfxinfo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -105,32 +103,56 @@ const (
 
 // dumpReader cuts a capture into dumps (at each "Applications Graphics Acceleration Info:"
 // line, as Split does) as it reads it, decoding UTF-16 on the way.
+//
+// The input is read in large blocks into one buffer, and a dump of at most maxLine bytes (every
+// real one: a full dump of every process is about 1 MB) is handed to the parser as a slice of
+// that buffer: found with one search for the next header, never split into lines or copied. A
+// longer stretch is cut line by line (lines longer than maxLine skipped and counted, a dump
+// bounded by maxDump), into a buffer of its own.
 type dumpReader struct {
-	br        *bufio.Reader
-	chunk     []byte
-	pending   []byte // the header line that starts the next dump
+	r         io.Reader
+	buf       []byte // buf[off:end] is read and not yet handed out
+	off, end  int
+	rerr      error  // the reader's error (io.EOF at the end), met once buf[off:end] is used up
+	chunk     []byte // the text of a dump cut line by line
 	longLines int
 	read      int64
-	eof       bool
 }
+
+// readBlock is the size the buffer (and a read) grows to once the input is that long: a few
+// typical dumps' worth, and room for maxLine bytes past any point. (It starts small: a capture
+// of one dump needs no more.)
+const readBlock = 4 << 20
 
 func newDumpReader(r io.Reader) *dumpReader {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if enc := sniffUTF16(br); enc != nil {
-		r = transform.NewReader(br, enc.NewDecoder())
-		br = bufio.NewReaderSize(r, maxLine)
-	} else {
-		br = bufio.NewReaderSize(br, maxLine)
+	d := &dumpReader{r: r, buf: make([]byte, 64<<10)}
+	d.fill(512)
+	if enc := sniffUTF16(d.buf[d.off:d.end]); enc != nil {
+		head := append([]byte(nil), d.buf[d.off:d.end]...)
+		d.r = transform.NewReader(io.MultiReader(bytes.NewReader(head), d.unread(r)), enc.NewDecoder())
+		d.off, d.end, d.rerr = 0, 0, nil
+		d.fill(3)
 	}
-	if b, err := br.Peek(3); err == nil && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-		_, _ = br.Discard(3)
+	if b := d.buf[d.off:d.end]; len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		d.off += 3
 	}
-	return &dumpReader{br: br}
+	return d
 }
 
+// unread returns r, or (when reading r already failed) a reader that fails the same way.
+func (d *dumpReader) unread(r io.Reader) io.Reader {
+	if d.rerr != nil {
+		return errReader{d.rerr}
+	}
+	return r
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
 // sniffUTF16 returns the UTF-16 decoding the input needs (source.SniffUTF16), nil for none.
-func sniffUTF16(br *bufio.Reader) encoding.Encoding {
-	b, _ := br.Peek(512)
+func sniffUTF16(b []byte) encoding.Encoding {
 	u16, be, bom := source.SniffUTF16(b)
 	if !u16 {
 		return nil
@@ -145,31 +167,110 @@ func sniffUTF16(br *bufio.Reader) encoding.Encoding {
 	return unicode.UTF16(order, mark)
 }
 
+// fill reads until at least n bytes are buffered or the input ends (or fails).
+func (d *dumpReader) fill(n int) {
+	for d.end-d.off < n && d.rerr == nil {
+		d.more()
+	}
+}
+
+// more reads once more input into the buffer, moving what is unread to its front first (and
+// growing it when that is full, or to readBlock once as much as it holds was read).
+func (d *dumpReader) more() {
+	if d.off > 0 {
+		d.end = copy(d.buf, d.buf[d.off:d.end])
+		d.off = 0
+	}
+	if d.end == len(d.buf) || (len(d.buf) < readBlock && d.read >= int64(len(d.buf))) {
+		d.buf = append(d.buf, make([]byte, len(d.buf))...)
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := d.r.Read(d.buf[d.end:])
+		d.end += n
+		if err != nil {
+			d.rerr = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	d.rerr = io.ErrNoProgress
+}
+
 // next returns the next dump's text (valid until the next call), or io.EOF.
 func (d *dumpReader) next() ([]byte, error) {
-	d.chunk = append(d.chunk[:0], d.pending...)
-	d.pending = d.pending[:0]
-	for !d.eof {
+	if c, ok, err := d.whole(); ok || err != nil {
+		return c, err
+	}
+	return d.byLine()
+}
+
+// whole returns the next dump as a slice of the buffer when it is at most maxLine bytes long
+// (so none of its lines can be too long); ok is false when the dump is longer.
+func (d *dumpReader) whole() (chunk []byte, ok bool, err error) {
+	from := 0 // where to search next, from d.off
+	for {
+		b := d.buf[d.off:d.end]
+		i := bytes.Index(b[from:], dumpHeader)
+		if i < 0 {
+			if d.rerr != nil {
+				if d.rerr != io.EOF {
+					return nil, false, d.rerr
+				}
+				if len(b) > maxLine {
+					return nil, false, nil
+				}
+				d.off, d.read = d.end, d.read+int64(len(b))
+				if blank(b) {
+					return nil, true, io.EOF
+				}
+				return b, true, nil
+			}
+			if len(b) > maxLine {
+				return nil, false, nil
+			}
+			from = max(0, len(b)-len(dumpHeader)+1)
+			d.more()
+			continue
+		}
+		at := from + i
+		ls := at // only at a line start, allowing leading blanks
+		for ls > 0 && (b[ls-1] == ' ' || b[ls-1] == '\t') {
+			ls--
+		}
+		if (ls == 0 || b[ls-1] == '\n') && !blank(b[:ls]) {
+			if ls > maxLine {
+				return nil, false, nil
+			}
+			d.off, d.read = d.off+ls, d.read+int64(ls)
+			return b[:ls], true, nil
+		}
+		from = at + len(dumpHeader)
+	}
+}
+
+// byLine cuts the next dump line by line: lines longer than maxLine are skipped and counted,
+// and a dump is cut at maxDump bytes. The line that starts the next dump is left unread.
+func (d *dumpReader) byLine() ([]byte, error) {
+	d.chunk = d.chunk[:0]
+	for {
 		line, err := d.line()
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
+		if line != nil {
+			if (bytes.HasPrefix(trimLeft(line), dumpHeader) || len(d.chunk)+len(line) > maxDump) && !blank(d.chunk) {
+				// The next dump (or, past maxDump, what was read is parsed as one dump).
+				d.off -= len(line)
+				d.read -= int64(len(line))
+				return d.chunk, nil
+			}
+			d.chunk = append(d.chunk, line...)
+		}
 		if err == io.EOF {
-			d.eof = true
+			break
 		}
-		if line == nil {
-			continue
-		}
-		if bytes.HasPrefix(trimLeft(line), dumpHeader) && !blank(d.chunk) {
-			d.pending = append(d.pending, line...)
-			return d.chunk, nil
-		}
-		if len(d.chunk)+len(line) > maxDump && !blank(d.chunk) {
-			// One dump cannot be this large: what was read is parsed as one.
-			d.pending = append(d.pending, line...)
-			return d.chunk, nil
-		}
-		d.chunk = append(d.chunk, line...)
 	}
 	if blank(d.chunk) {
 		return nil, io.EOF
@@ -177,24 +278,47 @@ func (d *dumpReader) next() ([]byte, error) {
 	return d.chunk, nil
 }
 
-// line reads one line with its newline (nil when it was too long and skipped). At the end of
-// the input it returns the last line (nil when empty) and io.EOF.
+// line reads one line with its newline (nil when it was too long and skipped), a slice of the
+// buffer valid until the next read. At the end of the input it returns the last line (nil when
+// empty) and io.EOF.
 func (d *dumpReader) line() ([]byte, error) {
-	line, err := d.br.ReadSlice('\n')
-	d.read += int64(len(line))
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		if len(line) == 0 {
-			line = nil
+	scanned := 0
+	for {
+		b := d.buf[d.off:d.end]
+		if i := bytes.IndexByte(b[scanned:], '\n'); i >= 0 && scanned+i < maxLine {
+			d.off += scanned + i + 1
+			d.read += int64(scanned + i + 1)
+			return b[:scanned+i+1], nil
 		}
-		return line, err
+		if len(b) >= maxLine {
+			return nil, d.skipLine()
+		}
+		if d.rerr != nil {
+			d.off, d.read = d.end, d.read+int64(len(b))
+			if len(b) == 0 {
+				b = nil
+			}
+			return b, d.rerr
+		}
+		scanned = len(b)
+		d.more()
 	}
+}
+
+// skipLine discards the rest of a line longer than maxLine and counts it.
+func (d *dumpReader) skipLine() error {
 	d.longLines++
-	for errors.Is(err, bufio.ErrBufferFull) { // skip the rest of the long line
-		line, err = d.br.ReadSlice('\n')
-		d.read += int64(len(line))
+	for {
+		if i := bytes.IndexByte(d.buf[d.off:d.end], '\n'); i >= 0 {
+			d.off += i + 1
+			d.read += int64(i + 1)
+			return nil
+		}
+		d.read += int64(d.end - d.off)
+		d.off = d.end
+		if d.rerr != nil {
+			return d.rerr
+		}
+		d.more()
 	}
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	return nil, err
 }

@@ -23,6 +23,10 @@ type Dump struct {
 	// UptimeNs is the "Uptime:" the dump printed (device CLOCK_MONOTONIC, printed in ms), in ns;
 	// 0 when not printed.
 	UptimeNs int64
+	// RealtimeNs is the "Realtime:" printed beside it (elapsed time, deep sleep included), in
+	// ns; 0 when not printed. Uptime never advances more than it: a damaged Uptime that jumps
+	// ahead is told by it.
+	RealtimeNs int64
 	// Processes in printed order. Summaries or rows printed outside any "** Graphics info" block
 	// (Google's documentation samples) land in a process with Pid 0 and an empty Name.
 	Processes []Process
@@ -46,6 +50,8 @@ type Process struct {
 	SinceNs int64
 
 	hier map[string]string // the view hierarchy's ViewRootImpl id → title
+	// hierarchy: a "View hierarchy:" line was printed (its entries may all be damaged).
+	hierarchy bool
 }
 
 // Window is one view root of a process: its summary and its framestats rows.
@@ -147,6 +153,8 @@ type Parser struct {
 	hdr     []byte
 	hdrCols []int
 	hdrWarn []string
+	// rows: the rows read lately, so a row the next dump repeats is not read again.
+	rows *rowCache
 }
 
 // Parse is Parse, reusing p's storage.

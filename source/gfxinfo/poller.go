@@ -3,6 +3,7 @@ package gfxinfo
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
@@ -144,7 +145,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 			if !disconnected {
 				disconnected = true
 				evs = append(evs, &source.Notice{AtNs: st.lastNs, Level: source.LevelErr,
-					State: source.StateDisconnected, Text: "gfxinfo: " + err.Error() + " (retrying)"})
+					State: source.StateDisconnected, Text: source.RetryText("gfxinfo", err, backoffMax)})
 				if e := send(ctx, out, evs); e != nil {
 					return e
 				}
@@ -180,18 +181,37 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 				return e
 			}
 		}
-		wait := p.cfg.Interval
-		if wait <= 0 {
-			wait = AdaptiveInterval(st.periodNs)
-			wait -= p.cfg.Now().Sub(start)
-			if wait < MinInterval {
-				wait = MinInterval
-			}
-		}
-		if e := p.cfg.Sleep(ctx, wait); e != nil {
+		if e := p.cfg.Sleep(ctx, p.wait(st, evs, start)); e != nil {
 			return e
 		}
 	}
+}
+
+// damagedPolls is how many polls after a damaged dump are taken at a quarter of the adaptive
+// interval.
+const damagedPolls = 40
+
+// wait returns how long to sleep before the next poll: the configured interval, else the
+// adaptive one less the time this poll took. While the output is damaged (a flaky cable, a full
+// buffer: the last damaged dump was under damagedPolls polls ago) it is a quarter of that, so
+// every ring row is printed by some eight dumps instead of two: a row torn in one is read from
+// another, and fewer frames are lost or charged on a damaged counter.
+func (p *Poller) wait(st *tracker, evs []source.Event, start time.Time) time.Duration {
+	if p.cfg.Interval > 0 {
+		return p.cfg.Interval
+	}
+	st.damaged = max(st.damaged-1, 0)
+	for _, e := range evs {
+		if n, ok := e.(*source.Notice); ok && n.Level == source.LevelWarn && strings.HasPrefix(n.Text, "gfxinfo: ") {
+			st.damaged = damagedPolls
+			break
+		}
+	}
+	wait := AdaptiveInterval(st.periodNs)
+	if st.damaged > 0 {
+		wait /= 4
+	}
+	return max(wait-p.cfg.Now().Sub(start), MinInterval)
 }
 
 // AdaptiveInterval is the poll period for frames of periodNs (0 = unknown): half the time

@@ -255,7 +255,7 @@ func TestPollerWaitingRestartAndDisconnect(t *testing.T) {
 	want := strings.Join([]string{
 		"warn/waiting/waiting for " + pkg + " to start (no process found)",
 		"info/live/live",
-		"error/disconnected/gfxinfo: device offline (retrying)",
+		"error/disconnected/gfxinfo: device offline (fpstop retries every 5 s)",
 		"warn//app restarted (pid 100 → 200)",
 		"info/live/live",
 	}, "\n")

@@ -22,8 +22,11 @@ type procState struct {
 	wins   []*winState
 	total  counter // the process-wide "Total frames rendered"
 	acct   int     // frames accounted since the last accepted process counter
-	lastAt int64   // device time of its last poll
-	seen   int64   // procTable poll number when last seen
+	lastAt int64   // device time of its last poll before the current dump
+	at     int64   // device time of the current (or last) dump
+	// polledBefore: the process was polled in an earlier dump than the current one.
+	polledBefore bool
+	seen         int64 // procTable poll number when last seen
 }
 
 // procTable holds the per-pid states, bounded: the least recently seen is forgotten.
@@ -97,6 +100,7 @@ func clip(s string) string {
 // trackProcesses selects the app's processes, tells a restart from a damaged pid line and
 // emits the Session events (at the start, when the app starts later, when it restarts).
 func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]source.Event, []*Process) {
+	evs = t.placePidless(evs, d, at)
 	evs, procs := t.selectProcesses(evs, d, at)
 	for _, pr := range procs {
 		// A process first seen without a readable pid (its line damaged) is this one when
@@ -183,6 +187,41 @@ func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]sourc
 		}
 	}
 	return evs, procs
+}
+
+// placePidless gives a block without a readable pid the pid of the one other block of the app
+// (of its name, when it has one) in the same dump: two dumps run together when the line
+// between them was damaged, so it is an older copy of that process. Left without a pid, it
+// would be dropped or get a memory of its own, and the rows it holds would be new again to the
+// real pid's memory in the next dump (counted twice).
+func (t *tracker) placePidless(evs []source.Event, d *Dump, at int64) []source.Event {
+	for i := range d.Processes {
+		pr := &d.Processes[i]
+		if pr.Pid != 0 || (pr.Name != "" && !t.ofPackage(pr.Name)) {
+			continue
+		}
+		pid, name := 0, ""
+		for j := range d.Processes {
+			q := &d.Processes[j]
+			if q.Pid == 0 || q.Pid == pid || !t.ofPackage(q.Name) || (pr.Name != "" && q.Name != pr.Name) {
+				continue
+			}
+			if pid != 0 {
+				pid = -1 // two candidates: left to the pid memory (damagedPid)
+				break
+			}
+			pid, name = q.Pid, q.Name
+		}
+		if pid > 0 {
+			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
+				Text: fmt.Sprintf("gfxinfo: damaged pid line (its rows are those of pid %d)", pid)})
+			pr.Pid = pid
+			if pr.Name == "" {
+				pr.Name = name
+			}
+		}
+	}
+	return evs
 }
 
 // damagedPid returns the pid a process block printed with an unknown pid really has (0 when

@@ -390,6 +390,19 @@ func (p *parser) dataRow(l []byte) {
 		p.tornRowAt(l, "row in an unreadable PROFILEDATA block skipped")
 		return
 	}
+	// A row the dumps before printed too: its values as read then.
+	if p.ps.rows == nil {
+		p.ps.rows = new(rowCache)
+	}
+	known, hash := p.ps.rows.lookup(l, p.cols)
+	if known != nil {
+		p.row = *known
+		if w.Columns == 0 {
+			w.Columns = len(p.cols)
+		}
+		p.emit(w)
+		return
+	}
 	// The hot loop: fields are parsed in place, without a call per field. A field is an
 	// optional '-' and 1–19 digits, followed by ',' or the end of the line.
 	cols := p.cols
@@ -452,6 +465,7 @@ func (p *parser) dataRow(l []byte) {
 	if w.Columns == 0 {
 		w.Columns = len(cols)
 	}
+	p.ps.rows.store(l, hash, cols, &p.row)
 	p.emit(w)
 }
 

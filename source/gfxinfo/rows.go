@@ -18,9 +18,15 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	if firstSight && !ps.fresh {
 		// Frames completed before this poll (the session's backlog) or before the process's
 		// last poll were counted by earlier counters: never by this window's.
-		ws.baseNs = asm.at
-		if ps.lastAt > 0 {
+		switch {
+		case ps.lastAt > 0:
 			ws.baseNs = ps.lastAt
+		case ps.polledBefore:
+			// Polled in an earlier dump that had no Uptime: its frames after the session's
+			// start are new to its counters.
+			ws.baseNs = t.startNs
+		default:
+			ws.baseNs = asm.at
 		}
 		for i := range w.Frames {
 			if ws.baseNs == 0 { // no Uptime: the newest frame tells the time
@@ -35,6 +41,13 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	for i := range w.Frames {
 		f := &w.Frames[i]
 		if ws.has(f) {
+			continue
+		}
+		if ps.elsewhere(ws, f) {
+			// The same frame (vsync id and FrameCompleted) already emitted for another window
+			// of the process: this block's view-root line was damaged and its rows landed
+			// under the window printed before it.
+			asm.warn("gfxinfo: a row of another window (its view-root line damaged) skipped")
 			continue
 		}
 		if ws.stale(f) {
@@ -146,4 +159,16 @@ func frameCopies(w *Window, idx []int, title, process string) []source.Frame {
 		}
 	}
 	return frs
+}
+
+// elsewhere reports whether f is a frame another window of the process already emitted: the
+// same FrameCompleted and vsync id (two windows drawn in one vsync share the id, never the
+// completion time).
+func (ps *procState) elsewhere(ws *winState, f *source.Frame) bool {
+	for _, o := range ps.wins {
+		if o != ws && o.dones.has(f.DoneNs) && (f.VsyncID <= 0 || o.ids.has(f.VsyncID)) {
+			return true
+		}
+	}
+	return false
 }

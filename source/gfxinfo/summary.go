@@ -32,7 +32,8 @@ func (p *parser) summary() *source.AndroidSummary {
 	return pr.Summary
 }
 
-// line handles a line outside PROFILEDATA blocks.
+// line handles a line outside PROFILEDATA blocks: the keyed lines first (recognised by their
+// first byte, then their prefix), then the unkeyed ones (view roots, headerless rows).
 func (p *parser) line(raw, rest []byte) {
 	l := trimLeft(raw)
 	if len(l) == 0 {
@@ -47,43 +48,51 @@ func (p *parser) line(raw, rest []byte) {
 		}
 		p.oldTable = false
 	}
+	if p.structureLine(l, raw, rest) || p.counterLine(l) {
+		return
+	}
+	p.unkeyedLine(l, raw)
+}
+
+// structureLine handles the lines that open or place things (blocks, processes, windows, the
+// dump's header and failures) and reports whether l was one of them.
+func (p *parser) structureLine(l, raw, rest []byte) bool {
 	switch l[0] {
 	case '-':
 		if bytes.HasPrefix(l, profileMarker) {
 			p.startBlock(rest)
-			return
+			return true
 		}
 	case '*':
 		if hasPrefix(l, "** Graphics info for pid ") {
 			p.process(l[len("** Graphics info for pid "):])
-			return
+			return true
 		}
 	case 'A':
 		if bytes.HasPrefix(l, dumpHeader) {
-			return
+			return true
 		}
 	case 'U':
 		if hasPrefix(l, "Uptime:") {
-			v, ok := firstInt(l[len("Uptime:"):])
-			if ok && v > 0 && v < int64Max/1_000_000 {
-				p.d.UptimeNs = v * 1_000_000
+			if up, rt, ok := uptimeLine(l[len("Uptime:"):]); ok {
+				p.d.UptimeNs, p.d.RealtimeNs = up, rt
 			} else {
 				p.warn("unreadable Uptime line")
 			}
-			return
+			return true
 		}
 	case 'N':
 		if hasPrefix(l, "No process found for:") {
 			p.d.NotRunning = true
-			return
+			return true
 		}
 		if hasPrefix(l, "Number ") {
 			p.number(l[len("Number "):])
-			return
+			return true
 		}
 		if hasPrefix(l, "Note: Data has been filtered") {
 			p.warn("Android says its data has been filtered (test-overhead filtering is on)")
-			return
+			return true
 		}
 	case 'F':
 		if hasPrefix(l, "Flags,") && p.ps.hdrCols != nil {
@@ -91,40 +100,49 @@ func (p *parser) line(raw, rest []byte) {
 			p.warn("PROFILEDATA block without its opening marker (damaged marker line)")
 			p.startBlock(rest)
 			p.blockLine(raw, rest)
-			return
+			return true
 		}
 		if hasPrefix(l, "Failure while dumping the app:") {
 			p.d.Failure = string(trimSpace(l[len("Failure while dumping the app:"):]))
 			if p.d.Failure == "" {
 				p.d.Failure = "unknown failure"
 			}
-			return
+			return true
 		}
 	case 'P':
 		if hasPrefix(l, "Profile data in ms:") {
 			p.curProc()
 			p.win = -1
 			p.inHierarchy = false
-			return
+			return true
 		}
 	case 'V':
 		if hasPrefix(l, "View hierarchy:") {
 			p.win = -1
 			p.inHierarchy = true
-			return
+			p.curProc().hierarchy = true
+			return true
 		}
 	case 'W':
 		if hasPrefix(l, "Window:") {
 			p.windowLine(string(trimSpace(l[len("Window:"):])))
-			return
+			return true
 		}
+	}
+	return false
+}
+
+// counterLine handles the summary's counters, percentiles and histograms and the old profile
+// table's header, and reports whether l was one of them.
+func (p *parser) counterLine(l []byte) bool {
+	switch l[0] {
 	case 'S':
 		if hasPrefix(l, "Stats since:") {
 			p.summary() // the line opens the summary; its time is not part of AndroidSummary
 			if v, ok := firstInt(l[len("Stats since:"):]); ok && v > 0 && p.curWin() == nil {
 				p.curProc().SinceNs = v
 			}
-			return
+			return true
 		}
 	case 'T':
 		if hasPrefix(l, "Total frames rendered:") {
@@ -133,7 +151,7 @@ func (p *parser) line(raw, rest []byte) {
 			} else {
 				p.warn("unreadable Total frames rendered line")
 			}
-			return
+			return true
 		}
 	case 'J':
 		if hasPrefix(l, "Janky frames (legacy):") {
@@ -142,7 +160,7 @@ func (p *parser) line(raw, rest []byte) {
 			} else {
 				p.warn("unreadable Janky frames (legacy) line")
 			}
-			return
+			return true
 		}
 		if hasPrefix(l, "Janky frames:") {
 			if v, ok := firstInt(l[len("Janky frames:"):]); ok {
@@ -150,16 +168,16 @@ func (p *parser) line(raw, rest []byte) {
 			} else {
 				p.warn("unreadable Janky frames line")
 			}
-			return
+			return true
 		}
 	case 'H':
 		if hasPrefix(l, "HISTOGRAM:") {
 			p.histogram(l[len("HISTOGRAM:"):])
-			return
+			return true
 		}
 	case 'G':
 		if hasPrefix(l, "GPU HISTOGRAM:") {
-			return
+			return true
 		}
 	case 'D':
 		if isProfileTableHeader(l) {
@@ -167,13 +185,18 @@ func (p *parser) line(raw, rest []byte) {
 			if p.curWin() == nil {
 				p.newWindow("", -1)
 			}
-			return
+			return true
 		}
 	case '5', '9':
 		if p.percentile(l) {
-			return
+			return true
 		}
 	}
+	return false
+}
+
+// unkeyedLine handles a line no prefix names: view roots and rows printed without a header.
+func (p *parser) unkeyedLine(l, raw []byte) {
 	if bytes.Contains(l, viewRootMark) {
 		// A view-root line without "(visibility=" is one of the hierarchy's, even when the
 		// "View hierarchy:" line before it was damaged.
@@ -211,7 +234,9 @@ func (p *parser) process(b []byte) {
 			name = string(b[lb+1 : rb])
 		}
 	}
-	if !ok || n == 0 || pid < 0 || pid > math.MaxInt32 {
+	// The pid is read only when " [" follows it: a line cut inside the number ("pid 2" of
+	// "pid 23817") or with a garbage byte in it would name another process.
+	if rest := trimLeft(b[min(n, len(b)):]); !ok || n == 0 || pid < 0 || pid > math.MaxInt32 || len(rest) == 0 || rest[0] != '[' {
 		p.warn("unreadable pid in a Graphics info line")
 		pid = 0
 	}
@@ -427,4 +452,30 @@ func isProfileTableRow(l []byte) bool {
 		fields++
 	}
 	return fields == 3 || fields == 4
+}
+
+// uptimeLine reads the rest of an "Uptime: N Realtime: M" line (ms) in ns. The line must read
+// whole: a garbage byte anywhere in it may have changed a digit too (one capture's line read
+// "Uptime: 331235067 Realtime:\xef1406565576", 30 s ahead), and a dump without an Uptime is
+// read safely, its time taken from its rows.
+func uptimeLine(b []byte) (up, rt int64, ok bool) {
+	const maxMs = int64Max / 1_000_000
+	b = trimLeft(bytes.TrimRight(b, " \t\r"))
+	v, n, ok := parseInt(b)
+	if !ok || n == 0 || v <= 0 || v >= maxMs || b[0] == '-' || b[0] == '+' {
+		return 0, 0, false
+	}
+	b = trimSpace(b[n:])
+	if len(b) == 0 {
+		return v * 1_000_000, 0, true
+	}
+	if !bytes.HasPrefix(b, []byte("Realtime:")) {
+		return 0, 0, false
+	}
+	b = trimLeft(b[len("Realtime:"):])
+	r, n, ok := parseInt(b)
+	if !ok || n == 0 || n != len(b) || r <= 0 || r >= maxMs || b[0] == '-' || b[0] == '+' {
+		return 0, 0, false
+	}
+	return v * 1_000_000, r * 1_000_000, true
 }

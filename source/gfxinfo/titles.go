@@ -4,6 +4,11 @@
 
 package gfxinfo
 
+import (
+	"strings"
+	"unicode/utf8"
+)
+
 // checkTitles confirms or repairs each window title of pr against its witnesses. Where the
 // view-root line and the "Window:" line disagree, the one the view hierarchy confirms wins
 // (repaired, with a warning); where nothing confirms either, the window is marked TitleSuspect.
@@ -22,6 +27,12 @@ func (p *parser) checkTitles(pr *Process) {
 		if w.Rows == 0 && w.Summary == nil && len(w.torn) == 0 {
 			continue // nothing reported for it
 		}
+		if (w.named && w.Title == "") || !printable(w.Title) || linesRunIn(w.Title) {
+			// Android never prints an empty "Window:" line (it was cut), nor a control byte
+			// or broken UTF-8 in a title (garbage: one read "\xd3\tcom.example.app/.Popup").
+			p.suspect(w)
+			continue
+		}
 		hier, inHier := pr.hier[w.Root]
 		switch {
 		case w.Root != "" && w.named:
@@ -38,7 +49,9 @@ func (p *parser) checkTitles(pr *Process) {
 			}
 			p.warn("window title damaged: repaired from the view hierarchy")
 		case w.Root != "":
-			if inHier && hier != w.Title {
+			// A root the hierarchy does not list, under a title it does not list either: both
+			// damaged (one read "com.example.Wpp/.Popup …@1a2b" for "…app/.Popup …@1a2b31").
+			if (inHier && hier != w.Title) || (!inHier && len(pr.hier) > 0 && !hierHas(pr.hier, w.Title)) {
 				p.suspect(w)
 			}
 		case w.named:
@@ -49,7 +62,9 @@ func (p *parser) checkTitles(pr *Process) {
 		default:
 			// Untitled rows: a damaged view-root line, unless the process prints no titles at
 			// all (Google's documentation samples).
-			if titled > 0 || len(pr.hier) > 0 {
+			// A process that printed a "View hierarchy:" line titles its windows, and untitled
+			// rows in a damaged dump may be a titled window's whose title lines were hit.
+			if titled > 0 || len(pr.hier) > 0 || pr.hierarchy || p.damaged() {
 				p.suspect(w)
 			}
 		}
@@ -64,6 +79,48 @@ func (p *parser) suspect(w *Window) {
 func hierHas(h map[string]string, title string) bool {
 	for _, t := range h {
 		if t == title {
+			return true
+		}
+	}
+	return false
+}
+
+// printable reports whether a window title is text Android could print: valid UTF-8 without
+// control characters.
+func printable(title string) bool {
+	if !utf8.ValidString(title) {
+		return false
+	}
+	for _, r := range title {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// damaged reports whether the dump so far showed damage (torn, cut or unreadable lines), as
+// opposed to the notes a clean but unusual capture gets (a vendor column, rows without a
+// header line).
+func (p *parser) damaged() bool {
+	for _, k := range p.warnKeys {
+		if strings.Contains(k, "torn") || strings.Contains(k, "damaged") || strings.Contains(k, "unreadable") ||
+			strings.Contains(k, "not closed") {
+			return true
+		}
+	}
+	return false
+}
+
+// runTogetherMarks are the starts of the lines printed after a title: one inside a title is
+// a line run into the title's line (one read "com.exaStats since: 1000000ns").
+var runTogetherMarks = []string{"Stats since:", "Total frames rendered", "Janky frames", "---PROFILEDATA---",
+	"Flags,", "View hierarchy:", "** Graphics info"}
+
+// linesRunIn reports whether a title holds the start of another line.
+func linesRunIn(title string) bool {
+	for _, m := range runTogetherMarks {
+		if strings.Contains(title, m) {
 			return true
 		}
 	}

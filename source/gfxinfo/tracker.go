@@ -38,9 +38,13 @@ type tracker struct {
 	failure   string
 	procs     procTable
 	clock     uptimeCheck
-	wallNs    int64  // wall clock when the dump was taken (poller), 0 unknown (file)
-	fresh     []int  // scratch: indexes of a window's new rows
-	parser    Parser // reused: it remembers the last good PROFILEDATA header
+	wallNs    int64 // wall clock when the dump was taken (poller), 0 unknown (file)
+	fresh     []int // scratch: indexes of a window's new rows
+	// scratch for a dump's new frames and polls before they are copied into its events
+	scratchFrames []*source.Frame
+	scratchTail   []source.Event
+	parser        Parser // reused: it remembers the last good PROFILEDATA header
+	damaged       int    // polls left at the damaged-output interval (Poller.wait)
 }
 
 func newTracker(pkg, input string) *tracker {
@@ -68,7 +72,7 @@ func (t *tracker) apply(evs []source.Event, data []byte) []source.Event {
 
 // applyDump appends the events of one parsed dump.
 func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
-	if !t.clock.accept(d.UptimeNs, t.wallNs) {
+	if !t.clock.accept(d.UptimeNs, d.RealtimeNs, t.wallNs) {
 		return append(evs, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
 			Text: "gfxinfo: dump with a damaged Uptime line skipped (its rows are read from the next dump)"})
 	}
@@ -104,7 +108,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		return t.tick(evs, at)
 	}
 	evs = t.notice(evs, at, source.LevelInfo, source.StateLive, "live")
-	asm := assembly{at: at}
+	asm := assembly{at: at, newFrames: t.scratchFrames[:0], tail: t.scratchTail[:0]}
 	// Two blocks of one process in a dump are two dumps run together (the line between them
 	// was damaged): only the last one's counters are the dump's time.
 	last := map[int]int{}
@@ -117,6 +121,8 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		}
 	}
 	evs = asm.events(t, evs)
+	// (the events were copied into evs: their slices are reused for the next dump)
+	t.scratchFrames, t.scratchTail = asm.newFrames[:0], asm.tail[:0]
 	if at == 0 {
 		at = asm.newest
 	}
@@ -141,6 +147,14 @@ func (t *tracker) markStart(d *Dump, procs []*Process) {
 					t.startNs = v
 				}
 			}
+		}
+	}
+	for _, pr := range procs {
+		if t.startNs == 0 && pr.Summary != nil && pr.Summary.TotalFrames != nil && *pr.Summary.TotalFrames == 0 {
+			// No time and no rows, but the app had drawn nothing yet: none of its frames is
+			// history (fixing the start at the next dump's Uptime would make them all so, and
+			// charge them as lost against this counter).
+			t.startNs = 1
 		}
 	}
 }
@@ -192,23 +206,32 @@ func (t *tracker) tick(evs []source.Event, at int64) []source.Event {
 }
 
 // uptimeCheck rejects a dump whose "Uptime:" cannot be right: device time never runs
-// backwards, and in a live poll it never runs ahead of the wall clock (plus 10 s of slack for
-// a slow adb). A damaged Uptime would otherwise make every row of the dump look unfinished or
-// move the session clock. Three rejections in a row re-base it (the earlier value was wrong).
+// backwards, never advances more than the "Realtime:" printed beside it (which also counts deep
+// sleep), and in a live poll never runs ahead of the wall clock (plus 10 s of slack for a slow
+// adb). A damaged Uptime would otherwise make every row of the dump look unfinished or move the
+// session clock (in a capture, one flipped digit moved it 60 s ahead, and every later dump
+// without a readable Uptime with it). Three rejections in a row re-base it (the earlier value
+// was wrong).
 type uptimeCheck struct {
-	last, lastWall int64
-	rejected       int
+	last, lastRt, lastWall int64
+	rejected               int
 }
 
-func (c *uptimeCheck) accept(up, wall int64) bool {
+// realtimeSlackNs covers the two clocks being read a moment apart and printed in whole ms.
+const realtimeSlackNs = 10_000_000
+
+func (c *uptimeCheck) accept(up, rt, wall int64) bool {
 	if up == 0 {
 		return true // not printed: the dump's rows are checked without it
 	}
 	ok := c.last == 0 || (up >= c.last && (wall == 0 || c.lastWall == 0 || up-c.last <= wall-c.lastWall+10e9))
+	if ok && c.last != 0 && rt > 0 && c.lastRt > 0 && rt >= c.lastRt {
+		ok = up-c.last <= rt-c.lastRt+realtimeSlackNs
+	}
 	if !ok && c.rejected < 2 {
 		c.rejected++
 		return false
 	}
-	c.last, c.lastWall, c.rejected = up, wall, 0
+	c.last, c.lastRt, c.lastWall, c.rejected = up, rt, wall, 0
 	return true
 }

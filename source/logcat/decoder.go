@@ -74,7 +74,7 @@ type Decoder struct {
 	threads map[uint64]*thread
 	lastKey uint64
 	last    *thread
-	intern  map[string]names
+	names   nameCache
 	events  []source.Event
 	stats   Stats
 	untimed bool // the untimed notice was emitted
@@ -84,7 +84,7 @@ type Decoder struct {
 
 // NewDecoder returns a Decoder that keeps every process's lines.
 func NewDecoder() *Decoder {
-	return &Decoder{threads: make(map[uint64]*thread), intern: make(map[string]names)}
+	return &Decoder{threads: make(map[uint64]*thread), names: newNameCache()}
 }
 
 // SetPid keeps only lines of process pid (lines whose format has no pid are kept); 0 keeps all.
@@ -111,6 +111,9 @@ func (d *Decoder) NowNs() int64 { return d.nowNs }
 func (d *Decoder) Events() []source.Event {
 	ev := d.events
 	d.events = nil
+	if len(ev) >= 64 {
+		d.events = make([]source.Event, 0, cap(ev)) // a full batch: no doubling copies for the next
+	}
 	return ev
 }
 
@@ -144,6 +147,11 @@ func (d *Decoder) Line(b []byte) {
 		d.stats.LogLines++
 	}
 	kind, rest := classify(l.Msg)
+	d.handle(l, kind, rest)
+}
+
+// handle acts on a parsed line of the given kind.
+func (d *Decoder) handle(l *Line, kind msgKind, rest []byte) {
 	if kind == kindNone {
 		return
 	}
@@ -271,8 +279,9 @@ func (d *Decoder) finish(l *Line, rest []byte, at int64, timed bool) {
 		d.unpaired(at, l.Tid, ReasonMismatch)
 		return
 	}
-	n := d.names(t)
-	m := &source.Message{Pid: l.Pid, Tid: l.Tid, Handler: n.handler, Callback: n.callback, What: t.what}
+	m := d.names.message()
+	*m = source.Message{Pid: l.Pid, Tid: l.Tid, Handler: d.names.handler(t.buf[t.hs:t.he]),
+		Callback: d.names.callback(t.buf[t.cs:]), What: t.what}
 	if l.Pid != 0 && l.Tid == l.Pid {
 		m.Thread = "main"
 	}
@@ -286,24 +295,6 @@ func (d *Decoder) finish(l *Line, rest []byte, at int64, timed bool) {
 	d.events = append(d.events, m)
 }
 
-// names are a message's handler and callback strings.
-type names struct{ handler, callback string }
-
-// names returns the strings of the open Dispatching's target, interned: targets repeat, so
-// most pairs allocate only the Message.
-func (d *Decoder) names(t *thread) names {
-	if n, ok := d.intern[string(t.buf)]; ok {
-		return n
-	}
-	if len(d.intern) >= 8192 {
-		clear(d.intern)
-	}
-	key := string(t.buf)
-	n := names{handler: key[t.hs:t.he], callback: key[t.cs:]}
-	d.intern[key] = n
-	return n
-}
-
 // OpenDispatches appends to evs a source.Dispatch for each main-thread Looper message that has
 // been open (Dispatching read, Finished not yet) for at least minAgeNs at log time nowNs, once
 // per message: while it runs the app draws nothing, and a screen can say FROZEN and name it
@@ -315,9 +306,8 @@ func (d *Decoder) OpenDispatches(evs []source.Event, nowNs, minAgeNs int64) []so
 			continue
 		}
 		t.announced = true
-		n := d.names(t)
-		evs = append(evs, &source.Dispatch{Pid: pid, Tid: tid, Thread: "main", Handler: n.handler,
-			Callback: n.callback, What: t.what, StartNs: t.startNs})
+		evs = append(evs, &source.Dispatch{Pid: pid, Tid: tid, Thread: "main", Handler: d.names.handler(t.buf[t.hs:t.he]),
+			Callback: d.names.callback(t.buf[t.cs:]), What: t.what, StartNs: t.startNs})
 	}
 	return evs
 }

@@ -209,7 +209,7 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			st.set(source.StateDisconnected, source.LevelWarn, "logcat: "+err.Error()+"; retrying")
+			st.set(source.StateDisconnected, source.LevelWarn, source.RetryText("logcat", err, s.opts.MaxBackoff))
 			if err := wait(); err != nil {
 				return err
 			}

@@ -247,3 +247,27 @@ func TestLiveSilentRejection(t *testing.T) {
 		t.Errorf("third call %q", got)
 	}
 }
+
+// TestLiveAnnouncesWithoutTickLag: a main-thread Dispatching line followed by silence (the app
+// is stuck) is announced as a Dispatch once it has been open 100 ms by the host clock — not
+// held back by the Ticks' lag (here an hour: before, the freeze was named only after the lag).
+func TestLiveAnnouncesWithoutTickLag(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	fs := &fakeStreamer{step: func(int, []string) (io.ReadCloser, error) { return pr, nil }}
+	src := NewLive(fs, LiveOptions{Pid: func(context.Context) (int, error) { return 7, nil }, FlushEvery: 10 * time.Millisecond})
+	src.(*liveSource).tickLag = time.Hour
+	wait, stop := liveRun(t, src)
+	defer stop()
+	go io.WriteString(pw, "  100.000000     7     7 D Looper  : >>>>> Dispatching to "+hTarget+": 1\n")
+	seen := wait("the open dispatch announced", func(ev source.Event) bool { _, ok := ev.(*source.Dispatch); return ok })
+	d := seen[len(seen)-1].(*source.Dispatch)
+	if d.StartNs != 100e9 || d.Tid != 7 || d.What != 1 {
+		t.Errorf("dispatch %+v", d)
+	}
+	for _, ev := range seen {
+		if tk, ok := ev.(*source.Tick); ok && tk.NowNs > 100e9 {
+			t.Errorf("a Tick past the last line despite the hour of lag: %d", tk.NowNs)
+		}
+	}
+}

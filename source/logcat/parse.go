@@ -120,61 +120,6 @@ func (p *Parser) Parse(b []byte, l *Line) bool {
 	return true
 }
 
-// parseThreadtime is the fast path for the commonest layout, plain threadtime
-// "MM-DD HH:MM:SS.mmm[uuu[nnn]]  pid  tid L tag     : msg". It reports false (leaving l to the
-// general parser) for anything else.
-func parseThreadtime(b []byte, l *Line) bool {
-	if len(b) < 21 || b[2] != '-' || b[5] != ' ' || b[14] != '.' || !isDigit(b[0]) || !isDigit(b[1]) || !isDigit(b[3]) || !isDigit(b[4]) || !isDigit(b[6]) || !isDigit(b[7]) ||
-		b[8] != ':' || !isDigit(b[9]) || !isDigit(b[10]) || b[11] != ':' || !isDigit(b[12]) || !isDigit(b[13]) {
-		return false
-	}
-	n := len(b)
-	i := 15
-	for i < n && isDigit(b[i]) {
-		i++
-	}
-	tsEnd := i
-	for i < n && b[i] == ' ' {
-		i++
-	}
-	s, pid := i, 0
-	for i < n && isDigit(b[i]) && i-s < 10 {
-		pid = pid*10 + int(b[i]-'0')
-		i++
-	}
-	if i == s || i >= n || b[i] != ' ' {
-		return false
-	}
-	for i < n && b[i] == ' ' {
-		i++
-	}
-	s, tid := i, 0
-	for i < n && isDigit(b[i]) && i-s < 10 {
-		tid = tid*10 + int(b[i]-'0')
-		i++
-	}
-	if i == s || i+3 >= n || b[i] != ' ' || !isLevel(b[i+1]) || b[i+2] != ' ' {
-		return false
-	}
-	lvl := b[i+1]
-	i += 3
-	k := i
-	for {
-		j := bytes.IndexByte(b[k:], ':')
-		if j < 0 {
-			return false
-		}
-		k += j
-		if k+1 == n || b[k+1] == ' ' {
-			break
-		}
-		k++
-	}
-	m := min(k+2, n)
-	*l = Line{Pid: pid, Tid: tid, Level: lvl, Tag: trimRight(b[i:k]), Msg: b[m:], ts: b[:tsEnd], tsKind: tsMonthDay}
-	return true
-}
-
 // scanTS recognises a timestamp starting at b[i] (leading spaces allowed for seconds.frac) and
 // returns its kind, its first byte and the index just past it.
 func scanTS(b []byte, i int) (kind tsKind, start, end int) {

@@ -142,3 +142,40 @@ func TestYearRollover(t *testing.T) {
 		t.Errorf("step back %d", times[2]-times[1])
 	}
 }
+
+// TestField5: the word-at-a-time reader of threadtime's five-byte id fields agrees with a plain
+// reading (spaces, then one or more digits) on every pattern of the bytes that matter.
+func TestField5(t *testing.T) {
+	alphabet := []byte{' ', '0', '1', '9', '/', ':', '(', ')', '!', 'a', 0x10, 0xB0, '\t'}
+	f := make([]byte, 5)
+	var walk func(i int)
+	walk = func(i int) {
+		if i == 5 {
+			want, wantOK := 0, true
+			j := 0
+			for j < 5 && f[j] == ' ' {
+				j++
+			}
+			if j == 5 {
+				wantOK = false
+			}
+			for ; j < 5; j++ {
+				if f[j] < '0' || f[j] > '9' {
+					wantOK = false
+					break
+				}
+				want = want*10 + int(f[j]-'0')
+			}
+			got, ok := field5(f)
+			if ok != wantOK || (ok && got != want) {
+				t.Fatalf("field5(%q) = %d, %v; want %d, %v", f, got, ok, want, wantOK)
+			}
+			return
+		}
+		for _, c := range alphabet {
+			f[i] = c
+			walk(i + 1)
+		}
+	}
+	walk(0)
+}

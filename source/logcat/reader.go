@@ -139,16 +139,8 @@ func (p *pump) feed(chunk []byte) {
 		p.carry = p.carry[:0]
 		chunk = chunk[i+1:]
 	}
-	var last []byte
-	for {
-		i := bytes.IndexByte(chunk, '\n')
-		if i < 0 {
-			break
-		}
-		last = chunk[:i]
-		p.d.Line(last)
-		chunk = chunk[i+1:]
-	}
+	end, last := p.d.Block(chunk)
+	chunk = chunk[end:]
 	if last != nil {
 		p.lastLine = append(p.lastLine[:0], last...)
 	}
@@ -180,16 +172,20 @@ func (p *pump) flush(ctx context.Context) error {
 	}
 	batch := p.d.Events()
 	now := p.d.NowNs()
+	host := now // the newest line time plus the host time since it arrived, without the Ticks' lag
 	if now > p.lastTick {
 		p.advancedAt = time.Now()
 	} else if p.extrapolate && now > 0 && !p.advancedAt.IsZero() {
-		if e := time.Since(p.advancedAt) - p.lag; e > 0 {
+		since := time.Since(p.advancedAt)
+		host += int64(since)
+		if e := since - p.lag; e > 0 {
 			now += int64(e)
 		}
 	}
 	if p.extrapolate {
-		// live: a main-thread message open this long is announced before its Finished line
-		batch = p.d.OpenDispatches(batch, now, openDispatchAfterNs)
+		// live: a main-thread message open this long is announced before its Finished line —
+		// measured without the Ticks' lag, else a freeze would be named a second late
+		batch = p.d.OpenDispatches(batch, host, openDispatchAfterNs)
 	}
 	if p.raw && len(p.rawBuf) > 0 {
 		batch = append(batch, &source.Raw{AtNs: now, Stream: "logcat", Text: p.rawBuf})

@@ -96,7 +96,14 @@ func TestFromReaderEncodingsAndChunks(t *testing.T) {
 		le = append(le, byte(c), byte(c>>8))
 		be = append(be, byte(c>>8), byte(c))
 	}
+	// Binary junk in a message: NUL bytes inside lines (every other byte of one, as in a
+	// UTF-16 head) are text, not an encoding, and no line loses its timestamp.
+	nul := strings.Replace(sampleLog, "Start proc", "Start\x00p\x00r\x00o\x00c\x00 \x00a\x00p\x00p\x00 \x00x\x00y\x00z\x00", 1)
+	nul = strings.Replace(nul, "tail line", "tail\x00\x00\x00line", 1)
 	for name, r := range map[string]io.Reader{
+		"utf-16le no bom":    bytes.NewReader(le[2:]),
+		"utf-16be no bom":    bytes.NewReader(be[2:]),
+		"nul bytes in lines": strings.NewReader(nul),
 		"one byte at a time": iotest.OneByteReader(strings.NewReader(sampleLog)),
 		"utf-16le bom crlf":  bytes.NewReader(le),
 		"utf-16be bom crlf":  iotest.HalfReader(bytes.NewReader(be)),
@@ -105,6 +112,11 @@ func TestFromReaderEncodingsAndChunks(t *testing.T) {
 		got, _ := collect(t, FromReader(r, Options{}))
 		if summary(got) != summary(ref) {
 			t.Errorf("%s:\n got %s\nwant %s", name, summary(got), summary(ref))
+		}
+		for _, ev := range got {
+			if n, ok := ev.(*source.Notice); ok && n.Text == UntimedNotice {
+				t.Errorf("%s: %q", name, n.Text)
+			}
 		}
 	}
 }

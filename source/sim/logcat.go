@@ -52,6 +52,11 @@ type LogcatOptions struct {
 	NoisePerSecond float64
 	// NoiseSeed seeds the noise lines.
 	NoiseSeed int64
+	// Announced carries, from one call to the next, the start times of messages whose
+	// Dispatching line a Dispatch event already wrote (live logcat prints it when the message
+	// starts, the Finished line when it ends): their Message writes only the Finished line.
+	// nil: every Message writes both lines.
+	Announced map[int64]bool
 }
 
 type logLine struct {
@@ -65,8 +70,10 @@ type logLine struct {
 // "<<<<< Finished to Handler (<class>) {<hash>} <callback>" at EndNs, level D, tag Looper, on the
 // message's pid/tid), each Skipped as Choreographer's "Skipped N frames!  The application may be
 // doing too much work on its main thread." (level I), plus optional noise. The handler's identity
-// hash is derived from its class (FNV), so it is stable. Lines are in timestamp order (stable
-// sort: equal times keep event order). Other events are ignored.
+// hash is derived from its class (FNV), so it is stable. With opts.Announced set, a Dispatch
+// writes its message's Dispatching line (live logcat prints it when the message starts) and the
+// Message later writes only its Finished line. Lines are in timestamp order (stable sort: equal
+// times keep event order). Other events are ignored.
 func RenderLogcat(w io.Writer, evs []source.Event, f LogFormat, opts LogcatOptions) error {
 	if opts.WallBase.IsZero() {
 		opts.WallBase = DefaultWallBase
@@ -85,25 +92,44 @@ func RenderLogcat(w io.Writer, evs []source.Event, f LogFormat, opts LogcatOptio
 			hi = t
 		}
 	}
+	ids := func(pid, tid int) (int, int) {
+		if pid == 0 {
+			pid = opts.Pid
+		}
+		if tid == 0 {
+			tid = pid
+		}
+		return pid, tid
+	}
+	targetOf := func(handler, callback string) string {
+		h, ok := hashes[handler]
+		if !ok {
+			h = fnvHex(handler)
+			hashes[handler] = h
+		}
+		return "Handler (" + handler + ") {" + h + "} " + callback
+	}
 	for _, ev := range evs {
 		switch ev := ev.(type) {
-		case *source.Message:
-			pid, tid := ev.Pid, ev.Tid
-			if pid == 0 {
-				pid = opts.Pid
+		case *source.Dispatch:
+			if opts.Announced == nil {
+				continue
 			}
-			if tid == 0 {
-				tid = pid
-			}
-			h, ok := hashes[ev.Handler]
-			if !ok {
-				h = fnvHex(ev.Handler)
-				hashes[ev.Handler] = h
-			}
-			target := "Handler (" + ev.Handler + ") {" + h + "} " + ev.Callback
+			pid, tid := ids(ev.Pid, ev.Tid)
+			opts.Announced[ev.StartNs] = true
 			lines = append(lines, logLine{ev.StartNs, format(f, opts, ev.StartNs, pid, tid, 'D', "Looper",
-				">>>>> Dispatching to "+target+": "+strconv.Itoa(ev.What))})
+				">>>>> Dispatching to "+targetOf(ev.Handler, ev.Callback)+": "+strconv.Itoa(ev.What))})
 			span(ev.StartNs)
+		case *source.Message:
+			pid, tid := ids(ev.Pid, ev.Tid)
+			target := targetOf(ev.Handler, ev.Callback)
+			if opts.Announced[ev.StartNs] {
+				delete(opts.Announced, ev.StartNs)
+			} else {
+				lines = append(lines, logLine{ev.StartNs, format(f, opts, ev.StartNs, pid, tid, 'D', "Looper",
+					">>>>> Dispatching to "+target+": "+strconv.Itoa(ev.What))})
+				span(ev.StartNs)
+			}
 			if ev.EndNs > 0 {
 				lines = append(lines, logLine{ev.EndNs, format(f, opts, ev.EndNs, pid, tid, 'D', "Looper",
 					"<<<<< Finished to "+target)})

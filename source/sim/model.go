@@ -56,6 +56,10 @@ const (
 	whatExecuteTransation = 159
 
 	skipWarningFrames = 30 // debug.choreographer.skipwarning
+
+	// announceAfter: a main-thread message still running this long after it started is sent
+	// as a source.Dispatch at that moment (the logcat live source's threshold too).
+	announceAfter = 100 * ms
 )
 
 type msgKind uint8
@@ -292,6 +296,13 @@ func (e *engine) run(m *qmsg, s int64) {
 	case kMessage:
 		end := s + m.dur
 		e.mainFree = end
+		if m.dur > announceAfter {
+			// the simulator knows its main thread: a long message is announced while it runs,
+			// as logcat's live source announces an open Dispatching line, so the screen says
+			// FROZEN and names it instead of calling the silence idle
+			e.emit(s+announceAfter, &source.Dispatch{Pid: e.pid, Tid: e.pid, Thread: "main",
+				Handler: m.handler, Callback: m.callback, What: m.what, StartNs: s})
+		}
 		e.emit(end, &source.Message{Pid: e.pid, Tid: e.pid, Thread: "main", Handler: m.handler,
 			Callback: m.callback, What: m.what, StartNs: s, EndNs: end})
 		if m.fn != nil {

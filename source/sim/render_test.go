@@ -447,3 +447,35 @@ func TestGfxinfoWhileRunning(t *testing.T) {
 		t.Fatal("no frames")
 	}
 }
+
+// TestRenderLogcatAnnounced: rendered batch by batch as a live stream, with the Dispatch events
+// the simulator sends for long messages, the Dispatching line of a long message comes in the
+// batch of its Dispatch (while it runs) and the whole text is the text of one call without
+// them.
+func TestRenderLogcatAnnounced(t *testing.T) {
+	batches, _ := collect(t, Config{Scenario: "frozen", Hz: 60, Seed: 5, Duration: 20 * time.Second})
+	var whole, live bytes.Buffer
+	if err := RenderLogcat(&whole, flatten(batches), FormatMonotonic, LogcatOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	announced := map[int64]bool{}
+	early := 0
+	for _, b := range batches {
+		var part bytes.Buffer
+		if err := RenderLogcat(&part, b, FormatMonotonic, LogcatOptions{Announced: announced}); err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range b {
+			if d, ok := ev.(*source.Dispatch); ok && strings.Contains(part.String(), ">>>>> Dispatching") && !strings.Contains(part.String(), "<<<<< Finished to Handler ("+d.Handler) {
+				early++
+			}
+		}
+		live.Write(part.Bytes())
+	}
+	if live.String() != whole.String() {
+		t.Errorf("the live rendering differs from the whole one (%d vs %d bytes)", live.Len(), whole.Len())
+	}
+	if early == 0 || len(announced) > 1 {
+		t.Errorf("%d long messages announced before they finished; %d still open", early, len(announced))
+	}
+}

@@ -9,8 +9,10 @@
 //
 // Events are sent in the order they became observable in virtual time, their emission time:
 // a Frame at its DoneNs (frame complete), a Message at its EndNs (the Finished line), a Tick at
-// its NowNs, a Notice at its AtNs, and a Skipped just before the vsync Message whose late doFrame
-// logged it (its AtNs is the doFrame start, inside that message). Emission times never decrease
+// its NowNs, a Notice at its AtNs, a Dispatch 100 ms after its StartNs (only main-thread
+// messages that run longer than that: the message is still running, as logcat's live source
+// announces an open Dispatching line), and a Skipped just before the vsync Message whose late
+// doFrame logged it (its AtNs is the doFrame start, inside that message). Emission times never decrease
 // across the stream; ties keep the order the model produced them (a vsync message before its
 // frames, a frame or message before a Tick of the same time). Because the main thread runs one
 // message at a time, logcat text rendered batch by batch (RenderLogcat) stays in time order. So a Frame's

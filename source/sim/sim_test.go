@@ -59,6 +59,8 @@ func emitTime(ev source.Event) int64 {
 		return ev.EndNs
 	case *source.Skipped:
 		return -1 // sent with its vsync message: checked there
+	case *source.Dispatch:
+		return ev.StartNs + announceAfter
 	}
 	return ev.At()
 }
@@ -589,5 +591,48 @@ func BenchmarkSim120Hz60s(b *testing.B) {
 		if n := <-done; n < 5000 {
 			b.Fatalf("only %d events", n)
 		}
+	}
+}
+
+// TestLongMessagesAnnounced: every main-thread message longer than 100 ms is announced by a
+// Dispatch (same start, same names) 100 ms after it started, before its Message and only once;
+// shorter ones never are. The frozen scenario's freezes (0.8–2.5 s) are among them.
+func TestLongMessagesAnnounced(t *testing.T) {
+	batches, _ := collect(t, Config{Scenario: "frozen", Hz: 60, Seed: 5, Duration: 40 * time.Second})
+	open := map[int64]*source.Dispatch{}
+	long := 0
+	var lastStart int64
+	for _, ev := range flatten(batches) {
+		switch ev := ev.(type) {
+		case *source.Dispatch:
+			if open[ev.StartNs] != nil || ev.Tid != ev.Pid || ev.Thread != "main" {
+				t.Fatalf("dispatch %+v announced twice or not on the main thread", ev)
+			}
+			open[ev.StartNs] = ev
+		case *source.Message:
+			d := open[ev.StartNs]
+			delete(open, ev.StartNs)
+			lastStart = ev.StartNs
+			if ev.EndNs-ev.StartNs <= announceAfter {
+				if d != nil {
+					t.Fatalf("a %d ms message was announced", (ev.EndNs-ev.StartNs)/ms)
+				}
+				continue
+			}
+			if d == nil || d.Handler != ev.Handler || d.Callback != ev.Callback || d.What != ev.What {
+				t.Fatalf("message %+v: announced as %+v", ev, d)
+			}
+			if ev.EndNs-ev.StartNs >= 800*ms {
+				long++
+			}
+		}
+	}
+	for _, d := range open { // only the message still running when the run ended
+		if len(open) > 1 || d.StartNs < lastStart {
+			t.Fatalf("%d announced messages never finished, one at %d before the last message at %d", len(open), d.StartNs, lastStart)
+		}
+	}
+	if long < 3 {
+		t.Fatalf("%d messages of 800 ms or more, want ≥ 3", long)
 	}
 }

@@ -145,7 +145,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 			if !disconnected {
 				disconnected = true
 				r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelErr,
-					State: source.StateDisconnected, Text: "surfaceflinger: " + err.Error() + " (retrying)"})
+					State: source.StateDisconnected, Text: source.RetryText("surfaceflinger", err, backoffMax)})
 			}
 			if e := send(ctx, out, r.flush()); e != nil {
 				return e

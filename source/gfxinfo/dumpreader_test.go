@@ -1,0 +1,112 @@
+package gfxinfo
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"testing/iotest"
+)
+
+// dumps reads every dump from r with next (whole dumps as buffer slices where it can), or
+// with byLine only (the line-by-line cut: the reference).
+func dumps(t *testing.T, r io.Reader, lineOnly bool) ([]string, *dumpReader) {
+	t.Helper()
+	d := newDumpReader(r)
+	var out []string
+	for {
+		var c []byte
+		var err error
+		if lineOnly {
+			c, err = d.byLine()
+		} else {
+			c, err = d.next()
+		}
+		if err == io.EOF {
+			return out, d
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(c))
+	}
+}
+
+// FuzzDumpReader: cutting whole dumps out of the buffer gives exactly the dumps the line-by-
+// line cut gives, whatever the input and however the reader hands it out.
+func FuzzDumpReader(f *testing.F) {
+	var two []byte
+	two = synthDump(two, 17, 5000, 42, "com.a", []synthWin{{title: "com.a/A", rows: 3, start: 1e9, period: 16_666_667, total: 3}})
+	two = append(two, "  "...)
+	two = synthDump(two, 23, 6000, 42, "com.a", []synthWin{{title: "com.a/A", rows: 3, start: 2e9, period: 16_666_667, total: 6}})
+	f.Add(two, false)
+	f.Add(two, true)
+	f.Add([]byte("junk\n\nApplications Graphics Acceleration Info:\nUptime: 1\n x Applications Graphics Acceleration Info:\n\t\tApplications Graphics Acceleration Info:\r\n"), true)
+	f.Add([]byte("\xef\xbb\xbfApplications Graphics Acceleration Info:\nUptime: 1 Realtime: 2"), false)
+	f.Add(toUTF16(two[:300], false), true)
+	f.Add([]byte("\n \n\t\nApplications Graphics Acceleration Info:"), false)
+	f.Fuzz(func(t *testing.T, data []byte, oneByte bool) {
+		rd := func() io.Reader {
+			if oneByte {
+				return iotest.OneByteReader(bytes.NewReader(data))
+			}
+			return bytes.NewReader(data)
+		}
+		got, dg := dumps(t, rd(), false)
+		want, dw := dumps(t, rd(), true)
+		if len(got) != len(want) {
+			t.Fatalf("%d dumps, the line-by-line cut gives %d:\n%q\n%q", len(got), len(want), got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("dump %d:\n%q\nline by line:\n%q", i, got[i], want[i])
+			}
+		}
+		if dg.read != dw.read || dg.longLines != dw.longLines {
+			t.Errorf("read %d, %d long lines; line by line %d, %d", dg.read, dg.longLines, dw.read, dw.longLines)
+		}
+	})
+}
+
+// TestDumpReaderLongDumps: dumps over maxLine (cut line by line) between ordinary ones (cut
+// whole), a line over maxLine (skipped, counted) and a stretch over maxDump: both cuts agree,
+// however the reader hands the input out.
+func TestDumpReaderLongDumps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 40 MB of input")
+	}
+	small := synthDump(nil, 17, 5000, 42, "com.a", []synthWin{{title: "com.a/A", rows: 3, start: 1e9, period: 16_666_667, total: 3}})
+	var in []byte
+	in = append(in, small...)
+	in = append(in, small...)
+	for i := 0; i < 3000; i++ { // 1.5 MB of ordinary lines inside one dump
+		in = append(in, bytes.Repeat([]byte{'x'}, 499)...)
+		in = append(in, '\n')
+	}
+	in = append(in, small...)
+	in = append(in, bytes.Repeat([]byte{'y'}, maxLine+10)...) // too long: skipped
+	in = append(in, "\nafter the long line\n"...)
+	in = append(in, small...)
+	line := append(bytes.Repeat([]byte{'z'}, 1<<19), '\n')
+	for len(in) < maxDump+4<<20 { // one dump over maxDump: cut at maxDump
+		in = append(in, line...)
+	}
+	in = append(in, small...)
+	for _, rd := range []func() io.Reader{
+		func() io.Reader { return bytes.NewReader(in) },
+		func() io.Reader { return iotest.HalfReader(bytes.NewReader(in)) },
+	} {
+		got, dg := dumps(t, rd(), false)
+		want, dw := dumps(t, rd(), true)
+		if len(got) != len(want) || len(got) < 6 {
+			t.Fatalf("%d dumps, the line-by-line cut gives %d", len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("dump %d differs (%d and %d bytes)", i, len(got[i]), len(want[i]))
+			}
+		}
+		if dg.read != dw.read || dg.longLines != 1 || dw.longLines != 1 {
+			t.Errorf("read %d, %d long lines; line by line %d, %d", dg.read, dg.longLines, dw.read, dw.longLines)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package gfxinfo
+
+// slotTable maps a frame identity (a vsync id, an IntendedVsync, a FrameCompleted) to its slot
+// in a winState's ring. It replaces a Go map on the hottest path of a capture's dedupe (every
+// row is looked up, every new frame added and an old one forgotten): the ring holds at most
+// keep frames, so a fixed open-addressing table twice that size, probed linearly and emptied
+// by backward shifts (no tombstones), never fills and never allocates after it is made.
+type slotTable struct {
+	keys [tableSize]int64
+	vals [tableSize]int32 // slot+1; 0 marks an empty entry
+}
+
+// tableSize is a power of two over twice keep, so probes stay short.
+const tableSize = 512
+
+func init() {
+	if tableSize < 2*keep || tableSize&(tableSize-1) != 0 {
+		panic("gfxinfo: slotTable too small for the ring")
+	}
+}
+
+func home(k int64) int { return int(uint64(k) * 0x9E3779B97F4A7C15 >> (64 - 9)) }
+
+// find returns k's entry index, or -1.
+func (t *slotTable) find(k int64) int {
+	for i := home(k); ; i = (i + 1) & (tableSize - 1) {
+		if t.vals[i] == 0 {
+			return -1
+		}
+		if t.keys[i] == k {
+			return i
+		}
+	}
+}
+
+// get returns k's slot (0 when absent, as a Go map's zero value) and whether k is present.
+func (t *slotTable) get(k int64) (int32, bool) {
+	if i := t.find(k); i >= 0 {
+		return t.vals[i] - 1, true
+	}
+	return 0, false
+}
+
+func (t *slotTable) has(k int64) bool { return t.find(k) >= 0 }
+
+// set maps k to slot.
+func (t *slotTable) set(k int64, slot int32) {
+	i := home(k)
+	for t.vals[i] != 0 && t.keys[i] != k {
+		i = (i + 1) & (tableSize - 1)
+	}
+	t.keys[i], t.vals[i] = k, slot+1
+}
+
+// del removes k, moving later entries of its probe run back so every key stays reachable.
+func (t *slotTable) del(k int64) {
+	i := t.find(k)
+	if i < 0 {
+		return
+	}
+	for {
+		t.vals[i] = 0
+		j := i
+		for {
+			j = (j + 1) & (tableSize - 1)
+			if t.vals[j] == 0 {
+				return
+			}
+			h := home(t.keys[j])
+			// The entry at j may fill the hole at i unless its home lies cyclically in (i, j].
+			if (i < j && i < h && h <= j) || (i > j && (h > i || h <= j)) {
+				continue
+			}
+			t.keys[i], t.vals[i] = t.keys[j], t.vals[j]
+			i = j
+			break
+		}
+	}
+}
+
+// len counts the entries (for tests of the memory bound).
+func (t *slotTable) len() int {
+	n := 0
+	for _, v := range t.vals {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,92 @@
+package logcat
+
+import (
+	"bytes"
+	"unsafe"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// nameCache turns the handler and callback text of a Looper message into strings without a
+// heap allocation per message. Real logs print an identity hash for each object
+// ("Handler (android.view.Choreographer$FrameHandler) {8e2b5c1}", "…$1@3f6a0e") that differs
+// from message to message, so a cache keyed by the whole target text missed on every pair:
+// handlers are interned by their class (the hash is not part of Message.Handler), callbacks
+// without a hash are interned, and a callback that ends in "@<hash>" (kept in Message.Callback,
+// as printed) is copied into a shared arena. The maps are bounded (cleared when full), so
+// millions of distinct names cost a map insert each, not memory.
+type nameCache struct {
+	handlers  map[string]string
+	callbacks map[string]string
+	arena     []byte // append-only: the strings made from it alias it
+	msgs      []source.Message
+}
+
+const (
+	maxInterned = 8192
+	arenaSize   = 32 << 10
+	msgSlab     = 64
+)
+
+func newNameCache() nameCache {
+	return nameCache{handlers: make(map[string]string), callbacks: make(map[string]string)}
+}
+
+// handler returns b (a handler class, or a whole handler text) as an interned string.
+func (c *nameCache) handler(b []byte) string { return c.intern(c.handlers, b) }
+
+// callback returns b (a callback as printed) as a string.
+func (c *nameCache) callback(b []byte) string {
+	if i := bytes.LastIndexByte(b, '@'); i >= 0 && i+1 < len(b) && isHexBytes(b[i+1:]) {
+		return c.copy(b)
+	}
+	return c.intern(c.callbacks, b)
+}
+
+func (c *nameCache) intern(m map[string]string, b []byte) string {
+	if s, ok := m[string(b)]; ok {
+		return s
+	}
+	if len(m) >= maxInterned {
+		clear(m)
+	}
+	s := c.copy(b)
+	m[s] = s
+	return s
+}
+
+// copy returns b as a string carved from the arena (one allocation per arenaSize bytes of names).
+func (c *nameCache) copy(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaSize/8 {
+		return string(b)
+	}
+	if cap(c.arena)-len(c.arena) < len(b) {
+		c.arena = make([]byte, 0, arenaSize)
+	}
+	s := len(c.arena)
+	c.arena = append(c.arena, b...)
+	// The arena is only appended to, never rewritten: the bytes behind s stay immutable.
+	return unsafe.String(&c.arena[s], len(b))
+}
+
+// message returns a zeroed Message from a slab (one allocation per msgSlab messages).
+func (c *nameCache) message() *source.Message {
+	if len(c.msgs) == 0 {
+		c.msgs = make([]source.Message, msgSlab)
+	}
+	m := &c.msgs[0]
+	c.msgs = c.msgs[1:]
+	return m
+}
+
+func isHexBytes(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return len(b) > 0
+}

@@ -37,6 +37,12 @@ type ClockAligner struct {
 	// refined at most every alignLocalEveryNs and searched globally every alignSearchEveryNs,
 	// not on every batch — the global search is the costly part of a live gfxinfo+logcat run.
 	lastLocal, lastSearch int64
+	tried                 bool // an estimate was attempted (lastLocal is set)
+	// scratch for search, kept between searches (32 768 candidates: 1 MB of garbage each time
+	// otherwise)
+	cands, merged []int64
+	counts        []int32
+	starts        []int32
 }
 
 const (
@@ -89,12 +95,14 @@ func (a *ClockAligner) Offset() (ns int64, ok bool) {
 		return a.est, a.ok
 	}
 	now := a.frames[len(a.frames)-1]
-	if a.ok && now-a.lastLocal < alignLocalEveryNs {
+	if a.tried && now-a.lastLocal < alignLocalEveryNs && now >= a.lastLocal {
+		// also before a first estimate: a stream that stays ambiguous (periodic frames) would
+		// otherwise run a global search every 8 events
 		return a.est, a.ok
 	}
 	a.estimate(now)
 	a.dirty = 0
-	a.lastLocal = now
+	a.lastLocal, a.tried = now, true
 	return a.est, a.ok
 }
 
@@ -201,31 +209,22 @@ func (a *ClockAligner) estimate(now int64) {
 // search finds the densest cluster of message − frame differences among recent messages. With
 // a current estimate, a cluster elsewhere must also beat the estimate's own count.
 func (a *ClockAligner) search() (int64, bool) {
-	msgs := a.msgs
-	if len(msgs) > alignSearchMsg {
-		msgs = msgs[len(msgs)-alignSearchMsg:]
-	}
-	cands := make([]int64, 0, len(msgs)*len(a.frames))
-	for _, m := range msgs {
-		for _, f := range a.frames {
-			cands = append(cands, m-f)
-		}
-	}
-	slices.Sort(cands)
+	cands := a.candidates()
 	w := a.tol()
 	// Densest window, and the densest window that does not overlap it.
 	type win struct{ i, n int }
 	var best win
 	j := 0
-	counts := make([]int, len(cands)) // the window ending at i starts at starts[i]
-	starts := make([]int, len(cands))
+	a.counts = slices.Grow(a.counts[:0], len(cands))[:len(cands)] // the window ending at i starts at starts[i]
+	a.starts = slices.Grow(a.starts[:0], len(cands))[:len(cands)]
+	counts, starts := a.counts, a.starts
 	for i := range cands {
 		for cands[i]-cands[j] > w {
 			j++
 		}
-		counts[i], starts[i] = i-j+1, j
-		if counts[i] > best.n {
-			best = win{j, counts[i]}
+		counts[i], starts[i] = int32(i-j+1), int32(j)
+		if int(counts[i]) > best.n {
+			best = win{j, int(counts[i])}
 		}
 	}
 	if best.n < a.minMatches() {
@@ -235,8 +234,8 @@ func (a *ClockAligner) search() (int64, bool) {
 	second := 0
 	for i := range cands {
 		if cands[i] < lo-w/2 || cands[starts[i]] > hi+w/2 {
-			if counts[i] > second {
-				second = counts[i]
+			if int(counts[i]) > second {
+				second = int(counts[i])
 			}
 		}
 	}
@@ -244,4 +243,50 @@ func (a *ClockAligner) search() (int64, bool) {
 		return 0, false // ambiguous: periodic frames with nothing to tell the offsets apart
 	}
 	return cands[best.i+best.n/2], true
+}
+
+// candidates returns every difference between one of the last alignSearchMsg messages and one
+// of the frames, in ascending order. Both rings are sorted, so each message's differences are
+// already in order (frames from the newest): the runs are merged pairwise, not sorted.
+func (a *ClockAligner) candidates() []int64 {
+	msgs := a.msgs
+	if len(msgs) > alignSearchMsg {
+		msgs = msgs[len(msgs)-alignSearchMsg:]
+	}
+	nf := len(a.frames)
+	n := len(msgs) * nf
+	a.cands = slices.Grow(a.cands[:0], n)[:n]
+	a.merged = slices.Grow(a.merged[:0], n)[:n]
+	src, dst := a.cands, a.merged
+	for i, m := range msgs {
+		row := src[i*nf : (i+1)*nf]
+		for j, f := range a.frames {
+			row[nf-1-j] = m - f
+		}
+	}
+	for run := nf; run < n; run *= 2 {
+		for lo := 0; lo < n; lo += 2 * run {
+			mid, hi := min(lo+run, n), min(lo+2*run, n)
+			mergeRuns(dst[lo:hi], src[lo:mid], src[mid:hi])
+		}
+		src, dst = dst, src
+	}
+	return src
+}
+
+// mergeRuns merges the ascending runs x and y into out (len(x)+len(y) long).
+func mergeRuns(out, x, y []int64) {
+	i, j, k := 0, 0, 0
+	for i < len(x) && j < len(y) {
+		if y[j] < x[i] {
+			out[k] = y[j]
+			j++
+		} else {
+			out[k] = x[i]
+			i++
+		}
+		k++
+	}
+	k += copy(out[k:], x[i:])
+	copy(out[k:], y[j:])
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/fpstop/fpstop/source"
@@ -128,5 +129,33 @@ func TestClockAlignerIgnores(t *testing.T) {
 	a.ObserveFrame(&source.Frame{VsyncNs: 9, Flags: source.FlagSkippedFrame})
 	if len(a.msgs) != 0 || len(a.frames) != 0 {
 		t.Fatalf("kept %d messages, %d frames", len(a.msgs), len(a.frames))
+	}
+}
+
+// TestClockAlignerCandidatesInOrder: the merged runs are every message − frame difference in
+// ascending order, as a sort of all of them gives, for rings of any length.
+func TestClockAlignerCandidatesInOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, sizes := range [][2]int{{1, 1}, {3, 5}, {64, 512}, {100, 37}, {17, 512}} {
+		a := NewClockAligner()
+		for i := 0; i < sizes[0]; i++ {
+			a.ObserveMessage(&source.Message{Handler: "android.view.Choreographer$FrameHandler", StartNs: 1 + r.Int63n(1e10)})
+		}
+		for i := 0; i < sizes[1]; i++ {
+			a.ObserveFrame(&source.Frame{VsyncNs: 1 + r.Int63n(1e10)})
+		}
+		var want []int64
+		msgs := a.msgs[max(0, len(a.msgs)-alignSearchMsg):]
+		for _, m := range msgs {
+			for _, f := range a.frames {
+				want = append(want, m-f)
+			}
+		}
+		slices.Sort(want)
+		for round := 0; round < 2; round++ { // the second time on the kept scratch
+			if got := a.candidates(); !slices.Equal(got, want) {
+				t.Fatalf("%v, round %d: %d candidates not in order (want %d)", sizes, round, len(got), len(want))
+			}
+		}
 	}
 }

@@ -67,6 +67,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		})
 	}
 	s.Worst = p.worstFrames()
+	s.History, s.HistoryDropped = p.hist.view(), p.hist.dropped
 	s.Layers = p.layerReports(true)
 	s.LayerChoices = p.layerChoicesSnapshot()
 	s.LooperHint = p.hasLogcat() && p.msgs.paired+p.msgs.unpaired == 0 && p.endNs-p.originNs > 5e9

@@ -85,6 +85,10 @@ type Config struct {
 	RecentLen int
 	// DefaultHz is the refresh rate assumed when nothing says (default 60, with a warning).
 	DefaultHz float64
+	// HistoryLen is how many frames Snapshot.History keeps at most (default 2^19: 72 min at
+	// 120 Hz, 20 MB); past it the older half is let go. Negative: no history (a run without a
+	// screen draws no timeline, and 25 MB arrays would double its peak memory).
+	HistoryLen int
 }
 
 func (c Config) withDefaults() Config {
@@ -99,6 +103,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RecentLen <= 0 {
 		c.RecentLen = 512
+	}
+	if c.HistoryLen >= 0 && c.HistoryLen <= 1 {
+		c.HistoryLen = 1 << 19
 	}
 	if c.DefaultHz <= 0 {
 		c.DefaultHz = 60

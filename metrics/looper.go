@@ -102,6 +102,7 @@ type looperStream struct {
 	base    []int64 // prompt dispatch times ≥ 20 ms apart: long baselines for T
 
 	prompt     []int64 // ring of prompt dispatch times
+	offs       [looperPromptRing]int64
 	promptNext int
 	anchor     int64 // a tick of the grid
 	spread     int64 // how far the earliest prompt dispatches fall before the grid's ticks
@@ -385,7 +386,7 @@ func (s *looperStream) recomputeAnchor() {
 		newest = s.prompt[(s.promptNext+looperPromptRing-1)%looperPromptRing]
 	}
 	T := s.T
-	offs := make([]int64, 0, len(s.prompt))
+	offs := s.offs[:0] // the stream's scratch: this runs on every prompt frame
 	for _, p := range s.prompt {
 		d := lfMod(p-newest+T/2, T) - T/2
 		offs = append(offs, d)

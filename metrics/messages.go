@@ -36,6 +36,12 @@ type sigStats struct {
 	lastNs  int64
 	worst   []Occurrence // by ms, descending, at most worstPerSig
 	hist    *[durBuckets]uint32
+	idx     int // position in messageTable.least
+}
+
+// lessSevere orders signatures for eviction: the smaller max first, then the fewer occurrences.
+func lessSevere(a, b *sigStats) bool {
+	return a.maxMs < b.maxMs || (a.maxMs == b.maxMs && a.count < b.count)
 }
 
 func durBucket(ms float64) int {
@@ -108,7 +114,11 @@ type msgRecord struct {
 
 // messageTable tracks signatures (bounded), a ring of recent messages, and counters.
 type messageTable struct {
-	sigs     map[sigKey]*sigStats
+	sigs map[sigKey]*sigStats
+	// least is a min-heap of the signatures by severity (lessSevere): its root is the eviction
+	// victim, found without scanning the table (millions of distinct handlers each asked for
+	// one; a scan of the 1 000 signatures per message made such logs 10–20× slower).
+	least    []*sigStats
 	evicted  int64
 	paired   int64
 	unpaired int64
@@ -133,6 +143,9 @@ func newMessageTable() *messageTable {
 func NormalizeCallback(cb string) string {
 	if i := strings.LastIndexByte(cb, '@'); i > 0 && isHex(cb[i+1:]) {
 		cb = cb[:i]
+	}
+	if !strings.Contains(cb, "Lambda") { // every marker below contains it: one scan for most callbacks
+		return cb
 	}
 	for _, marker := range []string{"$$ExternalSyntheticLambda", "$$Lambda$", "$Lambda$"} {
 		if i := strings.Index(cb, marker); i >= 0 {
@@ -177,6 +190,7 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 	key := sigKey{handler: m.Handler, callback: NormalizeCallback(m.Callback), what: m.What}
 	if s := t.signature(key, ms); s != nil {
 		s.add(ms, float64(m.StartNs-originNs)/1e6, m.StartNs)
+		t.down(s.idx) // its max and count only grow
 	}
 	r := &t.ring[t.rhead]
 	*r = msgRecord{startNs: m.StartNs, endNs: m.EndNs, handler: m.Handler, callback: m.Callback, what: m.What}
@@ -192,29 +206,74 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 	if s := t.sigs[key]; s != nil {
 		return s
 	}
+	var hist *[durBuckets]uint32
 	if len(t.sigs) >= maxSignatures {
-		t.evictFor(ms)
-		if len(t.sigs) >= maxSignatures {
-			t.evicted++
+		victim := t.least[0]
+		t.evicted++
+		if victim.maxMs >= ms {
 			return nil
 		}
+		delete(t.sigs, victim.key)
+		t.pop()
+		hist = victim.hist // reused: 3 KB per signature would be garbage per distinct message
+		if hist != nil {
+			clear(hist[:])
+		}
 	}
-	s := &sigStats{key: key}
+	// The table outlives the messages: its own copies of the names, so that a kept signature
+	// does not pin the buffer a source carved them from (the logcat decoder's 32 KB arenas).
+	key.handler, key.callback = strings.Clone(key.handler), strings.Clone(key.callback)
+	s := &sigStats{key: key, hist: hist, idx: len(t.least)}
 	t.sigs[key] = s
+	t.least = append(t.least, s)
+	t.up(s.idx)
 	return s
 }
 
-// evictFor drops the least severe signature (smallest max) when a new one of ms would be worse.
-func (t *messageTable) evictFor(ms float64) {
-	var victim *sigStats
-	for _, s := range t.sigs {
-		if victim == nil || s.maxMs < victim.maxMs || (s.maxMs == victim.maxMs && s.count < victim.count) {
-			victim = s
-		}
+// pop removes the heap's root.
+func (t *messageTable) pop() {
+	n := len(t.least) - 1
+	t.swap(0, n)
+	t.least[n] = nil
+	t.least = t.least[:n]
+	if n > 0 {
+		t.down(0)
 	}
-	if victim != nil && victim.maxMs < ms {
-		delete(t.sigs, victim.key)
-		t.evicted++
+}
+
+func (t *messageTable) swap(i, j int) {
+	h := t.least
+	h[i], h[j] = h[j], h[i]
+	h[i].idx, h[j].idx = i, j
+}
+
+func (t *messageTable) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !lessSevere(t.least[i], t.least[p]) {
+			return
+		}
+		t.swap(i, p)
+		i = p
+	}
+}
+
+func (t *messageTable) down(i int) {
+	h := t.least
+	n := len(h)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && lessSevere(h[c+1], h[c]) {
+			c++
+		}
+		if !lessSevere(h[c], h[i]) {
+			return
+		}
+		t.swap(i, c)
+		i = c
 	}
 }
 

@@ -48,6 +48,11 @@ type worstItem struct {
 	dropped              int64
 	msgs                 []FrameMessage
 	attributed           bool
+	// the message ring (its count of timed messages) and the clock shift of the last attempt:
+	// an unattributed frame is looked up again only when one of them changed, not on every
+	// snapshot (a scan of 8 192 messages per worst frame, four times a second)
+	triedTimed, triedShift int64
+	tried                  bool
 }
 
 // warnTable keeps distinct warnings in order of first appearance, with repeat counts.
@@ -115,6 +120,7 @@ type Pipeline struct {
 	rlen   int
 
 	worst []worstItem
+	hist  history
 
 	warn       warnTable
 	framesLost int64
@@ -126,9 +132,12 @@ type Pipeline struct {
 
 	// frame-interval learning when neither rows nor the device say (modal spacing of vsyncs,
 	// 0.1 ms buckets from 4 to 44 ms)
-	spacing      [400]int32
-	spacingSum   [400]int64
-	spacingN     int
+	spacing    [400]int32
+	spacingSum [400]int64
+	spacingN   int
+	// spacingBest is the fullest bucket (the lowest of equals), -1 before any: kept as
+	// buckets fill, so learning T does not scan the 400 buckets.
+	spacingBest  int
 	learnedT     int64
 	assumedWarn  bool
 	thresholdsHz int64
@@ -198,7 +207,7 @@ func (p *Pipeline) Reset() {
 	p.msgs = newMessageTable()
 	p.recent = make([]recentFrame, p.cfg.RecentLen)
 	p.rhead, p.rlen = 0, 0
-	p.worst = nil
+	p.worst, p.hist = nil, newHistory(p.cfg.HistoryLen)
 	p.warn = warnTable{}
 	p.framesLost, p.lostKnown = 0, false
 	p.procTotals, p.windowLost = map[int]int64{}, map[int]int64{}
@@ -206,7 +215,7 @@ func (p *Pipeline) Reset() {
 	p.main = mainState{seesMain: p.main.seesMain}
 	p.spacing = [400]int32{}
 	p.spacingSum = [400]int64{}
-	p.spacingN, p.learnedT = 0, 0
+	p.spacingN, p.learnedT, p.spacingBest = 0, 0, -1
 	p.seq++
 }
 
@@ -364,6 +373,9 @@ func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
 			p.spacing[b]++
 			p.spacingSum[b] += d
 			p.spacingN++
+			if c, best := p.spacing[b], p.spacingBest; best < 0 || c > p.spacing[best] || c == p.spacing[best] && int(b) < best {
+				p.spacingBest = int(b)
+			}
 			if p.spacingN%16 == 0 || p.learnedT == 0 && p.spacingN >= 8 {
 				p.learnT()
 			}
@@ -386,13 +398,7 @@ func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
 }
 
 func (p *Pipeline) learnT() {
-	best := -1
-	for i, c := range p.spacing {
-		if c > 0 && (best < 0 || c > p.spacing[best]) {
-			best = i
-		}
-	}
-	if best >= 0 && p.spacing[best] >= 4 {
+	if best := p.spacingBest; best >= 0 && p.spacing[best] >= 4 {
 		p.learnedT = p.spacingSum[best] / int64(p.spacing[best])
 	}
 }
@@ -477,6 +483,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 		// Worst frames are for finding the message behind a stutter: a frame drawn before
 		// the session started has none to find (logcat and the clock start with the session).
 		p.considerWorst(w.name, f, cost, ff.dropped)
+		p.hist.add(FrameMark{Window: w.name, VsyncNs: f.VsyncNs, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
 	}
 	if p.onFrame != nil {
 		p.onFrame(ClassifiedFrame{Frame: *f, IntervalNs: t, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
@@ -519,37 +526,6 @@ func mainEnd(f *source.Frame) int64 {
 	return f.DoneNs
 }
 
-func (p *Pipeline) considerWorst(window string, f *source.Frame, cost, dropped int64) {
-	if len(p.worst) == worstKeep && cost <= p.worst[len(p.worst)-1].cost {
-		return
-	}
-	it := worstItem{window: window, vsync: f.VsyncNs, mainEnd: mainEnd(f), cost: cost, dropped: dropped}
-	p.attribute(&it)
-	i := sort.Search(len(p.worst), func(i int) bool { return p.worst[i].cost < cost })
-	p.worst = append(p.worst, worstItem{})
-	copy(p.worst[i+1:], p.worst[i:])
-	p.worst[i] = it
-	if len(p.worst) > worstKeep {
-		p.worst = p.worst[:worstKeep]
-	}
-}
-
-// attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd].
-func (p *Pipeline) attribute(it *worstItem) {
-	if p.msgs.rlen == 0 {
-		return
-	}
-	shift, ok := p.msgShift()
-	if !ok {
-		return
-	}
-	msgs := p.msgs.overlapping(it.vsync, it.mainEnd, shift)
-	if len(msgs) > 0 {
-		it.msgs = msgs
-		it.attributed = true
-	}
-}
-
 // msgShift is what to add to a message time to put it on the frame clock: 0 when both come
 // from one clock, minus the estimated logcat offset for gfxinfo+logcat (ok false until known).
 func (p *Pipeline) msgShift() (int64, bool) {
@@ -575,6 +551,11 @@ func (p *Pipeline) setupSources() {
 }
 
 func (p *Pipeline) addMessage(m *source.Message) {
+	if m.StartNs < 0 || (m.EndNs != 0 && (m.EndNs < m.StartNs || m.EndNs-m.StartNs > maxMessageNs)) {
+		// One flipped byte in a recording made a 3.5-day message (and a 3.5-day session).
+		p.warn.add("messages with impossible timestamps ignored")
+		return
+	}
 	shift, ok := p.msgShift()
 	if p.aligner != nil {
 		p.aligner.ObserveMessage(m)
@@ -600,6 +581,10 @@ func (p *Pipeline) addMessage(m *source.Message) {
 		}
 	}
 }
+
+// maxMessageNs is the longest main-thread message taken as real: a message of a day is damage
+// (Android kills an app whose main thread does not answer input for 5 s).
+const maxMessageNs = 24 * 3600 * 1e9
 
 // addPoll turns "Total frames rendered" deltas into frames_lost: per window, the counter's
 // growth less the rows not seen before; per process (Process set), the same over all its windows,

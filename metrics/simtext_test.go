@@ -103,10 +103,13 @@ func TestGfxinfoTextEqualsTruth(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Only a popup, removed between two polls (the simulator can be a batch ahead of
-			// the poll: up to 0.3 s of its frames), can take rows the polls never saw.
+			// Only a popup, removed between two polls, can take rows the polls never saw: the
+			// simulator runs a batch (100 ms) ahead of the poll, and a popup's last frames are
+			// still in the pipeline when it goes. With GOMAXPROCS=1 the goroutine schedule lets
+			// it lose up to 0.32 s of frames (38 of 136 at 120 Hz, 28 at 90 Hz, -cpu 1 -count 60);
+			// 0.3 s failed 1 run in 10 there. 0.4 s (four batches) bounds it.
 			for w, n := range all.Windows {
-				if lost := n - ref.Windows[w]; lost > 0 && (!strings.HasPrefix(w, "PopupWindow:") || float64(lost) > 0.3*c.hz) {
+				if lost := n - ref.Windows[w]; lost > 0 && (!strings.HasPrefix(w, "PopupWindow:") || float64(lost) > 0.4*c.hz) {
 					t.Errorf("the polls missed %d of the %d frames of %s", lost, n, w)
 				}
 			}

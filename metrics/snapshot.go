@@ -105,11 +105,16 @@ type Snapshot struct {
 	// current refresh rate (Matrix's 60 Hz counts scaled, DESIGN §4).
 	DropThresholds [4]int64
 
-	Totals    Totals
-	Series    []SlicePoint // whole-run FPS series, oldest first
-	Recent    []FramePoint // newest last, at most RecentLen
-	Histogram []HistogramBucket
-	Windows   []WindowSnapshot // by frames, descending
+	Totals Totals
+	Series []SlicePoint // whole-run FPS series, oldest first
+	Recent []FramePoint // newest last, at most RecentLen
+	// History is every frame of the run, oldest first, at most Config.HistoryLen (shared with
+	// the pipeline, which never writes inside it: do not modify); HistoryDropped counts the
+	// older frames let go to stay within that.
+	History        []FrameMark
+	HistoryDropped int64
+	Histogram      []HistogramBucket
+	Windows        []WindowSnapshot // by frames, descending
 	// Layers are the SurfaceFlinger layers, the measured one (Session.Layer) first.
 	Layers []LayerReport
 	// LayerChoices are the app's SurfaceFlinger layers with live rates, for the layer picker.

@@ -122,3 +122,15 @@ func shortName(handler, callback string) string {
 	}
 	return n
 }
+
+// ResetSource is Reset for a new source (another phone or app picked on screen): besides the
+// statistics it forgets the refresh rate, the session and its state, so the new device's rate
+// is not "a change" of the old one's and the old device's state and text do not linger.
+func (p *Pipeline) ResetSource() {
+	p.Reset()
+	p.refreshHz = 0
+	p.session, p.hasSession = source.Session{}, false
+	p.state, p.stateText = "", ""
+	p.main = mainState{}
+	p.looper, p.aligner = nil, nil // set up again for the new session's source
+}

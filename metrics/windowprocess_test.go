@@ -54,3 +54,35 @@ func TestRealWindowsKeepTheirProcess(t *testing.T) {
 		t.Errorf("%d of the %d windows checked were reported", seen, len(want))
 	}
 }
+
+// TestRestartedAppFramesBeforeFirstPoll (issue 13 item 5): an app restarted during the session
+// whose new process's first dump says "Total frames rendered: 339" with 120 rows: the 219 it
+// drew before fpstop's first poll of it are frames_lost. The source marks such a process with a
+// Poll at counter 0 before its first (gfxinfo's TestProcessRestartChargesFramesBeforeFirstPoll);
+// an app already running at the start has no such Poll, and no lost history.
+func TestRestartedAppFramesBeforeFirstPoll(t *testing.T) {
+	for _, restarted := range []bool{true, false} {
+		p := metrics.NewPipeline(metrics.Config{})
+		p.Add(&source.Session{Source: source.KindGfxinfo, CostBasis: source.CostFrame, RefreshHz: 60, Pid: 200})
+		const T = 16_666_667
+		at := int64(20e9)
+		if restarted {
+			p.Add(&source.Poll{AtNs: at, Window: "w", Pid: 200})
+			p.Add(&source.Poll{AtNs: at, Pid: 200, Process: true})
+		}
+		for i := int64(0); i < 120; i++ {
+			v := at - (120-i)*T
+			p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 8e6, IntervalNs: T, VsyncID: 500 + i})
+		}
+		p.Add(&source.Poll{AtNs: at, Window: "w", Pid: 200, TotalFrames: 339, Rows: 120, NewRows: 120})
+		p.Add(&source.Poll{AtNs: at, Pid: 200, Process: true, TotalFrames: 339, Rows: 120, NewRows: 120})
+		r := p.Report(metrics.ReportMeta{Version: "test"})
+		want := int64(0)
+		if restarted {
+			want = 219
+		}
+		if r.FramesLost == nil || *r.FramesLost != want {
+			t.Errorf("restarted %v: frames_lost %v, want %d", restarted, r.FramesLost, want)
+		}
+	}
+}

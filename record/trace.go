@@ -55,6 +55,13 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 		return err
 	}
 	tw := &traceWriter{bw: bufio.NewWriterSize(w, 256<<10), tracks: map[string]*track{}}
+	if opts.Perfetto {
+		name := h.Package
+		if name == "" {
+			name = "app"
+		}
+		tw.proto = newProtoSink(tw.bw, name)
+	}
 	// One pipeline gives both the frames, classified exactly as the report counts them
 	// (Looper-derived frames included), and the FPS series for the counters.
 	cfg := opts.Config
@@ -66,7 +73,9 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 		}
 	})
 	sc := newSeriesCollector(p, cfg)
-	tw.bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
+	if tw.proto == nil {
+		tw.bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
+	}
 	r, err := readBatchesWhile(path, func(evs []source.Event) bool {
 		if !win.resolved {
 			start := firstTime(evs)
@@ -104,6 +113,9 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 	tw.meta("process_name", 0, name)
 	tw.metaInt("process_sort_index", 0, 0)
 	tw.counters(kept)
+	if tw.proto != nil {
+		return tw.bw.Flush()
+	}
 	tw.bw.WriteString("\n],\"otherData\":")
 	other, _ := json.Marshal(map[string]any{"recording": path, "source": r.Header.Source,
 		"package": r.Header.Package, "fpstop_version": r.Header.FpstopVersion, "device": r.Header.Device})
@@ -114,6 +126,7 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 
 type traceWriter struct {
 	bw     *bufio.Writer
+	proto  *protoSink // Perfetto's protobuf format instead of JSON (TraceOptions.Perfetto)
 	n      int
 	buf    []byte
 	tracks map[string]*track
@@ -213,6 +226,12 @@ func appendUs(b []byte, ns int64) []byte {
 }
 
 func (tw *traceWriter) meta(name string, tid int, value string) {
+	if tw.proto != nil {
+		if name == "thread_name" {
+			tw.proto.thread(tid, value)
+		}
+		return // (the process is described when the trace starts)
+	}
 	tw.begin()
 	tw.buf = append(tw.buf, `{"ph":"M","pid":1,"tid":`...)
 	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
@@ -225,6 +244,9 @@ func (tw *traceWriter) meta(name string, tid int, value string) {
 }
 
 func (tw *traceWriter) metaInt(name string, tid int, v int) {
+	if tw.proto != nil {
+		return // Perfetto orders tracks itself
+	}
 	tw.begin()
 	tw.buf = append(tw.buf, `{"ph":"M","pid":1,"tid":`...)
 	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
@@ -240,6 +262,10 @@ func (tw *traceWriter) metaInt(name string, tid int, v int) {
 func (tw *traceWriter) slice(tid int, cat, name string, start, dur int64, args string) {
 	if dur < 0 {
 		dur = 0
+	}
+	if tw.proto != nil {
+		tw.proto.slice(tid, cat, name, start, dur, args)
+		return
 	}
 	tw.begin()
 	tw.buf = append(tw.buf, `{"ph":"X","pid":1,"tid":`...)
@@ -260,6 +286,10 @@ func (tw *traceWriter) slice(tid int, cat, name string, start, dur int64, args s
 
 // instant writes an instant event with scope "t" (thread) or "p" (process).
 func (tw *traceWriter) instant(tid int, scope, cat, name string, at int64, args string) {
+	if tw.proto != nil {
+		tw.proto.instant(tid, scope, cat, name, at, args)
+		return
+	}
 	tw.begin()
 	tw.buf = append(tw.buf, `{"ph":"i","s":"`...)
 	tw.buf = append(tw.buf, scope...)
@@ -278,6 +308,10 @@ func (tw *traceWriter) instant(tid int, scope, cat, name string, at int64, args 
 }
 
 func (tw *traceWriter) counter(name string, at int64, key string, v float64) {
+	if tw.proto != nil {
+		tw.proto.counter(name, at, v)
+		return
+	}
 	tw.begin()
 	tw.buf = append(tw.buf, `{"ph":"C","pid":1,"tid":0,"name":`...)
 	tw.buf = appendStr(tw.buf, name)

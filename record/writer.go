@@ -214,6 +214,14 @@ func (w *Writer) report() error {
 // Path is the recording's file name.
 func (w *Writer) Path() string { return w.path }
 
+// Written is what the recording holds so far: event lines, frame lines among them, and the
+// device time they span — for the one-line summary shown when it is saved.
+func (w *Writer) Written() (events, frames int64, span time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.end.Events, w.end.Counts[source.LineFrame], time.Duration(max(0, w.end.LastNs-w.end.FirstNs))
+}
+
 // Write appends events to the recording: each as one line (source.AppendLine), *source.Raw to
 // the raw file when Options.Raw (dropped otherwise). It flushes when a second has passed since
 // the last flush. It can be used as a metrics.Runner tap. After Close, or once a write error has

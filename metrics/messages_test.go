@@ -1,0 +1,111 @@
+package metrics
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// refTable is the signature table's rule written the slow way: when full, the signature with the
+// smallest max (then the fewest occurrences) is found by a scan and evicted for a worse message.
+type refTable struct {
+	max     map[string]float64
+	count   map[string]int64
+	evicted int64
+}
+
+func (r *refTable) add(name string, ms float64) {
+	if _, ok := r.max[name]; !ok {
+		if len(r.max) >= maxSignatures {
+			victim, found := "", false
+			for n, m := range r.max {
+				if !found || m < r.max[victim] || (m == r.max[victim] && r.count[n] < r.count[victim]) {
+					victim, found = n, true
+				}
+			}
+			r.evicted++
+			if r.max[victim] >= ms {
+				return
+			}
+			delete(r.max, victim)
+			delete(r.count, victim)
+		}
+		r.max[name] = 0
+	}
+	r.count[name]++
+	r.max[name] = max(r.max[name], ms)
+}
+
+// TestSignatureEviction: the heap-ordered table keeps the same signatures, counts and evictions
+// as a scan for the least severe one would, with many more distinct handlers than places and
+// with recurring ones (durations all different, so that the victim is never a tie).
+func TestSignatureEviction(t *testing.T) {
+	for _, distinct := range []int{50, 1500, 20000} {
+		t.Run(fmt.Sprint(distinct), func(t *testing.T) {
+			r := rand.New(rand.NewSource(int64(distinct)))
+			tab := newMessageTable()
+			ref := &refTable{max: map[string]float64{}, count: map[string]int64{}}
+			used := map[int64]bool{}
+			for i := 0; i < 30000; i++ {
+				name := fmt.Sprintf("com.example.H%d", r.Intn(distinct))
+				var us int64
+				for us == 0 || used[us] {
+					us = 1 + r.Int63n(2_000_000)
+				}
+				used[us] = true
+				tab.add(&source.Message{Handler: name, Callback: "null", StartNs: 1e9, EndNs: 1e9 + us*1000}, 0)
+				ref.add(name, float64(us)/1000)
+			}
+			if len(tab.sigs) != len(ref.max) || tab.evicted != ref.evicted {
+				t.Fatalf("%d signatures, %d evicted; the scan keeps %d, evicts %d", len(tab.sigs), tab.evicted, len(ref.max), ref.evicted)
+			}
+			for k, s := range tab.sigs {
+				if m, ok := ref.max[k.handler]; !ok || m != s.maxMs || ref.count[k.handler] != s.count {
+					t.Fatalf("%s: max %v count %d; the scan has %v %d (kept %v)", k.handler, s.maxMs, s.count, m, ref.count[k.handler], ok)
+				}
+			}
+			for i, s := range tab.least {
+				if s.idx != i || (i > 0 && lessSevere(s, tab.least[(i-1)/2])) {
+					t.Fatalf("heap order broken at %d", i)
+				}
+			}
+		})
+	}
+}
+
+// TestImpossibleMessageIgnored: a message whose timestamps cannot be (one flipped byte in a
+// recording made one 3.5 days long; an end before its start; a negative start) is ignored with
+// a warning, as frames with impossible timestamps are: it is neither the worst slow message nor
+// does it stretch the session.
+func TestImpossibleMessageIgnored(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindLogcat, CostBasis: source.CostMainThread})
+	good := &source.Message{Pid: 1, Tid: 1, Handler: "android.view.Choreographer$FrameHandler", Callback: "null", StartNs: 10e9, EndNs: 10e9 + 40e6}
+	p.Add(good)
+	for _, m := range []source.Message{
+		{StartNs: 11e9, EndNs: 11e9 + 302_400e9}, // 3.5 days
+		{StartNs: 12e9, EndNs: 11e9},
+		{StartNs: -5, EndNs: 13e9},
+	} {
+		m.Pid, m.Tid, m.Handler, m.Callback = 1, 1, "android.app.ActivityThread$H", "null"
+		p.Add(&m)
+	}
+	p.Add(&source.Tick{NowNs: 14e9})
+	r := p.Report(ReportMeta{Version: "test"})
+	if r.Messages.Paired != 1 || float64(r.DurationS) > 10 {
+		t.Errorf("%d messages over %v s, want 1 and the session's 4 s", r.Messages.Paired, r.DurationS)
+	}
+	if len(r.SlowMessages) == 0 || r.SlowMessages[0].Handler != good.Handler {
+		t.Errorf("slow messages %+v", r.SlowMessages)
+	}
+	found := false
+	for _, w := range r.Warnings {
+		found = found || strings.HasPrefix(w, "messages with impossible timestamps ignored")
+	}
+	if !found {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}

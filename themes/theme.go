@@ -98,6 +98,9 @@ type Theme struct {
 	Paused      Color // the PAUSED badge
 	Idle        Color // idle slices and the idle state
 	Badge       Color // text of badges (SIMULATOR, PAUSED, REC) drawn on a coloured background
+	// Canvas is painted behind the whole dashboard when the theme's background side is not the
+	// terminal's (light on a dark terminal): its text stays readable.
+	Canvas Color
 }
 
 // colorField names one colour of a theme for user theme files.
@@ -125,6 +128,7 @@ func fields() []colorField {
 		{"paused", func(t *Theme) *Color { return &t.Paused }},
 		{"idle", func(t *Theme) *Color { return &t.Idle }},
 		{"badge", func(t *Theme) *Color { return &t.Badge }},
+		{"canvas", func(t *Theme) *Color { return &t.Canvas }},
 	}
 	for i, n := range DropLevelNames {
 		i := i
@@ -221,6 +225,29 @@ func Names() []string {
 // All returns the built-in themes in cycling order.
 func All() []Theme { return builtins() }
 
+// Fitting lists the built-in themes that suit a terminal background: auto themes and those
+// made for it (`light` is unreadable on a dark terminal, `dark` on a light one).
+func Fitting(darkBackground bool) []Theme {
+	var out []Theme
+	for _, t := range builtins() {
+		if t.Fits(darkBackground) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Fits reports whether t suits a terminal with a dark (true) or light background.
+func (t Theme) Fits(darkBackground bool) bool {
+	switch t.Background {
+	case BackgroundDark:
+		return darkBackground
+	case BackgroundLight:
+		return !darkBackground
+	}
+	return true
+}
+
 // Get returns the built-in theme called name ("" is the default).
 func Get(name string) (Theme, error) {
 	if name == "" {
@@ -257,7 +284,7 @@ func palette() Theme {
 			{Dark: "#FF5F87", Light: "#A40E26"},
 		},
 		GraphLine: Color{Dark: "#5FAFFF", Light: "#0969DA"},
-		Budget:    Color{Dark: "#FF87D7", Light: "#BF3989"},
+		Budget:    Color{Dark: "#D0D0D0", Light: "#57606A"}, // neutral: no colour of the lateness scale
 		Phase: [NumPhases]Color{
 			{Dark: "#00AFAF", Light: "#007A7A"}, // input
 			{Dark: "#AF87FF", Light: "#6639BA"}, // animation
@@ -272,6 +299,7 @@ func palette() Theme {
 		Paused:      Color{Dark: "#FFAF00", Light: "#9A6700"},
 		Idle:        Color{Dark: "#8A8A8A", Light: "#6E7781"},
 		Badge:       Color{Dark: "#101010", Light: "#FFFFFF"},
+		Canvas:      Color{Dark: "#1C1C1C", Light: "#FFFFFF"},
 	}
 }
 
@@ -322,6 +350,7 @@ func highContrastTheme() Theme {
 		Paused:      Color{Dark: "#FFFF00", Light: "#7A5C00"},
 		Idle:        Color{Dark: "#C0C0C0", Light: "#404040"},
 		Badge:       Color{Dark: "#000000", Light: "#FFFFFF"},
+		Canvas:      Color{Dark: "#000000", Light: "#FFFFFF"},
 	}
 }
 
@@ -363,5 +392,6 @@ func colorblindTheme() Theme {
 		Paused:      Color{Dark: "#E69F00", Light: "#B07800"},
 		Idle:        Color{Dark: "#8C8C8C", Light: "#6A6A6A"},
 		Badge:       Color{Dark: "#000000", Light: "#FFFFFF"},
+		Canvas:      Color{Dark: "#1C1C1C", Light: "#FFFFFF"},
 	}
 }

@@ -170,7 +170,7 @@ func TestValidate(t *testing.T) {
 
 func TestColorKeysCoverEveryColour(t *testing.T) {
 	keys := ColorKeys()
-	if len(keys) != 16+5+NumPhases {
+	if len(keys) != 17+5+NumPhases {
 		t.Fatalf("%d colour keys", len(keys))
 	}
 	// Every key reaches a distinct field: zero the theme through the keys and it must fail
@@ -305,10 +305,69 @@ func TestSetupColor(t *testing.T) {
 }
 
 func TestReset(t *testing.T) {
+	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
+	lipgloss.SetColorProfile(termenv.Ascii)
 	if r := (&Styles{Mono: true}).Reset(); r != "" {
-		t.Errorf("mono reset %q, want none", r)
+		t.Errorf("reset without escape codes %q, want none", r)
 	}
+	// Without colour on a terminal, attributes are drawn: they must be reset too.
+	lipgloss.SetColorProfile(termenv.ANSI)
+	if r := (&Styles{Mono: true}).Reset(); r != "\x1b[0m" {
+		t.Errorf("mono reset %q, want SGR 0", r)
+	}
+	lipgloss.SetColorProfile(termenv.TrueColor)
 	if r := (&Styles{}).Reset(); r != "\x1b[0m" {
 		t.Errorf("reset %q, want SGR 0", r)
+	}
+}
+
+// TestSetupKeepsAttributes: NO_COLOR on a terminal draws bold and reverse, no colour; off a
+// terminal nothing.
+func TestSetupKeepsAttributes(t *testing.T) {
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	defer attrsOnly.Store(false)
+	noColor := func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	}
+	if _, err := Setup(ColorAuto, noColor, termenv.Ascii, true); err != nil {
+		t.Fatal(err)
+	}
+	st := NewStyles(darkTheme(), true)
+	if !st.Mono {
+		t.Fatalf("NO_COLOR on a terminal: styles are not mono")
+	}
+	if got := st.Selected.Render("x"); got != "\x1b[1;7mx\x1b[0m" {
+		t.Fatalf("NO_COLOR selection = %q, want bold reverse and no colour", got)
+	}
+	if got := st.Good.Render("x"); got != "x" {
+		t.Fatalf("NO_COLOR good = %q, want plain", got)
+	}
+	if _, err := Setup(ColorAuto, noColor, termenv.Ascii, false); err != nil {
+		t.Fatal(err)
+	}
+	st = NewStyles(darkTheme(), true)
+	if got := st.Selected.Render("x"); got != "x" {
+		t.Fatalf("NO_COLOR off a terminal: selection = %q, want plain text", got)
+	}
+}
+
+// TestFitting: `t` never cycles into a theme made for the other background.
+func TestFitting(t *testing.T) {
+	for _, dark := range []bool{true, false} {
+		var names []string
+		for _, th := range Fitting(dark) {
+			names = append(names, th.Name)
+		}
+		got := strings.Join(names, ",")
+		want := "dark,high-contrast,colorblind"
+		if !dark {
+			want = "light,high-contrast,colorblind"
+		}
+		if got != want {
+			t.Errorf("dark background %v: themes %s, want %s", dark, got, want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
 	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
@@ -87,7 +88,7 @@ func TestWindowFilterCycles(t *testing.T) {
 	}
 	m = update(t, m, keyMsg("w"), keyMsg("w"))
 	v := m.View()
-	if !strings.Contains(v, "FPS · PopupWindow") || !strings.Contains(v, "fps 52.4 wall 12.2") {
+	if !strings.Contains(v, "FPS · PopupWindow") || !strings.Contains(v, "run 52.4 fps rendering, 12.2 wall") {
 		t.Fatalf("popup filter not applied to the FPS panel:\n%s", v)
 	}
 	// The worst-frames list shows only the popup's frame.
@@ -167,15 +168,28 @@ func TestHelpListsReplayKeys(t *testing.T) {
 	}
 }
 
+// TestThemeCycles: t cycles the themes that suit the terminal's background only: never into
+// `light` on a dark terminal, never into `dark` on a light one.
 func TestThemeCycles(t *testing.T) {
-	m := dashboard(t, testOpts(), 120, 40, fixture.Live(1))
-	m = run(t, m, keyMsg("t"))
-	if m.st.Theme.Name != "light" || !strings.Contains(m.View(), "theme: light") {
-		t.Fatalf("t did not switch to the light theme (%s)", m.st.Theme.Name)
-	}
-	m = update(t, m, keyMsg("t"), keyMsg("t"), keyMsg("t"))
-	if m.st.Theme.Name != "dark" {
-		t.Fatalf("themes did not cycle back to dark (%s)", m.st.Theme.Name)
+	for _, c := range []struct {
+		light bool
+		want  []string
+	}{
+		{false, []string{"high-contrast", "colorblind", "dark"}},
+		{true, []string{"high-contrast", "colorblind", "light"}},
+	} {
+		o := testOpts()
+		o.LightBackground = c.light
+		if c.light {
+			o.Theme, _ = themes.Get("light")
+		}
+		m := dashboard(t, o, 120, 40, fixture.Live(1))
+		for _, want := range c.want {
+			m = run(t, m, keyMsg("t"))
+			if m.st.Theme.Name != want || !strings.Contains(m.View(), "theme: "+want) {
+				t.Fatalf("light background %v: t switched to %s, want %s", c.light, m.st.Theme.Name, want)
+			}
+		}
 	}
 }
 

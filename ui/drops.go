@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/charmbracelet/lipgloss"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -75,9 +76,10 @@ func (m dropsModel) render() dropsModel {
 			frac = float64(n) / float64(total)
 			pct = fmt.Sprintf("%.1f%%", frac*100)
 		}
-		line := st.DropLevel[l].Render(fit(labels[i], lw))
+		ls := levelStyle(st, l)
+		line := ls.Render(fit(labels[i], lw))
 		if bw > 0 {
-			line += st.DropLevel[l].Render(hbar(frac, bw))
+			line += ls.Render(hbar(frac, bw))
 		}
 		line += st.Text.Render(alignRight(count(n), cw)) + st.Muted.Render(alignRight(pct, pw))
 		body = append(body, line)
@@ -145,4 +147,24 @@ func (m dropsModel) labels(avail int) ([len(metrics.Levels)]string, int) {
 		return out, lw
 	}
 	return with, max(w, lw)
+}
+
+// Want is the panel's height with every line: five levels, the janky line, the lost-frames line
+// when frames were lost.
+func (m dropsModel) Want() int {
+	if m.lost > 0 {
+		return 9
+	}
+	return 8
+}
+
+// levelStyle colours a drop level on the one lateness scale (metrics.Lateness): normal is
+// late, middle and high very late, frozen frozen. Best (fewer than the NORMAL threshold of
+// refreshes dropped) holds on-time frames and frames late by a refresh or two, so it takes no
+// colour of the scale (muted).
+func levelStyle(st *themes.Styles, l metrics.Level) lipgloss.Style {
+	if l == metrics.LevelBest {
+		return st.Muted
+	}
+	return st.Late[metrics.LatenessOf(1, l)]
 }

@@ -22,7 +22,8 @@ func (m Model) helpSections() []helpSection {
 	if m.opts.Replay != nil {
 		secs = append(secs, helpSection{"Replay", m.replay.keys.FullHelp()[0]})
 	}
-	return secs
+	// The timeline's keys, as its own footer shows them (joined pairs keep the overlay short).
+	return append(secs, helpSection{"Timeline (f)", m.tl.keys.ShortHelp()})
 }
 
 // panelKeyMaps are the key maps of the panels with keys of their own, in footer order.
@@ -30,24 +31,60 @@ func (m Model) panelKeyMaps() []help.KeyMap {
 	return []help.KeyMap{m.wins.keys, m.msgs.keys, m.ft.keys}
 }
 
-// footerKeys are the footer's hints: the global keys this session offers (replay's keys in
-// place of pause, whose space plays and pauses there), the panels' keys, help last. The help
-// overlay still lists every key.
+// footerKeys are the footer's hints, most used first (the footer is cut on the right when the
+// terminal is narrow): help, quit, pause (replay's keys in its place, whose space plays and
+// pauses there), record, the panels' keys, then the rest of the global keys this session
+// offers, the panel toggles last. The help overlay still lists every key.
 func (m Model) footerKeys() []key.Binding {
-	var ks []key.Binding
 	global := m.keys.ShortHelp()
-	for _, b := range global[:len(global)-1] {
+	ks := []key.Binding{global[0]}
+	var later []key.Binding
+	for _, b := range global[1 : len(global)-1] {
 		switch {
 		case sameKeys(b, m.keys.Pause) && m.opts.Replay != nil:
 			ks = append(ks, m.replay.keys.ShortHelp()...)
-		case m.offered(b):
+		case !m.offered(b):
+		case sameKeys(b, m.keys.Quit), sameKeys(b, m.keys.Pause), sameKeys(b, m.keys.Record):
 			ks = append(ks, b)
+		default:
+			later = append(later, b)
 		}
 	}
 	for _, km := range m.panelKeyMaps() {
 		ks = append(ks, km.ShortHelp()...)
 	}
-	return append(ks, global[len(global)-1])
+	return append(append(ks, later...), global[len(global)-1])
+}
+
+// footerMode says which hints the footer shows: the open overlay's, the filter's while one is
+// typed (-1), else the dashboard's (overlayNone).
+func (m Model) footerMode() int {
+	if m.overlay == overlayNone && m.msgs.Typing() {
+		return -1
+	}
+	return int(m.overlay)
+}
+
+// overlayFooter are the footer's hints while an overlay is open: its own keys, never the
+// dashboard's (`r` refreshes the device picker, it does not record); while a filter is typed,
+// the filter's.
+func (m Model) overlayFooter() []key.Binding {
+	if m.footerMode() < 0 {
+		return m.msgs.keys.TypingHelp()
+	}
+	switch m.overlay {
+	case overlayDevices:
+		return m.devs.keys.ShortHelp()
+	case overlayApps:
+		return m.apps.keys.ShortHelp()
+	case overlayLayers:
+		return m.layers.keys.ShortHelp()
+	case overlayDetail:
+		return []key.Binding{m.msgs.keys.Close, m.msgs.keys.Up, m.msgs.keys.Down, hint(m.keys.Quit, "q", "quit")}
+	case overlayHelp:
+		return []key.Binding{hint(m.keys.Close, "esc/?", "close help"), hint(m.keys.Quit, "q", "quit")}
+	}
+	return m.footerKeys()
 }
 
 // offered reports whether the session has what a global key needs.

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -108,17 +109,23 @@ func (m fpsModel) render() fpsModel {
 		head = fpsStyle(st, cur, m.target).Bold(true).Render(num(cur, 1) + " fps")
 	}
 	t := m.totals
-	target := st.Muted.Render("target " + num(m.target, 0))
-	mma := st.Muted.Render(fmt.Sprintf("min %s avg %s max %s", num(t.MinFPS, 1), num(t.AvgFPS, 1), num(t.MaxFPS, 1)))
-	run := st.Text.Render(fmt.Sprintf("fps %s wall %s", num(t.FPS, 1), num(t.FPSWall, 1)))
-	switch one := head + "  " + target + "  " + mma; {
-	case width(one)+2+width(run) <= inner:
-		body = append(body, spread(one, run, inner))
-	case ih >= 5:
-		body = append(body, spread(head+"  "+target, run, inner), mma)
-	default:
-		body = append(body, head+"  "+mma)
+	if ok && !cp.Frozen && !cp.Idle {
+		head = st.Muted.Render("now ") + head
 	}
+	// Every number says what it is: now (this slice), the target, the run's rendering and wall
+	// rates, the per-second min/avg/max. They are packed on one line, or two when the panel
+	// is tall enough; what fits nowhere is left out rather than shown unlabelled.
+	items := []string{
+		head,
+		st.Muted.Render("target " + num(m.target, 0)),
+		st.Text.Render(fmt.Sprintf("run %s fps rendering, %s wall", num(t.FPS, 1), num(t.FPSWall, 1))),
+		st.Muted.Render(fmt.Sprintf("per second min %s avg %s max %s", num(t.MinFPS, 1), num(t.AvgFPS, 1), num(t.MaxFPS, 1))),
+	}
+	lines := 1
+	if ih >= 5 {
+		lines = 2
+	}
+	body = append(body, packLines(items, inner, lines)...)
 	// The sparkline fills the rest; an axis line when there is room.
 	sh := ih - len(body)
 	axis := sh >= 5
@@ -133,7 +140,13 @@ func (m fpsModel) render() fpsModel {
 		cols := inner - gw
 		n := min(cols, len(m.series))
 		l := st.Muted.Render(fmt.Sprintf("%*s", gw, "")) + st.Muted.Render(fmt.Sprintf("-%.0fs", float64(n)*m.sliceS))
-		body = append(body, spread(l, st.Muted.Render("now"), inner))
+		// The marks under the bars: idle seconds (nothing drawn) and frozen ones (a frame overdue).
+		marks := st.Idle.Render("·") + st.Muted.Render(" idle  ") + st.Bad.Render("┃") + st.Muted.Render(" frozen")
+		r := st.Muted.Render("now")
+		if width(l)+width(marks)+width(r)+4 <= inner {
+			l += strings.Repeat(" ", (inner-width(l)-width(marks)-width(r))/2) + marks
+		}
+		body = append(body, spread(l, r, inner))
 	}
 	right := ""
 	if m.hz > 0 {
@@ -242,4 +255,26 @@ func windowOf(s *metrics.Snapshot, name string) *metrics.WindowSnapshot {
 	return &metrics.WindowSnapshot{Name: name, Totals: metrics.Totals{
 		FPS: nan, FPSWall: nan, JankPct: nan, Low1Pct: nan, MinFPS: nan, AvgFPS: nan, MaxFPS: nan,
 	}}
+}
+
+// packLines puts items on at most n lines of w cells, in order, two spaces apart; an item that
+// fits on no line is left out (the first is always kept, cut to fit).
+func packLines(items []string, w, n int) []string {
+	out := make([]string, 0, n)
+	cur := ""
+	for i, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case width(cur)+2+width(it) <= w:
+			cur += "  " + it
+		case len(out)+1 < n && width(it) <= w:
+			out = append(out, cur)
+			cur = it
+		}
+		if i == 0 && width(cur) > w {
+			cur = fit(cur, w)
+		}
+	}
+	return append(out, cur)
 }

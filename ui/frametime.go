@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -15,19 +16,24 @@ import (
 // frameTimeKeyMap are the frame-time panel's keys.
 type frameTimeKeyMap struct {
 	Mode key.Binding
+	// Timeline opens the full-screen timeline of the whole run (timeline.go).
+	Timeline key.Binding
 }
 
 func defaultFrameTimeKeys() frameTimeKeyMap {
-	return frameTimeKeyMap{Mode: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "graph: frame time / phases"))}
+	return frameTimeKeyMap{
+		Mode:     key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "graph: frame time / phases")),
+		Timeline: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "timeline of the run (or click the graph)")),
+	}
 }
 
 // ShortHelp implements help.KeyMap.
 func (k frameTimeKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{hint(k.Mode, "g", "graph")}
+	return []key.Binding{hint(k.Mode, "g", "graph"), hint(k.Timeline, "f", "timeline")}
 }
 
 // FullHelp implements help.KeyMap.
-func (k frameTimeKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Mode}} }
+func (k frameTimeKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Mode, k.Timeline}} }
 
 // frameTimeModel is the frame-time graph: one column per recent frame, coloured by drop level,
 // with the frame-budget line; `g` switches to Profile-HWUI-style stacked phase bars when the
@@ -143,8 +149,19 @@ func (m frameTimeModel) render() frameTimeModel {
 		}
 		body = append(body, ls.Render(alignRight(label, gw-1)+"┤")+m.row.render(g.table))
 	}
-	body = append(body, fit(m.legend(g), inner))
-	m.lines = box(st, title, "", body, m.w, m.h)
+	right := ""
+	if !phases {
+		right = scaleLegend(st, m.w-width(title)-9)
+	}
+	legend := m.legend(g)
+	if head := " budget " + ms(g.budget) + " ms · "; right == "" && !phases && len(fs) > 0 {
+		// No room in the border: the scale takes the place of the frame count and the worst.
+		if sc := scaleLegend(st, inner-1-width(head)); sc != "" {
+			legend = st.Budget.Render("─") + st.Muted.Render(head) + sc
+		}
+	}
+	body = append(body, fit(legend, inner))
+	m.lines = box(st, title, right, body, m.w, m.h)
 	return m
 }
 
@@ -158,12 +175,13 @@ type ftGraph struct {
 	worst  float64 // the costliest frame shown, ms
 	top    float64 // ms at the top row
 	brow   int     // row (from top) holding the budget line
-	// Brushes: 0..4 drop levels, 5 budget, 6 clipped, 7 delay, 8.. phases; then half-block
+	// Brushes: 0..3 the lateness scale (4 unused), 5 budget, 6 clipped, 7 delay, 8.. phases; then half-block
 	// cells of two phases (lower fg, upper bg), made on first use.
 	table    []brush
 	pairBase int
 	pairs    [7 * 8]bool
 	glyph    []rune // phase glyphs (distinct shapes in mono)
+	late     []rune // full-cell glyphs of the lateness scale (distinct shapes in mono)
 }
 
 // scale sets the vertical scale: at least twice the budget, up to 8× to keep spikes visible
@@ -188,13 +206,15 @@ func (g *ftGraph) scale(phases bool) {
 
 func (g *ftGraph) brushes(st *themes.Styles) {
 	styles := make([]lipgloss.Style, 0, 16)
-	styles = append(styles, st.DropLevel[:]...)
+	styles = append(styles, st.Late[:]...)
+	styles = append(styles, st.Late[metrics.Frozen]) // index 4 unused: budget, clipped, phases follow
 	styles = append(styles, st.Budget, st.Bad, st.PhaseDelay)
 	styles = append(styles, st.Phase[:]...)
 	g.table = brushes(styles...)
 	g.pairBase = len(g.table)
 	g.table = append(g.table, make([]brush, 7*8)...)
 	g.glyph = []rune{'█', '█', '█', '█', '█', '█', '█'}
+	g.late = lateGlyphs(st)
 	if st.Mono {
 		g.glyph = []rune{'·', '▒', '▓', '█', '▚', '▞', '░'}
 	}
@@ -223,11 +243,11 @@ func (g *ftGraph) drawRow(row *cellRow, st *themes.Styles, r int) {
 		case g.phases && f.Phases != nil:
 			g.phaseCell(row, st, x, r, f.Phases, clipped)
 		default:
-			ch := '█'
+			s := int(f.Lateness())
+			ch := g.late[s]
 			if fill < 8 {
 				ch = blocks[fill-1]
 			}
-			s := int(f.Level)
 			if clipped && r == 0 {
 				ch, s = '↑', 6
 			}
@@ -281,12 +301,21 @@ func (m frameTimeModel) legend(g ftGraph) string {
 	st := m.st
 	switch {
 	case g.phases:
-		legend := ""
-		for i, n := range themes.PhaseNames {
-			if i > 0 {
-				legend += " "
+		// The grey segment under the phases is the wait between the vsync and the frame's
+		// start (input handling began late).
+		// Short names when the full ones do not fit, so every segment keeps its legend.
+		var legend string
+		for _, names := range [][7]string{
+			{"delay", "input", "animation", "layout", "draw", "sync", "gpu"},
+			{"wait", "in", "anim", "lay", "draw", "sync", "gpu"},
+		} {
+			legend = st.PhaseDelay.Render(string(g.glyph[0])) + st.Muted.Render(names[0])
+			for i := range themes.PhaseNames {
+				legend += " " + st.Phase[i].Render(string(g.glyph[i+1])) + st.Muted.Render(names[i+1])
 			}
-			legend += st.Phase[i].Render(string(g.glyph[i+1])) + st.Muted.Render(n)
+			if width(legend) <= m.w-4 {
+				break
+			}
 		}
 		return legend
 	case len(g.fs) == 0:
@@ -298,4 +327,32 @@ func (m frameTimeModel) legend(g ftGraph) string {
 		legend += st.Muted.Render(" · no phase data")
 	}
 	return legend
+}
+
+// scaleLegend explains the frame colours (metrics.Lateness: the refreshes a frame dropped
+// against its real deadline) in at most w cells: "█ on time █ late █ very late █ frozen", a
+// shorter form, or nothing when even that does not fit. Without colour the scale is told by
+// the bars' full cells (█ ▓ ▒ ░).
+func scaleLegend(st *themes.Styles, w int) string {
+	glyphs := lateGlyphs(st)
+	for _, names := range [][4]string{{" on time", " late", " very late", " frozen"}, {" ok", " late", " v.late", " frozen"},
+		{"ok", "late", "v.late", "frozen"}} {
+		var parts []string
+		for i, l := range metrics.Latenesses {
+			parts = append(parts, st.Late[l].Render(string(glyphs[l]))+st.Muted.Render(names[i]))
+		}
+		if s := strings.Join(parts, " "); width(s) <= w {
+			return s
+		}
+	}
+	return ""
+}
+
+// lateGlyphs are the full-cell glyphs of the lateness scale: one block in colour, four shades
+// without colour so the scale survives NO_COLOR.
+func lateGlyphs(st *themes.Styles) []rune {
+	if st.Mono {
+		return []rune{'█', '▓', '▒', '░'}
+	}
+	return []rune{'█', '█', '█', '█'}
 }

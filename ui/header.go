@@ -39,7 +39,10 @@ type headerModel struct {
 	replay   bool
 	rec      recState
 	now      time.Time
-	line     string
+	// seenAt is when (wall clock) the device time last moved: while disconnected the clock
+	// goes on from it and the badge says how old the numbers are
+	seenAt time.Time
+	line   string
 }
 
 func newHeader(st *themes.Styles) headerModel { return headerModel{st: st} }
@@ -56,6 +59,7 @@ type headerMsg struct {
 	rec    recState
 	now    time.Time
 	replay bool
+	seenAt time.Time
 }
 
 // Update applies snapshot data (dataMsg) and state (headerMsg).
@@ -73,7 +77,7 @@ func (m headerModel) Update(msg tea.Msg) (headerModel, tea.Cmd) {
 		}
 		return m.render(), nil
 	case headerMsg:
-		m.paused, m.rec, m.now, m.replay = msg.paused, msg.rec, msg.now, msg.replay
+		m.paused, m.rec, m.now, m.replay, m.seenAt = msg.paused, msg.rec, msg.now, msg.replay, msg.seenAt
 		return m.render(), nil
 	}
 	return m, nil
@@ -133,8 +137,10 @@ func (m headerModel) render() headerModel {
 		right = append(right, st.BadgeRec.Render(" ● REC"+el+" "))
 	}
 	right = append(right, m.stateBadge())
-	if m.spanNs > 0 {
-		right = append(right, st.Muted.Render(clock(m.spanNs/1e9)))
+	if span := m.spanNs + int64(m.staleFor()); span > 0 {
+		// disconnected, the device time stands still but the session goes on: the clock does
+		// too (the device's own time catches up with it on the resume, no jump)
+		right = append(right, st.Muted.Render(clock(span/1e9)))
 	}
 	l := strings.Join(left, sep)
 	r := strings.Join(right, " ")
@@ -176,11 +182,23 @@ func (m headerModel) stateBadge() string {
 	case source.StateWaiting:
 		return st.BadgeWarn.Render(" … WAITING ")
 	case source.StateDisconnected:
+		if d := m.staleFor(); d >= time.Second {
+			return st.BadgeBad.Render(fmt.Sprintf(" ✕ DISCONNECTED · last seen %d s ago ", int(d/time.Second)))
+		}
 		return st.BadgeBad.Render(" ✕ DISCONNECTED ")
 	case source.StateEnded:
 		return st.BadgeIdle.Render(" ■ ENDED ")
 	}
 	return st.BadgeIdle.Render(label)
+}
+
+// staleFor is how long the numbers on screen have been stale: the time since the device time
+// last moved, while disconnected (0 otherwise).
+func (m headerModel) staleFor() time.Duration {
+	if m.state != source.StateDisconnected || m.seenAt.IsZero() || m.now.Before(m.seenAt) || m.replay {
+		return 0
+	}
+	return m.now.Sub(m.seenAt)
 }
 
 // dataMsg hands the components the snapshot to show and the window filter ("" = all).

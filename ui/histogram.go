@@ -145,6 +145,9 @@ func (m histogramModel) render() histogramModel {
 		title += " · " + shortClass(m.window)
 	}
 	right := ""
+	if width(title)+8+width("frames per bucket") <= m.w {
+		right = st.Muted.Render("frames per bucket")
+	}
 	gh := ih - 1
 	if gh < 1 {
 		m.lines = box(st, title, right, nil, m.w, m.h)
@@ -170,7 +173,10 @@ func (m histogramModel) render() histogramModel {
 		top = max(top, g.n)
 		total += g.n
 	}
-	table := brushes(st.Good, st.Warn, st.Bad)
+	// Buckets hold frame times, not frames' lateness (a 20 ms frame can be on time with a
+	// 20 ms deadline): one neutral colour, so only the frame-time graph and the worst frames
+	// speak the lateness scale.
+	table := brushes(st.GraphLine)
 	var body []string
 	for r := 0; r < gh; r++ {
 		m.row.reset(inner)
@@ -184,15 +190,8 @@ func (m histogramModel) render() histogramModel {
 			if fill <= 0 {
 				continue
 			}
-			s := 0
-			switch {
-			case g.tail || float64(g.loMs) > 2*budget:
-				s = 2
-			case float64(g.loMs) > budget:
-				s = 1
-			}
 			for c := 0; c < bar; c++ {
-				m.row.set(i*cw+c, blocks[fill-1], s)
+				m.row.set(i*cw+c, blocks[fill-1], 0)
 			}
 		}
 		body = append(body, m.row.render(table))
@@ -217,16 +216,24 @@ func histAxis(gs []group, cw, w int, budget float64) string {
 		end = col + len(r)
 	}
 	put(0, fmt.Sprintf("≤%dms", gs[0].hiMs))
-	for i, g := range gs {
-		if !g.tail && float64(g.loMs) <= budget && budget <= float64(g.hiMs)+1 && i > 0 {
-			put(i*cw, fmt.Sprintf("↑%dms", g.hiMs))
-			break
-		}
-	}
 	l := gs[len(gs)-1]
 	last := fmt.Sprintf("%dms", l.hiMs)
 	if l.tail {
-		last = fmt.Sprintf(">%dms↑", l.loMs-1)
+		last = fmt.Sprintf("all >%dms↑", l.loMs-1) // the last column collects every slower frame
+		if len(gs)*cw < 3*len([]rune(last)) {
+			last = fmt.Sprintf(">%dms↑", l.loMs-1)
+		}
+	}
+	for i, g := range gs {
+		if !g.tail && float64(g.loMs) <= budget && budget <= float64(g.hiMs)+1 && i > 0 {
+			// ↑ under the column holding the frame budget; "budget" when it leaves room
+			lab := fmt.Sprintf("↑%dms budget", g.hiMs)
+			if i*cw+len([]rune(lab)) >= len(gs)*cw-len([]rune(last)) {
+				lab = fmt.Sprintf("↑%dms", g.hiMs)
+			}
+			put(i*cw, lab)
+			break
+		}
 	}
 	put(len(gs)*cw-len([]rune(last)), last)
 	return string(line)

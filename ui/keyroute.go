@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -16,6 +18,10 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	if m.overlay != overlayNone {
 		return m.overlayKey(msg)
+	}
+	if m.msgs.Typing() { // a filter is being typed: q, p, 1… are letters of it
+		m.msgs, cmd = m.msgs.Update(msg)
+		return m, cmd
 	}
 	// Replay keys first: space means play/pause there.
 	if m.opts.Replay != nil {
@@ -47,6 +53,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.themeIdx = (m.themeIdx + 1) % len(m.themes)
 		st := themes.NewStyles(m.themes[m.themeIdx], !m.opts.LightBackground)
 		m = m.setStyles(&st)
+		m.flash = m.flash.SetStatus(m.status())
 		return m, flashCmd(FlashInfo, "theme: "+m.themes[m.themeIdx].Name)
 	case key.Matches(msg, m.keys.Devices):
 		if m.be.devs == nil {
@@ -72,8 +79,12 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		m.overlay = overlayLayers
 		m.layers = m.layers.Open(m.snap)
+	case key.Matches(msg, m.keys.Panels):
+		return m.togglePanel(panelID(msg.String()[0] - '1'))
 	case key.Matches(msg, m.ft.keys.Mode):
 		m.ft, cmd = m.ft.Update(msg)
+	case key.Matches(msg, m.ft.keys.Timeline):
+		m.overlay, m.tl = overlayTimeline, m.tl.Open()
 	case key.Matches(msg, m.wins.keys.Filter):
 		m.wins, cmd = m.wins.Update(msg)
 		if m.snap != nil {
@@ -137,6 +148,8 @@ func (m Model) overlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 		return m, nil
+	case overlayTimeline:
+		return m.timelineKey(msg)
 	case overlayDetail:
 		if key.Matches(msg, m.keys.Quit) {
 			m.quitting = true
@@ -149,4 +162,38 @@ func (m Model) overlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// togglePanel shows or hides a panel (its number key). A panel shown by hand gives way last
+// when the terminal is too small; if it still has no room the flash says so.
+func (m Model) togglePanel(id panelID) (tea.Model, tea.Cmd) {
+	if id < 0 || id >= numPanels || m.layout < layoutNarrow {
+		return m, nil
+	}
+	name := panelNames[id]
+	if m.shown[id] {
+		m.panelOff[id] = true
+		m = m.place()
+		return m, flashCmd(FlashInfo, fmt.Sprintf("%s hidden (%d shows it)", name, id+1))
+	}
+	m.panelOff[id] = false
+	order := dropOrder
+	if m.dropOrder != nil {
+		order = m.dropOrder
+	}
+	next := make([]panelID, 0, len(order))
+	for _, o := range order {
+		if o != id {
+			next = append(next, o)
+		}
+	}
+	if len(next) < len(order) {
+		next = append(next, id)
+	}
+	m.dropOrder = next
+	m = m.place()
+	if !m.shown[id] {
+		return m, flashCmd(FlashWarn, fmt.Sprintf("no room for %s at %d×%d: hide another panel (1-7) or enlarge the terminal", name, m.w, m.h))
+	}
+	return m, flashCmd(FlashInfo, fmt.Sprintf("%s shown (%d hides it)", name, id+1))
 }

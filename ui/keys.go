@@ -18,6 +18,8 @@ type KeyMap struct {
 	Layers  key.Binding
 	Theme   key.Binding
 	Clear   key.Binding
+	// Panels are the number keys 1-7: each shows or hides one panel (btop-style).
+	Panels key.Binding
 }
 
 // DefaultKeyMap returns the global keys in the style of top/btop/k9s.
@@ -33,14 +35,17 @@ func DefaultKeyMap() KeyMap {
 		Layers:  key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "SurfaceFlinger layer picker")),
 		Theme:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
 		Clear:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear statistics")),
+		Panels: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"),
+			key.WithHelp("1-7", "show/hide panels (1 FPS … 7 worst)")),
 	}
 }
 
-// ShortHelp implements help.KeyMap: the footer's hints, help last.
+// ShortHelp implements help.KeyMap: the footer's hints, help first (the footer is cut on the
+// right when the terminal is narrow, and `? help` must stay).
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{hint(k.Quit, "q", "quit"), hint(k.Pause, "p", "pause"), hint(k.Record, "r", "rec"),
+	return []key.Binding{k.Help, hint(k.Quit, "q", "quit"), hint(k.Pause, "p", "pause"), hint(k.Record, "r", "rec"),
 		hint(k.Theme, "t", "theme"), hint(k.Clear, "c", "clear"), hint(k.Devices, "d", "device"),
-		hint(k.Apps, "a", "app"), hint(k.Layers, "l", "layer"), k.Help}
+		hint(k.Apps, "a", "app"), hint(k.Layers, "l", "layer"), hint(k.Panels, "1-7", "panels")}
 }
 
 // hint is b as a footer hint: the same keys (so a hint can never offer a key the map does not
@@ -77,7 +82,7 @@ func sameKeys(a, b key.Binding) bool {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Quit, k.Help, k.Close},
-		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps, k.Layers},
+		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps, k.Layers, k.Panels},
 	}
 }
 

@@ -18,25 +18,39 @@ const LooperHintCode = `Looper.getMainLooper().setMessageLogging(new LogPrinter(
 
 // messagesKeyMap are the slow-messages table's keys.
 type messagesKeyMap struct {
-	Sort, Up, Down, Open, Close key.Binding
+	Sort, Up, Down, PageUp, PageDown, Open, Close, Filter key.Binding
+	// While typing a filter: Keep ends typing and keeps it, Close clears it, Erase deletes.
+	Keep, Erase key.Binding
 }
 
 func defaultMessagesKeys() messagesKeyMap {
 	return messagesKeyMap{
-		Sort:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort messages: max/total/count")),
-		Up:    key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
-		Down:  key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next message")),
-		Open:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "message details")),
-		Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close details")),
+		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort messages: max/total/count")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next message")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "messages: page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "messages: page down")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "message details")),
+		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close details, clear the filter")),
+		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter messages")),
+		Keep:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")),
+		Erase:    key.NewBinding(key.WithKeys("backspace"), key.WithHelp("⌫", "erase")),
 	}
 }
 
-// ShortHelp implements help.KeyMap (the footer's hint).
-func (k messagesKeyMap) ShortHelp() []key.Binding { return []key.Binding{hint(k.Sort, "s", "sort")} }
+// ShortHelp implements help.KeyMap (the footer's hints).
+func (k messagesKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{hint(k.Sort, "s", "sort"), hint(k.Filter, "/", "filter")}
+}
+
+// TypingHelp are the footer's hints while a filter is typed.
+func (k messagesKeyMap) TypingHelp() []key.Binding {
+	return []key.Binding{k.Keep, hint(k.Close, "esc", "clear filter"), k.Erase}
+}
 
 // FullHelp implements help.KeyMap (Close is the global esc, listed with the global keys).
 func (k messagesKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Sort, k.Up, k.Down, k.Open}}
+	return [][]key.Binding{{k.Sort, k.Filter, k.Up, k.Down, k.PageUp, k.PageDown, k.Open}}
 }
 
 // Sort orders of the messages table.
@@ -63,7 +77,10 @@ type messagesModel struct {
 	st       *themes.Styles
 	keys     messagesKeyMap
 	w, h     int
-	rows     []*metrics.MessageSnapshot // sorted view; the snapshot is never modified
+	all      []*metrics.MessageSnapshot // the snapshot's rows; the snapshot is never modified
+	rows     []*metrics.MessageSnapshot // all, filtered and sorted: what the table shows
+	filter   string                     // `/`: rows whose handler, callback or what contain it
+	typing   bool                       // the filter is being typed
 	sortBy   int
 	sel      int
 	selKey   msgKey
@@ -97,10 +114,11 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 	switch msg := msg.(type) {
 	case dataMsg:
 		if s := msg.snap; s != nil {
-			m.rows = m.rows[:0:0]
+			m.all = m.all[:0:0]
 			for i := range s.Messages {
-				m.rows = append(m.rows, &s.Messages[i])
+				m.all = append(m.all, &s.Messages[i])
 			}
+			m.rows = m.filtered()
 			m.hint, m.slowMs, m.originNs = s.LooperHint, s.SlowMs, s.OriginNs
 			m.blind = !strings.Contains(string(s.Session.Source), "logcat") && s.Session.Source != source.KindSim &&
 				s.Session.Source != "" && s.Paired == 0 && len(s.SlowLooper) == 0
@@ -110,9 +128,22 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 		}
 		return m.render(), nil
 	case tea.KeyMsg:
+		if m.typing {
+			return m.typeFilter(msg), nil
+		}
 		switch {
 		case m.detail && key.Matches(msg, m.keys.Close):
 			m.detail = false
+		case key.Matches(msg, m.keys.Close) && m.filter != "":
+			m.filter = ""
+			m.rows = m.filtered()
+			m.sortRows()
+		case key.Matches(msg, m.keys.Filter):
+			m.typing = true
+		case key.Matches(msg, m.keys.PageUp):
+			m.move(-m.page())
+		case key.Matches(msg, m.keys.PageDown):
+			m.move(m.page())
 		case key.Matches(msg, m.keys.Sort):
 			m.sortBy = (m.sortBy + 1) % numSorts
 			m.sortRows()
@@ -129,6 +160,49 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 	}
 	return m, nil
 }
+
+// Typing reports whether a filter is being typed (every key goes to the table then).
+func (m messagesModel) Typing() bool { return m.typing }
+
+// typeFilter applies a key while the filter is typed: letters add to it, ⌫ erases, enter
+// keeps it, esc clears it; the table follows at every key.
+func (m messagesModel) typeFilter(msg tea.KeyMsg) messagesModel {
+	switch {
+	case key.Matches(msg, m.keys.Keep):
+		m.typing = false
+	case key.Matches(msg, m.keys.Close):
+		m.typing, m.filter = false, ""
+	case key.Matches(msg, m.keys.Erase):
+		if r := []rune(m.filter); len(r) > 0 {
+			m.filter = string(r[:len(r)-1])
+		}
+	case msg.Type == tea.KeyRunes || msg.Type == tea.KeySpace:
+		m.filter += string(msg.Runes)
+	default:
+		return m
+	}
+	m.rows = m.filtered()
+	m.sortRows()
+	return m.render()
+}
+
+// filtered is the rows matching the filter (case-insensitive, in handler, callback or what).
+func (m messagesModel) filtered() []*metrics.MessageSnapshot {
+	if m.filter == "" {
+		return append([]*metrics.MessageSnapshot(nil), m.all...)
+	}
+	f := strings.ToLower(m.filter)
+	var out []*metrics.MessageSnapshot
+	for _, r := range m.all {
+		if strings.Contains(strings.ToLower(r.Handler+" "+r.Callback+" "+whatLabel(r.WhatName, r.What)), f) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// page is how many rows PgUp/PgDn move: the rows the table shows.
+func (m messagesModel) page() int { return max(1, m.h-5) }
 
 func (m *messagesModel) move(d int) {
 	if len(m.rows) == 0 {
@@ -198,8 +272,17 @@ func (m messagesModel) render() messagesModel {
 	inner, ih := m.w-4, m.h-2
 	title := "Slow main-thread messages"
 	right := st.Muted.Render("sort: " + sortNames[m.sortBy] + " ▼")
+	if m.filter != "" || m.typing {
+		cur := ""
+		if m.typing {
+			cur = "▏"
+		}
+		right = st.Accent.Render("/"+m.filter+cur) + st.Muted.Render(fmt.Sprintf(" · %d of %d · ", len(m.rows), len(m.all))) + right
+	}
 	var body []string
 	switch {
+	case len(m.rows) == 0 && len(m.all) > 0:
+		body = append(body, st.Muted.Render(fmt.Sprintf("No message matches /%s (%d hidden; esc clears the filter).", m.filter, len(m.all))))
 	case len(m.rows) == 0 && m.hint:
 		body = append(body, st.Warn.Render("No Looper messages: the app does not log its main-thread messages."))
 		body = append(body, wrap("To see which messages cause jank, add this line to the app (e.g. in Application.onCreate) and run with --source gfxinfo+logcat:", inner)...)
@@ -224,12 +307,12 @@ func (m messagesModel) render() messagesModel {
 		body = append(body, st.Muted.Render("No main-thread message has taken "+over+" or more yet."))
 	default:
 		rows := ih
-		if m.counts != "" && ih >= 6 {
+		if m.counts != "" && ih >= 4 {
 			rows--
 		}
 		body = m.table(inner, rows)
 	}
-	if m.counts != "" && ih >= 6 && len(body) < ih {
+	if m.counts != "" && len(body) < ih {
 		for len(body) < ih-1 {
 			body = append(body, "")
 		}
@@ -239,40 +322,49 @@ func (m messagesModel) render() messagesModel {
 	return m
 }
 
-// table renders the header row and as many rows as fit, scrolled to keep the selection visible.
+// table renders the header row and as many rows as fit, scrolled to keep the selection
+// visible. The text columns (handler, callback, what) are as wide as their content when it
+// fits; otherwise they share the room in proportion to what each misses (fitColumns). The
+// callback, then the total, give way on narrow panels.
 func (m messagesModel) table(inner, ih int) []string {
 	st := m.st
-	const cw, mw, tw, pw = 5, 5, 6, 5
-	whatW := 10
-	if inner >= 90 {
-		whatW = 20
+	const cw, mw, tw, pw = 5, 6, 8, 6
+	type cells struct{ h, cb, what string }
+	rows := make([]cells, len(m.rows))
+	nat := []int{width("handler"), width("callback"), width("what")}
+	for i, r := range m.rows {
+		rows[i] = cells{shortClass(r.Handler), callbackLabel(r.Callback), whatLabel(r.WhatName, r.What)}
+		nat[0], nat[1], nat[2] = max(nat[0], width(rows[i].h)), max(nat[1], width(rows[i].cb)), max(nat[2], width(rows[i].what))
 	}
 	showCb, showTotal := true, true
-	rest := inner - (whatW + cw + mw + tw + pw + 6)
-	if rest < 24 {
+	// A full row: "▶ " h ␣ cb ␣ what ␣ count ␣ max ␣ total ␣ p95 (8 cells of cursor and spaces).
+	text := inner - 8 - (cw + mw + tw + pw)
+	if text < 30 {
 		showTotal = false
-		rest += tw + 1
+		text += tw + 1
 	}
-	if rest < 26 {
+	var ws []int
+	if text >= 26 {
+		// what names the message and fills first; the callback, often "-" or a long
+		// listener class, last.
+		ws = fitColumns(nat, []int{8, 6, 8}, []float64{1, 0.6, 2}, text)
+	} else {
 		showCb = false
+		ws = fitColumns([]int{nat[0], nat[2]}, []int{8, 8}, []float64{1, 2}, text+1)
+		ws = []int{ws[0], 0, ws[1]}
 	}
-	hw, cbw := rest, 0
-	if showCb {
-		hw = rest / 2
-		cbw = rest - hw - 1
-	}
-	row := func(h, cb, what, c, mx, tot, p string) string {
-		s := fit(h, hw) + " "
+	row := func(cur, h, cb, what, c, mx, tot, p string) string {
+		s := cur + fit(h, ws[0]) + " "
 		if showCb {
-			s += fit(cb, cbw) + " "
+			s += fit(cb, ws[1]) + " "
 		}
-		s += fit(what, whatW) + " " + alignRight(c, cw) + " " + alignRight(mx, mw)
+		s += fit(what, ws[2]) + " " + alignRight(c, cw) + " " + alignRight(mx, mw)
 		if showTotal {
 			s += " " + alignRight(tot, tw)
 		}
 		return s + " " + alignRight(p, pw)
 	}
-	head := row("handler", "callback", "what", "count", "max", "total", "p95")
+	head := row("  ", "handler", "callback", "what", "count", "max ms", "total ms", "p95 ms")
 	out := []string{st.TableHead.Render(head)}
 	n := ih - 1
 	if n <= 0 {
@@ -283,9 +375,13 @@ func (m messagesModel) table(inner, ih int) []string {
 		start = m.sel - n + 1
 	}
 	for i := start; i < len(m.rows) && i < start+n; i++ {
-		r := m.rows[i]
-		line := row(shortClass(r.Handler), callbackLabel(r.Callback), whatLabel(r.WhatName, r.What),
-			count(r.Count), ms(r.MaxMs), ms(r.TotalMs), ms(r.P95Ms))
+		r, c := m.rows[i], rows[i]
+		// ▶ marks the selected row without colour too (NO_COLOR, --color never).
+		cur := "  "
+		if i == m.sel {
+			cur = "▶ "
+		}
+		line := row(cur, c.h, c.cb, c.what, count(r.Count), ms(r.MaxMs), ms(r.TotalMs), ms(r.P95Ms))
 		switch {
 		case i == m.sel:
 			line = st.Selected.Render(fit(line, inner))
@@ -322,7 +418,7 @@ func (m messagesModel) DetailView(w, h int) []string {
 		body = append(body, st.Muted.Render("none recorded"))
 	}
 	for _, o := range r.Worst {
-		body = append(body, st.Text.Render("  "+fit(fmt.Sprintf("+%.3f s", float64(o.StartMs)/1000), 14)+alignRight(msu(float64(o.Ms)), 10)))
+		body = append(body, st.Text.Render("  "+fit(startLabel(float64(o.StartMs), 3), 14)+alignRight(msu(float64(o.Ms)), 10)))
 	}
 	body = append(body, "", st.Muted.Render("esc closes"))
 	return box(st, "Message details", "", body, w, h)
@@ -359,4 +455,22 @@ func slowLine(l *metrics.SlowLooperReport) string {
 		ms = "     ? ms" // the line was cut off before its duration
 	}
 	return fmt.Sprintf("%-9s %s  %s%s%s", l.Kind, ms, l.Handler, cb, what)
+}
+
+// Want is the panel's height with its whole content: every row of the table (or the hint, or
+// the Slow dispatch lines) and the line counts.
+func (m messagesModel) Want() int {
+	n := 1
+	switch {
+	case len(m.rows) == 0 && (m.hint || m.blind):
+		n = 6
+	case len(m.rows) == 0 && len(m.slow) > 0:
+		n = len(m.slow) + 1
+	case len(m.rows) > 0:
+		n = len(m.rows) + 1
+	}
+	if m.counts != "" {
+		n++
+	}
+	return n + 2
 }

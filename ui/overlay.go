@@ -15,6 +15,7 @@ const (
 	overlayDevices
 	overlayApps
 	overlayLayers
+	overlayTimeline // full screen: View shows the timeline instead of the dashboard
 )
 
 // drawOverlay draws the open overlay centred over the dashboard lines.

@@ -186,7 +186,7 @@ func (o Overview) View() string {
 	st := o.st
 	lines := []string{
 		st.Title.Render(fit(fmt.Sprintf("fpstop · %d devices", len(o.rows)), w)),
-		st.TableHead.Render(fit(fmt.Sprintf("%-2s%-22s %-16s %-24s %-14s %7s %7s  %s", "", "DEVICE", "MODEL", "APP", "SOURCE", "FPS", "JANK%", "FPS (1 s slices)"), w)),
+		st.TableHead.Render(fit(fmt.Sprintf("%-2s%-22s %-16s %-24s %-14s %7s %7s  %s", "", "DEVICE", "MODEL", "APP", "SOURCE", "FPS NOW", "JANK %", "FPS (1 s slices)"), w)),
 	}
 	sparkW := w - 99
 	for i, r := range o.rows {

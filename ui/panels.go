@@ -3,8 +3,12 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/themes"
 )
 
@@ -29,7 +33,12 @@ func (m Model) apply(s *metrics.Snapshot) Model {
 		return m
 	}
 	m.snap, m.applied = s, true
-	return m.fanOut(s)
+	if s.NowNs != m.seenNs {
+		m.seenNs, m.seenAt = s.NowNs, m.now
+	}
+	m = m.fanOut(s)
+	m.header, _ = m.header.Update(m.headerState())
+	return m
 }
 
 // fanOut hands the snapshot and the window filter to every panel.
@@ -43,13 +52,16 @@ func (m Model) fanOut(s *metrics.Snapshot) Model {
 	m.msgs, _ = m.msgs.Update(d)
 	m.worst, _ = m.worst.Update(d)
 	m.wins, _ = m.wins.Update(d)
+	m.tl, _ = m.tl.Update(d)
 	if m.overlay == overlayLayers {
 		m.layers, _ = m.layers.Update(d)
 	}
+	m = m.relayout()
 	if h := len(s.LayerChoices) > 0; h != m.layerHint {
 		m.layerHint = h
-		m.footer = m.footer.SetKeys(m.footerKeys())
+		m.footer = m.footer.SetKeys(m.overlayFooter())
 	}
+	m = m.noteWarnings(s)
 	m.flash = m.flash.SetStatus(m.status())
 	if n := len(s.Warnings); n != m.warnSeen {
 		if n > m.warnSeen {
@@ -60,8 +72,45 @@ func (m Model) fanOut(s *metrics.Snapshot) Model {
 	return m
 }
 
+// warningLinger is how long a warning about a disconnection stays on the status line.
+const warningLinger = 20 * time.Second
+
+// noteWarnings records when each new warning arrived and whether it is about a disconnection
+// (the gap, the resume, or said while disconnected): those stop applying once the device is
+// back, so the status line drops them 20 s after they arrived (the report keeps them all).
+func (m Model) noteWarnings(s *metrics.Snapshot) Model {
+	n := len(s.Warnings)
+	if n < len(m.warnAt) { // cleared
+		m.warnAt, m.warnGone = nil, nil
+	}
+	for i := len(m.warnAt); i < n; i++ {
+		w := s.Warnings[i]
+		m.warnAt = append(m.warnAt, m.now)
+		m.warnGone = append(m.warnGone, s.State == source.StateDisconnected ||
+			strings.HasPrefix(w, "gap: ") || strings.HasPrefix(w, "resumed after a disconnection"))
+	}
+	return m
+}
+
+// shownWarnings are the warnings the status line still shows.
+func (m Model) shownWarnings() []string {
+	if m.snap == nil {
+		return nil
+	}
+	var out []string
+	for i, w := range m.snap.Warnings {
+		if i < len(m.warnGone) && m.warnGone[i] && m.now.Sub(m.warnAt[i]) >= warningLinger &&
+			m.snap.State != source.StateDisconnected {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
 func (m Model) headerState() headerMsg {
-	return headerMsg{paused: m.paused, rec: m.rec, now: m.now, replay: m.opts.Replay != nil}
+	return headerMsg{paused: m.paused || m.replay.Paused(), rec: m.rec, now: m.now, replay: m.opts.Replay != nil,
+		seenAt: m.seenAt}
 }
 
 // status is the notice line's text when no flash is on show.
@@ -70,14 +119,20 @@ func (m Model) status() string {
 	if m.paused {
 		parts = append(parts, "paused: the screen is frozen, collection continues (p resumes)")
 	}
-	if m.snap != nil && m.snap.StateText != "" {
+	switch {
+	case m.opts.Replay != nil:
+		// the recording's live source is not running: say what runs
+		parts = append(parts, "replay of a recording")
+		if m.snap != nil && m.snap.StateText != "" && m.snap.State != source.StateLive {
+			parts = append(parts, "recorded: "+m.snap.StateText)
+		}
+	case m.snap != nil && m.snap.StateText != "":
 		parts = append(parts, m.snap.StateText)
 	}
 	if m.opts.Note != "" {
 		parts = append(parts, m.opts.Note)
 	}
-	if m.snap != nil && len(m.snap.Warnings) > 0 {
-		w := m.snap.Warnings
+	if w := m.shownWarnings(); len(w) > 0 {
 		parts = append(parts, "⚠ "+strconv.Itoa(len(w))+" warnings, latest: "+w[len(w)-1])
 		if len(w) == 1 {
 			parts[len(parts)-1] = "⚠ " + w[0]
@@ -104,5 +159,23 @@ func (m Model) setStyles(st *themes.Styles) Model {
 	m.devs = m.devs.SetStyles(st)
 	m.apps = m.apps.SetStyles(st)
 	m.layers = m.layers.SetStyles(st)
+	m.tl = m.tl.SetStyles(st)
 	return m
+}
+
+// stale reports whether the numbers on screen are no longer current: the device is
+// disconnected (a replay's recorded disconnection is history, not staleness).
+func (m Model) stale() bool {
+	return m.snap != nil && m.snap.State == source.StateDisconnected && m.opts.Replay == nil
+}
+
+// dimStale draws the panels' lines in the one stale style while the device is disconnected, so
+// that the last numbers are not read as current; the header says how old they are.
+func (m Model) dimStale(lines []string) {
+	if !m.stale() {
+		return
+	}
+	for i, l := range lines {
+		lines[i] = m.st.Stale.Render(ansi.Strip(l))
+	}
 }

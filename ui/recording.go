@@ -7,9 +7,10 @@ import tea "github.com/charmbracelet/bubbletea"
 
 // recordMsg is the result of starting or stopping a recording.
 type recordMsg struct {
-	start bool
-	path  string
-	err   error
+	start   bool
+	path    string
+	summary string // the saved recording in one line ("" when the Recorder cannot say)
+	err     error
 }
 
 // record starts or stops a recording through the Recorder, inside a Cmd.
@@ -19,8 +20,8 @@ func (m Model) record() tea.Cmd {
 	}
 	f, start := m.be.record, !m.rec.active
 	return func() tea.Msg {
-		path, err := f(start)
-		return recordMsg{start: start, path: path, err: err}
+		path, sum, err := f(start)
+		return recordMsg{start: start, path: path, summary: sum, err: err}
 	}
 }
 
@@ -46,6 +47,9 @@ func (m Model) recorded(msg recordMsg) (tea.Model, tea.Cmd) {
 	m.header, _ = m.header.Update(m.headerState())
 	if msg.start {
 		return m, flashCmd(FlashInfo, "recording to "+msg.path)
+	}
+	if msg.summary != "" {
+		return m, flashCmd(FlashInfo, "recording saved: "+msg.summary)
 	}
 	return m, flashCmd(FlashInfo, "recording saved: "+msg.path)
 }

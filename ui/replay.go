@@ -163,6 +163,9 @@ func stepSpeed(s float64, dir int) float64 {
 // View returns the cached progress line.
 func (m replayModel) View() string { return m.line }
 
+// Paused reports whether the replay is paused (space).
+func (m replayModel) Paused() bool { return m.ctl != nil && m.status.paused }
+
 func (m replayModel) render() replayModel {
 	if m.w <= 0 {
 		m.line = ""

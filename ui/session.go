@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -29,6 +28,13 @@ type Recorder interface {
 	StopRecording() (path string, err error)
 	// RecordingStatus is read on every refresh.
 	RecordingStatus() RecordingStatus
+}
+
+// RecordingSummarizer is a Recorder that describes the recording it saved last in one line
+// starting with its full path ("/home/me/fpstop-….jsonl.gz: 42 s, 5012 frames, …"), shown in
+// the notice line when `r` stops a recording.
+type RecordingSummarizer interface {
+	LastSaved() string
 }
 
 // RecordingStatus is the recorder's state: whether it is recording, where, since when, and
@@ -67,7 +73,7 @@ const SwitchTimeout = 15 * time.Second
 type backend struct {
 	latest func() *metrics.Snapshot
 	clear  func()
-	record func(start bool) (string, error)
+	record func(start bool) (path, summary string, err error)
 	status func() RecordingStatus
 	devs   func(ctx context.Context) ([]DeviceItem, error)
 	apps   func(ctx context.Context, serial string) ([]AppItem, error)
@@ -82,11 +88,17 @@ func newBackend(s Session) backend {
 	}
 	b.latest, b.clear = s.Latest, s.Clear
 	if r, ok := s.(Recorder); ok {
-		b.record = func(start bool) (string, error) {
+		b.record = func(start bool) (string, string, error) {
 			if start {
-				return r.StartRecording()
+				p, err := r.StartRecording()
+				return p, "", err
 			}
-			return r.StopRecording()
+			p, err := r.StopRecording()
+			sum := ""
+			if sm, ok := s.(RecordingSummarizer); ok && err == nil {
+				sum = sm.LastSaved()
+			}
+			return p, sum, err
 		}
 		b.status = r.RecordingStatus
 	}
@@ -100,7 +112,7 @@ func newBackend(s Session) backend {
 				if err != nil {
 					return FlashMsg{Level: FlashErr, Text: err.Error()}
 				}
-				return FlashMsg{Level: FlashInfo, Text: fmt.Sprintf("now reading %s", what)}
+				return switchedMsg{what: what}
 			}
 		}
 	}
@@ -119,3 +131,6 @@ func newBackend(s Session) backend {
 	}
 	return b
 }
+
+// switchedMsg says the dashboard now reads another device or app (what: "PKG on SERIAL").
+type switchedMsg struct{ what string }

@@ -30,12 +30,14 @@ import (
 type Options struct {
 	// Theme is the starting theme (zero value: themes.Default).
 	Theme themes.Theme
-	// Themes is what `t` cycles through (default: the built-in themes, plus Theme when it is
-	// a user theme).
+	// Themes is what `t` cycles through (default: the built-in themes that suit the terminal's
+	// background, plus Theme when it is not among them).
 	Themes []themes.Theme
-	// LightBackground says the terminal background is light; used by themes whose background
-	// is auto. Detect it in main before the program starts (lipgloss.HasDarkBackground), never
-	// after: the terminal query would race Bubble Tea for stdin.
+	// LightBackground says the terminal background is light: themes whose background is auto
+	// follow it, and `t` cycles only the themes that suit it (never `light` on a dark
+	// terminal, where its dark text is unreadable). Detect it in main before the program
+	// starts (lipgloss.HasDarkBackground), never after: the terminal query would race Bubble
+	// Tea for stdin.
 	LightBackground bool
 	// TargetFPS colours the current FPS until a snapshot says otherwise (default 55).
 	TargetFPS float64
@@ -87,11 +89,26 @@ type Model struct {
 
 	w, h   int
 	layout layoutKind
+	// panelOff: hidden with its number key; shown: laid out now; grid: the rows drawn; wants:
+	// the panels' wanted heights the grid was made for; dropOrder: the order panels give way.
+	panelOff  [numPanels]bool
+	shown     [numPanels]bool
+	grid      []layoutRow
+	wants     [numPanels]int
+	dropOrder []panelID
 
 	snap     *metrics.Snapshot
 	applied  bool
 	paused   bool
 	warnSeen int
+	// warnAt and warnGone: when each warning arrived, and whether it is about a disconnection
+	// (it leaves the status line 20 s after it arrived: it no longer applies)
+	warnAt   []time.Time
+	warnGone []bool
+	// seenNs is the newest device time shown and seenAt when (wall clock) it arrived: while
+	// disconnected the clock goes on from there and the numbers say how old they are
+	seenNs   int64
+	seenAt   time.Time
 	rec      recState
 	recErr   string
 	now      time.Time
@@ -113,8 +130,11 @@ type Model struct {
 	devs   devicePickerModel
 	apps   appPickerModel
 	layers layerPickerModel
+	tl     timelineModel
 	// layerHint: the snapshot lists SurfaceFlinger layers, so the footer offers `l`
 	layerHint bool
+	// footerFor is the footerMode the footer's hints were set for
+	footerFor int
 }
 
 // New returns the dashboard for opts.
@@ -136,7 +156,7 @@ func New(opts Options) Model {
 	}
 	ts := opts.Themes
 	if len(ts) == 0 {
-		ts = themes.All()
+		ts = themes.Fitting(!opts.LightBackground)
 	}
 	idx := -1
 	for i, t := range ts {
@@ -172,9 +192,10 @@ func New(opts Options) Model {
 		devs:     newDevicePicker(st, be.devs, opts.After),
 		apps:     newAppPicker(st, be.apps),
 		layers:   newLayerPicker(st),
+		tl:       newTimeline(st),
 	}
 	m.help = newHelp(st, m.helpSections())
-	m.footer = m.footer.SetKeys(m.footerKeys())
+	m.footer = m.footer.SetKeys(m.overlayFooter())
 	m.flash = m.flash.SetStatus(m.status())
 	return m
 }
@@ -227,8 +248,20 @@ func (m Model) Quitting() bool { return m.quitting }
 // HelpOpen reports whether the help overlay is open.
 func (m Model) HelpOpen() bool { return m.overlay == overlayHelp }
 
-// Update routes messages: global keys, size fan-out, overlays, data.
+// Update routes messages: global keys, size fan-out, overlays, data. The footer follows the
+// overlay: an open overlay's own keys, else the dashboard's.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	nm, cmd := m.route(msg)
+	m = nm.(Model)
+	if mode := m.footerMode(); mode != m.footerFor {
+		m.footerFor = mode
+		m.footer = m.footer.SetKeys(m.overlayFooter())
+	}
+	return m, cmd
+}
+
+// route handles one message.
+func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -250,6 +283,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case replayStatusMsg:
 		m.replay, cmd = m.replay.Update(msg)
+		m.header, _ = m.header.Update(m.headerState()) // the header follows the replay's pause
+		return m, cmd
+	case switchedMsg:
+		// the note said why a device had to be picked: one was, so it no longer applies
+		m.opts.Note = ""
+		m.flash = m.flash.SetStatus(m.status())
+		m.flash, cmd = m.flash.Update(FlashMsg{Level: FlashInfo, Text: "now reading " + msg.what})
 		return m, cmd
 	case recordMsg:
 		return m.recorded(msg)
@@ -291,6 +331,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyMsg:
 		return m.key(msg)
 	case tea.MouseMsg:
+		if m.clickOpensTimeline(msg) {
+			m.overlay, m.tl = overlayTimeline, m.tl.Open()
+			return m, nil
+		}
 		// The wheel scrolls the messages table (when the program enables the mouse).
 		if m.overlay == overlayNone && msg.Action == tea.MouseActionPress {
 			switch msg.Button {

@@ -181,6 +181,8 @@ func TestGolden(t *testing.T) {
 		{name: "gfxinfo_only", w: 120, h: 40, snap: fixture.GfxinfoOnly()},
 		{name: "slow_dispatch_only", w: 120, h: 40, snap: fixture.SlowDispatchOnly()},
 		{name: "phases", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"g"}},
+		{name: "phases_80x24", w: 80, h: 24, snap: fixture.Live(1), keys: []string{"g"}},
+		{name: "filter_typing", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"/", "c", "h", "o"}},
 		{name: "window_filter", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"w"}},
 		{name: "sort_count", w: 80, h: 24, snap: fixture.Live(1), keys: []string{"s", "s"}},
 		{name: "detail", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"down", "enter"}},

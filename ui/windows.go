@@ -98,7 +98,7 @@ func (m windowsModel) render() windowsModel {
 	}
 	st := m.st
 	inner := m.w - 4
-	const fw, pw, jw, p9 = 6, 5, 5, 5
+	const fw, pw, jw, p9 = 6, 5, 6, 6
 	vw := 3
 	nw := inner - (vw + fw + pw + jw + p9 + 5)
 	if nw < 12 { // narrow: hidden windows are told apart by their muted rows only
@@ -112,7 +112,7 @@ func (m windowsModel) render() windowsModel {
 		}
 		return s + alignRight(f, fw) + " " + alignRight(fps, pw) + " " + alignRight(j, jw) + " " + alignRight(p, p9)
 	}
-	body := []string{st.TableHead.Render(row("window", "vis", "frames", "fps", "jank%", "p90"))}
+	body := []string{st.TableHead.Render(row("window", "vis", "frames", "fps", "jank %", "p90 ms"))}
 	if len(m.windows) == 0 {
 		body = append(body, st.Muted.Render("no windows yet"))
 	}
@@ -151,3 +151,6 @@ func (m windowsModel) render() windowsModel {
 	m.lines = box(st, "Windows", right, body, m.w, m.h)
 	return m
 }
+
+// Want is the panel's height with every window listed.
+func (m windowsModel) Want() int { return max(len(m.windows), 1) + 3 }

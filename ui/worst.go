@@ -17,6 +17,7 @@ type worstModel struct {
 	w, h   int
 	frames []metrics.WorstFrame
 	window string
+	thr    [4]int64 // drop-level thresholds in dropped refreshes (the scale's very late, frozen)
 	lines  []string
 }
 
@@ -31,7 +32,7 @@ func (m worstModel) SetStyles(st *themes.Styles) worstModel { m.st = st; return 
 // Update applies a dataMsg.
 func (m worstModel) Update(msg tea.Msg) (worstModel, tea.Cmd) {
 	if d, ok := msg.(dataMsg); ok && d.snap != nil {
-		m.window = d.window
+		m.window, m.thr = d.window, d.snap.DropThresholds
 		m.frames = m.frames[:0:0]
 		for _, f := range d.snap.Worst {
 			if d.window == "" || f.Window == d.window {
@@ -61,11 +62,9 @@ func (m worstModel) render() worstModel {
 		if len(body) >= ih {
 			break
 		}
-		lvl := st.Bad
-		if f.Dropped == 0 {
-			lvl = st.Good
-		}
-		head := st.Muted.Render(fit(fmt.Sprintf("+%.2fs", float64(f.StartMs)/1000), 9)) +
+		// The frame's place on the one scale, from its dropped refreshes at this refresh rate.
+		lvl := st.Late[m.lateness(f.Dropped)]
+		head := st.Muted.Render(fit(startLabel(float64(f.StartMs), 2), 9)) +
 			lvl.Render(alignRight(msu(float64(f.CostMs)), 8)) +
 			st.Muted.Render(fmt.Sprintf(" %3d dropped  ", f.Dropped))
 		if m.window == "" {
@@ -116,4 +115,38 @@ func frameMessageLabel(msg metrics.FrameMessage, w int) string {
 		}
 	}
 	return h + rest
+}
+
+// Want is the panel's height with every worst frame and its messages listed.
+func (m worstModel) Want() int {
+	n := 0
+	for _, f := range m.frames {
+		n++
+		switch k := len(f.Messages); {
+		case k > 3:
+			n += 3
+		default:
+			n += k
+		}
+	}
+	return max(n, 1) + 2
+}
+
+// lateness places a frame that dropped d refreshes on the scale (late, not worse, while the
+// thresholds are unknown).
+func (m worstModel) lateness(d int64) metrics.Lateness {
+	if m.thr[0] <= 0 {
+		return metrics.LatenessOf(d, metrics.LevelBest)
+	}
+	return metrics.LatenessOf(d, metrics.Classify(d, m.thr))
+}
+
+// startLabel is when a frame or message started, seconds since the session began ("+52.30s"),
+// or "history" for one from before it (the ring's backlog read on the first poll): never a
+// negative offset such as "+-2.02s".
+func startLabel(startMs float64, decimals int) string {
+	if startMs < 0 {
+		return "history"
+	}
+	return fmt.Sprintf("+%.*fs", decimals, startMs/1000)
 }

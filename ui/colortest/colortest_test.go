@@ -5,11 +5,14 @@ package colortest_test
 
 import (
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
@@ -27,12 +30,17 @@ func TestMain(m *testing.M) {
 
 // render draws a dashboard of w×h showing snap with theme name.
 func render(tb testing.TB, theme string, w, h int, snap *metrics.Snapshot) (tea.Model, string) {
+	return renderOn(tb, theme, false, w, h, snap)
+}
+
+// renderOn is render on a terminal with a light (or dark) background.
+func renderOn(tb testing.TB, theme string, light bool, w, h int, snap *metrics.Snapshot) (tea.Model, string) {
 	tb.Helper()
 	th, err := themes.Get(theme)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var m tea.Model = ui.New(ui.Options{Theme: th, Now: fixture.Now})
+	var m tea.Model = ui.New(ui.Options{Theme: th, LightBackground: light, Now: fixture.Now})
 	m, _ = m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m, _ = m.Update(ui.SnapshotMsg{Snapshot: snap})
 	return m, m.View()
@@ -45,6 +53,39 @@ func TestDarkTrueColor(t *testing.T) {
 	if !strings.Contains(v, "\x1b[38;2;") {
 		t.Fatalf("no TrueColor escape codes in the dark theme")
 	}
+	golden.RequireEqualEscape(t, []byte(v), true)
+}
+
+// TestThemeGoldens pins every built-in theme on a dark and on a light terminal at 80×24.
+func TestThemeGoldens(t *testing.T) {
+	for _, name := range themes.Names() {
+		for _, bg := range []string{"dark", "light"} {
+			t.Run(name+"_on_"+bg, func(t *testing.T) {
+				_, v := renderOn(t, name, bg == "light", 80, 24, fixture.Live(1))
+				golden.RequireEqualEscape(t, []byte(v), true)
+			})
+		}
+	}
+}
+
+// TestNoColorGolden pins NO_COLOR on a terminal at 120×40: attributes (bold titles, the
+// selected row reversed with its ▶) and no colour.
+func TestNoColorGolden(t *testing.T) {
+	noColor := func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	}
+	if _, err := themes.Setup(themes.ColorAuto, noColor, termenv.TrueColor, true); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := themes.Setup(themes.ColorAlways, func(string) string { return "truecolor" }, termenv.TrueColor, true); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	_, v := render(t, "dark", 120, 40, fixture.Live(1))
 	golden.RequireEqualEscape(t, []byte(v), true)
 }
 
@@ -62,10 +103,15 @@ func TestThemesDiffer(t *testing.T) {
 	}
 }
 
-// TestNoColor: NO_COLOR (or --color never) gives a profile that draws no escape codes at all,
-// and the layout is the same as with colour.
+// TestNoColor: NO_COLOR (or --color never) removes colour, not attributes: on a terminal the
+// titles stay bold and the selected messages row reversed, marked with ▶; off a terminal
+// nothing but text is drawn. The layout is the same as with colour.
 func TestNoColor(t *testing.T) {
-	defer lipgloss.SetColorProfile(termenv.TrueColor)
+	defer func() {
+		if _, err := themes.Setup("always", func(string) string { return "truecolor" }, termenv.TrueColor, true); err != nil {
+			t.Fatal(err)
+		}
+	}()
 	_, coloured := render(t, "dark", 120, 40, fixture.Live(1))
 	env := func(k string) string {
 		if k == "NO_COLOR" {
@@ -74,27 +120,78 @@ func TestNoColor(t *testing.T) {
 		return ""
 	}
 	for _, c := range []struct {
-		mode string
-		env  func(string) string
-	}{{"auto", env}, {"never", func(string) string { return "" }}} {
-		p, err := themes.ColorProfile(c.mode, c.env, termenv.TrueColor)
-		if err != nil {
+		mode     string
+		env      func(string) string
+		terminal bool
+	}{{"auto", env, true}, {"never", func(string) string { return "" }, true}, {"auto", env, false}} {
+		if _, err := themes.Setup(c.mode, c.env, termenv.TrueColor, c.terminal); err != nil {
 			t.Fatal(err)
 		}
-		lipgloss.SetColorProfile(p)
 		m, v := render(t, "dark", 120, 40, fixture.Live(1))
-		if strings.Contains(v, "\x1b[") {
-			t.Fatalf("--color %s / NO_COLOR: escape codes in the output", c.mode)
+		if i := colourEscape(v); i >= 0 {
+			t.Fatalf("--color %s / NO_COLOR: a colour escape at %d: %q", c.mode, i, v[max(0, i-20):min(len(v), i+20)])
 		}
-		if v != stripANSI(coloured) {
-			t.Fatalf("--color %s: the layout differs from the coloured one", c.mode)
+		if a, b := shape(stripANSI(v)), shape(stripANSI(coloured)); a != b {
+			t.Fatalf("--color %s: the layout differs from the coloured one (line widths %s, coloured %s)", c.mode, a, b)
+		}
+		sel := selectedRow(v)
+		if !strings.Contains(sel, "▶") {
+			t.Fatalf("--color %s: the selected messages row has no ▶ cursor: %q", c.mode, sel)
+		}
+		if c.terminal && (!strings.Contains(sel, "\x1b[1;7m") || !strings.Contains(v, "\x1b[1m")) {
+			t.Fatalf("--color %s on a terminal: the selected row is not bold+reverse or titles not bold: %q", c.mode, sel)
+		}
+		if !c.terminal && strings.Contains(v, "\x1b[") {
+			t.Fatalf("NO_COLOR off a terminal: escape codes in the output")
 		}
 		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
-		if strings.Contains(m.View(), "\x1b[") {
-			t.Fatalf("--color %s: escape codes in the help overlay", c.mode)
+		if i := colourEscape(m.View()); i >= 0 {
+			t.Fatalf("--color %s: a colour escape in the help overlay", c.mode)
 		}
-		lipgloss.SetColorProfile(termenv.TrueColor)
 	}
+}
+
+// colourEscape is the index of the first SGR sequence that sets a colour (30-49, 90-107, or
+// 38;/48; forms), -1 when there is none.
+func colourEscape(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0x1b || i+1 >= len(s) || s[i+1] != '[' {
+			continue
+		}
+		j := i + 2
+		for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+			j++
+		}
+		if j >= len(s) || s[j] != 'm' {
+			continue
+		}
+		for _, p := range strings.Split(s[i+2:j], ";") {
+			if n, err := strconv.Atoi(p); err == nil && (n >= 30 && n <= 49 || n >= 90 && n <= 107) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// shape is the layout of a screen: each line's width in cells (the text may differ: without
+// colour the frame-time bars show the lateness scale by shade).
+func shape(v string) string {
+	var ws []string
+	for _, l := range strings.Split(v, "\n") {
+		ws = append(ws, strconv.Itoa(ansi.StringWidth(l)))
+	}
+	return strings.Join(ws, ",")
+}
+
+// selectedRow is the line holding the messages table's ▶ cursor ("" when none).
+func selectedRow(v string) string {
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, "▶") {
+			return l
+		}
+	}
+	return ""
 }
 
 // stripANSI removes SGR escape sequences.
@@ -146,5 +243,32 @@ func TestPhaseHalfBlocks(t *testing.T) {
 	v := m.View()
 	if !strings.Contains(v, "Frame phases") || !strings.Contains(v, "▄") || !strings.Contains(v, ";48;2;") {
 		t.Fatalf("no half-block phase cells in colour")
+	}
+}
+
+// TestStaleIsDim: while the phone is disconnected every panel line is drawn in the one stale
+// style (no level, FPS or table colour passes the old numbers off as current); live, the
+// panels use many colours.
+func TestStaleIsDim(t *testing.T) {
+	sgr := regexp.MustCompile("\x1b\\[[0-9;:]*m")
+	styles := func(v string) map[string]bool {
+		set := map[string]bool{}
+		lines := strings.Split(v, "\n")
+		for _, l := range lines[2 : len(lines)-1] { // the panels: not the header, status or footer
+			for _, s := range sgr.FindAllString(l, -1) {
+				if s != "\x1b[0m" && s != "\x1b[m" {
+					set[s] = true
+				}
+			}
+		}
+		return set
+	}
+	_, live := render(t, "dark", 120, 40, fixture.Live(1))
+	_, gone := render(t, "dark", 120, 40, fixture.Disconnected())
+	if n := len(styles(live)); n < 5 {
+		t.Fatalf("the live panels use %d styles, want many", n)
+	}
+	if s := styles(gone); len(s) != 1 {
+		t.Errorf("the disconnected panels use %d styles, want the one stale style: %v", len(s), s)
 	}
 }

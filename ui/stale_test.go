@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/ui/internal/fixture"
+)
+
+// tick is the refresh tick at wall time at, carrying snap.
+func tick(at time.Time, snap *metrics.Snapshot) tickMsg { return tickMsg{now: at, snap: snap} }
+
+// headerLine is the view's first line.
+func headerLine(m Model) string { return strings.SplitN(m.View(), "\n", 2)[0] }
+
+// TestStaleWhileDisconnected: the phone goes away 12 s before the screen is read. The header
+// says DISCONNECTED with how old the numbers are, its clock went on (01:31 when the numbers
+// were seen, 01:43 now: no freeze, and no jump when the device's time comes back), the status
+// line has the plain sentence, not an adb command; golden View() snapshot.
+func TestStaleWhileDisconnected(t *testing.T) {
+	o := testOpts()
+	m := New(o.build())
+	t0 := fixture.Clock
+	live := fixture.Live(1)
+	live.Warnings = nil // the status line, not a warning's flash
+	m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 40}, tick(t0, live))
+	if h := headerLine(m); !strings.Contains(h, "LIVE") || !strings.Contains(h, "01:31") {
+		t.Fatalf("live header: %q", h)
+	}
+	m = update(t, m, tick(t0.Add(4*time.Second), fixture.Disconnected()), tick(t0.Add(12*time.Second), fixture.Disconnected()))
+	v := m.View()
+	checkFrame(t, v, 120, 40)
+	h := headerLine(m)
+	if !strings.Contains(h, "DISCONNECTED · last seen 12 s ago") || !strings.Contains(h, "01:43") {
+		t.Errorf("disconnected header: %q", h)
+	}
+	if !strings.Contains(v, "phone disconnected — waiting for it; fpstop retries every 5 s") || strings.Contains(v, "adb shell") {
+		t.Errorf("status line:\n%s", v)
+	}
+	golden.RequireEqual(t, []byte(v))
+
+	// Back: the device's time moved on by the gap, the clock with it; the badge is LIVE again.
+	back := fixture.Live(3)
+	back.NowNs = fixture.Live(1).NowNs + 14e9
+	m = update(t, m, tick(t0.Add(14*time.Second), back))
+	if h := headerLine(m); !strings.Contains(h, "LIVE") || !strings.Contains(h, "01:45") || strings.Contains(h, "last seen") {
+		t.Errorf("header after the resume: %q", h)
+	}
+}
+
+// TestDisconnectWarningsExpire: the warnings a disconnection leaves (the error said while
+// disconnected, the resume, the gap) leave the status line 20 s after they arrived; other
+// warnings stay.
+func TestDisconnectWarningsExpire(t *testing.T) {
+	m := New(testOpts().build())
+	t0 := fixture.Clock
+	live := fixture.Live(1)
+	live.Warnings = []string{"refresh rate changed: 60 Hz → 90 Hz"}
+	m = update(t, m, tea.WindowSizeMsg{Width: 200, Height: 40}, tick(t0, live))
+	gone := fixture.Disconnected()
+	gone.Warnings = append(live.Warnings, "phone disconnected — waiting for it; fpstop retries every 5 s")
+	m = update(t, m, tick(t0.Add(time.Second), gone))
+	back := fixture.Live(4)
+	back.Warnings = append(gone.Warnings, "resumed after a disconnection (live)", "gap: device disconnected (9.0 s not seen)")
+	m = update(t, m, tick(t0.Add(10*time.Second), back))
+	if s := m.status(); !strings.Contains(s, "4 warnings, latest: gap: device disconnected") {
+		t.Errorf("status just after the resume: %q", s)
+	}
+	next := fixture.Live(5)
+	next.Warnings = back.Warnings
+	m = update(t, m, tick(t0.Add(31*time.Second), next))
+	if s := m.status(); s != "⚠ refresh rate changed: 60 Hz → 90 Hz" {
+		t.Errorf("status 21 s after the resume: %q, want only the rate warning", s)
+	}
+}
+
+// TestPickClearsNote: the note that said a device must be chosen goes once one is.
+func TestPickClearsNote(t *testing.T) {
+	o := testOpts()
+	o.Note = "device 127.0.0.1:9999 is not connected: choose a device"
+	m := dashboard(t, o, 120, 40, fixture.GfxinfoOnly())
+	if !strings.Contains(m.status(), "choose a device") {
+		t.Fatalf("status %q", m.status())
+	}
+	m = run(t, m, switchedMsg{what: "com.example.feed on R5CT"})
+	if s := m.status(); strings.Contains(s, "choose a device") {
+		t.Errorf("the note stays after a device was chosen: %q", s)
+	}
+	if v := m.View(); !strings.Contains(v, "now reading com.example.feed on R5CT") {
+		t.Errorf("no flash for the switch:\n%s", v)
+	}
+}
+
+// TestReplayTellsReplay: a replay's status line says replay, never the recorded source's
+// "logcat live"; the header shows PAUSED when the replay is paused with space.
+func TestReplayTellsReplay(t *testing.T) {
+	o := testOpts()
+	fr := &fakeReplay{cur: 42 * time.Second, total: 3 * time.Minute, speed: 1}
+	o.Replay = fr
+	m := New(o.build())
+	m = run(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	s := fixture.GfxinfoOnly()
+	s.StateText = "logcat live"
+	m = update(t, m, SnapshotMsg{s})
+	if st := m.status(); strings.Contains(st, "logcat live") || !strings.Contains(st, "replay") {
+		t.Errorf("replay status %q", st)
+	}
+	if h := headerLine(m); !strings.Contains(h, "REPLAY") {
+		t.Fatalf("replay header %q", h)
+	}
+	m = run(t, m, keyMsg(" "))
+	if !fr.paused {
+		t.Fatal("space did not pause the replay")
+	}
+	if h := headerLine(m); !strings.Contains(h, "PAUSED") {
+		t.Errorf("paused replay header %q", h)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -26,6 +27,7 @@ func main() {
 	// SIGINT/SIGTERM cancel the context, so recordings are flushed and closed and the terminal is
 	// restored before exiting (the dashboard handles Ctrl-C itself while it owns the terminal).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := cpuProfile(os.Getenv("FPSTOP_CPUPROFILE"))
 	code := cli.Main(ctx, os.Args[1:], cli.Env{
 		Stdin:            os.Stdin,
 		Stdout:           os.Stdout,
@@ -34,5 +36,24 @@ func main() {
 		StdoutIsTerminal: isatty.IsTerminal(os.Stdout.Fd()) || isatty.IsCygwinTerminal(os.Stdout.Fd()),
 	})
 	stop()
+	stopProfile()
 	os.Exit(code)
+}
+
+// cpuProfile starts a CPU profile of the whole process into path when it is set (the
+// FPSTOP_CPUPROFILE environment variable: how BENCHMARKS.md's whole-process profiles were taken,
+// `go tool pprof fpstop FILE` reads them); it returns the function that ends it.
+func cpuProfile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		os.Stderr.WriteString("fpstop: FPSTOP_CPUPROFILE: " + err.Error() + "\n")
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -3,10 +3,13 @@ package device
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,16 +17,24 @@ import (
 	"time"
 )
 
-// closedPort returns a loopback address where nothing listens.
+// closedPort returns a loopback address where nothing listens. On Linux it is on a random
+// address of 127.0.0.0/8 other than 127.0.0.1: the port is free only when the test picks it, and
+// the adb servers and fake phones other tests start on this machine listen on 127.0.0.1, so one
+// of them taking the port in the meantime (seen under load: the server "started" by a stand-in
+// adb then answered as someone else's) would have to take this very address too.
 func closedPort(t *testing.T) (string, int) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host := "127.0.0.1"
+	if runtime.GOOS == "linux" {
+		host = fmt.Sprintf("127.%d.%d.%d", 1+rand.IntN(254), rand.IntN(256), 1+rand.IntN(254))
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), port
+	return net.JoinHostPort(host, strconv.Itoa(port)), port
 }
 
 func TestConnectWithoutAdb(t *testing.T) {

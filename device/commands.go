@@ -73,6 +73,16 @@ func (c *Client) Logcat(ctx context.Context, serial string, args []string) (io.R
 	return c.Stream(ctx, serial, cmd)
 }
 
+// LogcatDump runs `logcat ARGS...` to its end and returns the output (ARGS must make logcat
+// exit by itself: -d or -t N; see ValidLogcatArgs for what is allowed).
+func (c *Client) LogcatDump(ctx context.Context, serial string, args []string) ([]byte, error) {
+	cmd, err := LogcatCommand(args)
+	if err != nil {
+		return nil, err
+	}
+	return c.Shell(ctx, serial, cmd)
+}
+
 // LogcatCommand returns the shell command Logcat sends for args, after ValidLogcatArgs.
 func LogcatCommand(args []string) (string, error) {
 	if err := ValidLogcatArgs(args); err != nil {

@@ -90,6 +90,22 @@ func (e *serverDownError) Unwrap() error { return e.err }
 
 func (e *serverDownError) Is(target error) bool { return target == ErrNoServer }
 
+// Trouble says what happened in plain words (source.Trouble).
+func (e *serverDownError) Trouble() string {
+	return "the adb server is not running (`adb start-server`)"
+}
+
+// troubleError is a failure to reach a device, with the plain words a status line shows for it
+// (source.Trouble) besides the full message the log keeps.
+type troubleError struct {
+	msg, trouble string
+	err          error
+}
+
+func (e *troubleError) Error() string   { return e.msg }
+func (e *troubleError) Unwrap() error   { return e.err }
+func (e *troubleError) Trouble() string { return e.trouble }
+
 // refused reports whether err says that nothing listens at the address (as opposed to a
 // timeout or an unreachable host).
 func refused(err error) bool {
@@ -187,7 +203,9 @@ func (c *Client) serverErr(ctx context.Context, err error) error {
 	if err == nil || ctx.Err() != nil || !(errors.Is(err, context.DeadlineExceeded) || isTimeout(err)) {
 		return err
 	}
-	return fmt.Errorf("the adb server at %s did not answer within %s: %w", c.addr, seconds(c.timeout()), err)
+	// The wrapped error is kept for errors.Is, out of the sentence.
+	return &troubleError{fmt.Sprintf("the adb server at %s did not answer within %s", c.addr, seconds(c.timeout())),
+		"adb server not answering", err}
 }
 
 // seconds words a duration in seconds ("15 s", "0.1 s").
@@ -224,13 +242,14 @@ func (c *Client) openService(ctx context.Context, serial, service string) (*host
 func (c *Client) deviceErr(serial string, err error) error {
 	switch {
 	case errors.Is(err, ErrOffline):
-		return fmt.Errorf("device %s is offline (unplugged or not responding): %w", serial, err)
+		return &troubleError{fmt.Sprintf("device %s is offline (unplugged or not responding): %v", serial, err), "phone disconnected", err}
 	case errors.Is(err, ErrUnauthorized):
-		return fmt.Errorf("device %s is unauthorized: %s: %w", serial, Help("unauthorized"), err)
+		return &troubleError{fmt.Sprintf("device %s is unauthorized: %s: %v", serial, Help("unauthorized"), err),
+			"phone unauthorized: accept the USB debugging prompt on it", err}
 	case errors.Is(err, ErrDeviceNotFound):
-		return fmt.Errorf("device %s is not connected: %w", serial, err)
+		return &troubleError{fmt.Sprintf("device %s is not connected: %v", serial, err), "phone disconnected", err}
 	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		return fmt.Errorf("device %s did not answer within %s: %w", serial, c.timeout(), err)
+		return &troubleError{fmt.Sprintf("device %s did not answer within %s: %v", serial, c.timeout(), err), "phone not answering", err}
 	}
 	return err
 }

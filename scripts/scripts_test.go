@@ -3,12 +3,14 @@
 package scripts
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -278,6 +280,59 @@ func TestGitignore(t *testing.T) {
 	for _, want := range []string{"/dist/", "/completions/", "/manpages/"} {
 		if !slices.Contains(lines, want) {
 			t.Errorf(".gitignore lacks %s", want)
+		}
+	}
+}
+
+// TestBenchPeersFiles: every scripts/peers file bench-peers.sh names exists, and the lnav logcat
+// format it installs is valid JSON whose pattern reads its own samples (lnav refuses a format
+// whose samples do not match).
+func TestBenchPeersFiles(t *testing.T) {
+	b, err := os.ReadFile("bench-peers.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := regexp.MustCompile(`scripts/peers/[\w.-]+`).FindAllString(string(b), -1)
+	if len(refs) < 4 {
+		t.Errorf("bench-peers.sh names %d peer files, want the lnav format and query and the two Python drivers", len(refs))
+	}
+	for _, r := range refs {
+		if _, err := os.Stat(strings.TrimPrefix(r, "scripts/")); err != nil {
+			t.Errorf("bench-peers.sh needs %s: %v", r, err)
+		}
+	}
+	var format struct {
+		Regex map[string]struct {
+			Pattern string `json:"pattern"`
+		} `json:"regex"`
+		Sample []struct {
+			Line string `json:"line"`
+		} `json:"sample"`
+	}
+	raw, err := os.ReadFile("peers/lnav-logcat-threadtime.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var formats map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &formats); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(formats["logcat_threadtime"], &format); err != nil {
+		t.Fatal(err)
+	}
+	f := format
+	if len(f.Sample) == 0 {
+		t.Fatal("no logcat_threadtime format with samples")
+	}
+	re := regexp.MustCompile(f.Regex["std"].Pattern)
+	for _, s := range f.Sample {
+		m := re.FindStringSubmatch(s.Line)
+		if m == nil {
+			t.Errorf("the pattern does not read its sample %q", s.Line)
+			continue
+		}
+		if tid := m[re.SubexpIndex("tid")]; tid == "" {
+			t.Errorf("sample %q: no tid", s.Line)
 		}
 	}
 }

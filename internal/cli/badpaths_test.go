@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -172,8 +175,8 @@ func TestConfigBounded(t *testing.T) {
 	start := time.Now()
 	code := Main(ctx, []string{"--config", fifo, "--source", "sim", "--headless", "--duration", "1s"},
 		Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }})
-	if code == ExitOK || time.Since(start) > 5*time.Second {
-		t.Errorf("FIFO: exit %d after %v, stderr %q", code, time.Since(start), errb.String())
+	if code != ExitRuntime || !strings.Contains(errb.String(), "interrupted while reading "+fifo) || time.Since(start) > 5*time.Second {
+		t.Errorf("FIFO: exit %d after %v, stderr %q; want 3, saying the read was interrupted", code, time.Since(start), errb.String())
 	}
 }
 
@@ -197,6 +200,11 @@ func TestInvalidUserTheme(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "unknown theme") || !strings.Contains(err.Error(), "mine.yaml") {
 		t.Errorf("err %v: want the file's own error", err)
 	}
+	// The command: exit 2 at once, with that error.
+	_, errs, code := run(t, "", "--config", cfg, "--theme", "mine", "--source", "sim", "--headless", "--duration", "1s", "--speed", "0")
+	if code != ExitUsage || strings.Contains(errs, "unknown theme") || !strings.Contains(errs, "mine.yaml") {
+		t.Errorf("exit %d, stderr %q; want 2 and the file's own error", code, errs)
+	}
 }
 
 // FuzzDetectKind (issue 13): any first bytes of an input are classified as one of the kinds,
@@ -214,4 +222,46 @@ func FuzzDetectKind(f *testing.F) {
 			t.Fatalf("kind %q", k)
 		}
 	})
+}
+
+// TestSilentAdbServer (issue 13): an adb server that accepts and never answers: exit 3 and one
+// sentence, "the adb server at ADDR did not answer within 15 s" ("context deadline exceeded"
+// says nothing to a user). It waits out fpstop's own 15 s.
+func TestSilentAdbServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits 15 s")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	_, errs, code := run(t, "", "--adb-host", "127.0.0.1", "--adb-port", strconv.Itoa(port), "-p", "com.example.app",
+		"--headless", "--json", "--duration", "3s")
+	msg := strings.TrimSpace(errs)
+	if code != ExitRuntime || !strings.Contains(msg, "the adb server at 127.0.0.1:"+strconv.Itoa(port)+" did not answer within 15 s") ||
+		strings.Contains(msg, "deadline") || strings.Count(msg, "\n") != 0 {
+		t.Errorf("exit %d, stderr %q; want 3 and the one sentence", code, msg)
+	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/fpstop/fpstop/device"
@@ -106,8 +107,34 @@ func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*o
 			return nil, err
 		}
 	}
+	note := ""
+	if kind == "auto" && a.logsLooper(ctx, t) {
+		kind = "gfxinfo+logcat"
+		note = t.pkg + " logs its Looper messages: reading gfxinfo+logcat, which names the messages behind janky frames"
+	}
 	src, k := a.sourceFor(t, kind)
-	return &opened{src: src, kind: k, live: true}, nil
+	return &opened{src: src, kind: k, live: true, note: note}, nil
+}
+
+// logsLooper reads what the app logged recently (logcat -d of its pid) and reports whether it
+// prints Looper lines (printer or slow-dispatch ones). Any failure (app not running, an old
+// logcat, a slow device) means no: auto then stays on gfxinfo.
+func (a *app) logsLooper(ctx context.Context, t *target) bool {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	pid, err := t.client.Pidof(ctx, t.info.Serial, t.pkg)
+	if err != nil {
+		a.log.Info("looper probe: no pid", "pkg", t.pkg, "err", err)
+		return false
+	}
+	out, err := t.client.LogcatDump(ctx, t.info.Serial, logcat.ProbeArgs(strconv.Itoa(pid)))
+	if err != nil {
+		a.log.Info("looper probe: logcat failed", "err", err)
+		return false
+	}
+	found := logcat.LogsLooper(out)
+	a.log.Info("looper probe", "pkg", t.pkg, "pid", pid, "bytes", len(out), "looper_lines", found)
+	return found
 }
 
 // sourceFor is the source of the given kind reading target t, and the kind the report names

@@ -45,6 +45,9 @@ func (a *app) headless(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if op.note != "" && op.live {
+		fmt.Fprintf(a.env.Stderr, "fpstop: %s\n", op.note) // e.g. why auto reads gfxinfo+logcat
+	}
 	runCtx := ctx
 	if a.opts.Duration > 0 && !op.virtual {
 		var cancel context.CancelFunc

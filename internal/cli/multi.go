@@ -165,7 +165,11 @@ func (l *lab) add(ctx context.Context, in device.Info) error {
 	if err != nil {
 		return fmt.Errorf("device %s: %w", in.Serial, err)
 	}
-	src, kind := l.a.sourceFor(t, l.kind)
+	kind := l.kind
+	if kind == "auto" && l.a.logsLooper(ctx, t) {
+		kind = "gfxinfo+logcat" // the app prints Looper lines: read them, as a single-device run does
+	}
+	src, kind := l.a.sourceFor(t, kind)
 	d := &labDevice{serial: in.Serial, model: in.Model, kind: kind, done: make(chan struct{})}
 	d.connected.Store(true)
 	start := time.Now()

@@ -26,8 +26,8 @@ func (a *app) dashboardMulti(ctx context.Context) error {
 		return usageErr("%v", err)
 	}
 	// Before the program owns stdin (lipgloss #73), as for one device.
-	light := theme.Background == themes.BackgroundLight ||
-		theme.Background == themes.BackgroundAuto && !lipgloss.HasDarkBackground()
+	// Always: `t` cycles only the themes that suit the terminal's background.
+	light := !lipgloss.HasDarkBackground()
 	runCtx, cancelRun := a.labContext(ctx)
 	defer cancelRun()
 	l, err := a.startLab(ctx, runCtx, cancelRun)

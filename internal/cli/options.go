@@ -206,9 +206,14 @@ func (o *Options) validate(changed, set func(string) bool) error {
 	return nil
 }
 
-// metricsConfig is the pipeline configuration the flags ask for.
+// metricsConfig is the pipeline configuration the flags ask for. A headless run keeps no frame
+// history: only the screen's timeline view reads it.
 func (o *Options) metricsConfig() metrics.Config {
-	return metrics.Config{DropLevels: o.levels, TargetFPS: o.TargetFPS, SlowMs: o.SlowMs}
+	c := metrics.Config{DropLevels: o.levels, TargetFPS: o.TargetFPS, SlowMs: o.SlowMs}
+	if o.Headless {
+		c.HistoryLen = -1
+	}
+	return c
 }
 
 func (o *Options) String() string {

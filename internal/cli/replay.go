@@ -168,14 +168,30 @@ func (a *app) gateReport(rep *metrics.Report) error {
 // of up to about 2 GB in a browser, and a trace of more than 500 MB is slow to open already.
 var traceLimit int64 = 500 << 20 // a var: tests lower it
 
+// traceFormat picks the trace format: --format, else by OUT's extension (.pftrace and
+// .perfetto-trace are Perfetto's protobuf format, anything else JSON).
+func traceFormat(format, out string) (perfetto bool, err error) {
+	switch format {
+	case "perfetto", "proto":
+		return true, nil
+	case "json":
+		return false, nil
+	case "":
+		return strings.HasSuffix(out, ".pftrace") || strings.HasSuffix(out, ".perfetto-trace"), nil
+	}
+	return false, usageErr("--format %q: want json or perfetto", format)
+}
+
 func (a *app) exportCmd() *cobra.Command {
-	var trace, from, to string
+	var trace, from, to, format string
 	c := &cobra.Command{
-		Use:   "export FILE --trace OUT.json [--from D|TIME] [--to D|TIME]",
-		Short: "export a recording (or a part of it) as Chrome trace-event JSON for Perfetto UI and chrome://tracing",
-		Long: "export writes a recording as Chrome trace-event JSON. --from/--to select a part: a duration from the\n" +
-			"recording's start (10m, 1h5m) or an RFC 3339 time. Before writing more than 500 MB it prints the\n" +
-			"estimated size and refuses (exit 2) unless --force is given: Perfetto UI opens about 2 GB at most.",
+		Use:   "export FILE --trace OUT.json|OUT.pftrace [--from D|TIME] [--to D|TIME]",
+		Short: "export a recording (or a part of it) as a trace for Perfetto UI: Chrome trace-event JSON or Perfetto's protobuf format",
+		Long: "export writes a recording as Chrome trace-event JSON (Perfetto UI, chrome://tracing), or, for an OUT\n" +
+			"ending in .pftrace (or --format perfetto), as Perfetto's native protobuf trace: the same tracks and\n" +
+			"events, about 2.5 times smaller. --from/--to select a part: a duration from the recording's start\n" +
+			"(10m, 1h5m) or an RFC 3339 time. Before writing more than 500 MB it prints the estimated size and\n" +
+			"refuses (exit 2) unless --force is given: Perfetto UI opens about 2 GB at most.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if trace == "" {
@@ -183,6 +199,9 @@ func (a *app) exportCmd() *cobra.Command {
 			}
 			opts := record.TraceOptions{}
 			var err error
+			if opts.Perfetto, err = traceFormat(format, trace); err != nil {
+				return err
+			}
 			if opts.From, err = record.ParseTimeBound(from); err != nil {
 				return usageErr("--from %v", err)
 			}
@@ -210,11 +229,16 @@ func (a *app) exportCmd() *cobra.Command {
 			if err := f.Close(); err != nil {
 				return runtimeErr(err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n", trace)
+			where := "https://ui.perfetto.dev (Open trace file) or chrome://tracing"
+			if opts.Perfetto {
+				where = "https://ui.perfetto.dev (Open trace file)"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: open it at %s\n", trace, where)
 			return nil
 		},
 	}
-	c.Flags().StringVar(&trace, "trace", "", "output file (Chrome trace-event JSON)")
+	c.Flags().StringVar(&trace, "trace", "", "output file (Chrome trace-event JSON; Perfetto protobuf for .pftrace)")
+	c.Flags().StringVar(&format, "format", "", "json or perfetto (default: perfetto for a .pftrace or .perfetto-trace file, else json)")
 	c.Flags().StringVar(&from, "from", "", "start of the part to export: a duration from the recording's start (10m, 1h5m) or an RFC 3339 time")
 	c.Flags().StringVar(&to, "to", "", "end of the part to export (same forms as --from)")
 	c.Flags().BoolVar(&a.opts.Force, "force", false, "overwrite OUT.json, and write a trace over 500 MB")

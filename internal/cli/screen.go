@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
@@ -30,10 +31,26 @@ func recordingErr(err error) error {
 // screenSession is the session as the dashboard's ui.Session and ui.Recorder.
 type screenSession struct{ s *session.Session }
 
-func (s screenSession) Latest() *metrics.Snapshot       { return s.s.Latest() }
-func (s screenSession) Clear()                          { s.s.Clear() }
-func (s screenSession) StartRecording() (string, error) { return s.s.StartRecording("") }
-func (s screenSession) StopRecording() (string, error)  { return s.s.StopRecording() }
+func (s screenSession) Latest() *metrics.Snapshot { return s.s.Latest() }
+func (s screenSession) Clear()                    { s.s.Clear() }
+func (s screenSession) StartRecording() (string, error) {
+	p, err := s.s.StartRecording("")
+	if abs, aerr := filepath.Abs(p); err == nil && aerr == nil {
+		p = abs // the notice line names the full path
+	}
+	return p, err
+}
+func (s screenSession) StopRecording() (string, error) { return s.s.StopRecording() }
+
+// LastSaved is the recording saved last in one line, its full path first (the notice line
+// shows it; the same lines are printed after the screen closes).
+func (s screenSession) LastSaved() string {
+	v := s.s.SavedRecordings()
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1].String()
+}
 func (s screenSession) RecordingStatus() ui.RecordingStatus {
 	st := s.s.RecordingStatus()
 	return ui.RecordingStatus{Active: st.Active, Path: st.Path, Since: st.Since, Err: st.Err}
@@ -67,6 +84,9 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 	}
 	if pkg == "" {
 		pkg = "the foreground app"
+	}
+	if op.note != "" {
+		return fmt.Sprintf("%s on %s · %s", pkg, serial, op.note), nil
 	}
 	return fmt.Sprintf("%s on %s", pkg, serial), nil
 }

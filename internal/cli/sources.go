@@ -107,7 +107,11 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	case "sim":
 		return a.simSource("")
 	case "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger":
-		return a.deviceSource(ctx, o.Source, headless)
+		op, err := a.deviceSource(ctx, o.Source, headless)
+		if serial := device.DefaultSerial(o.Serial); err != nil && serial != "" {
+			return a.namedMissing(serial, err, headless)
+		}
+		return op, err
 	}
 	// auto: gfxinfo, or SurfaceFlinger when the app draws only into a SurfaceView
 	op, err := a.deviceSource(ctx, "auto", headless)
@@ -118,6 +122,10 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 		// several devices and none named: the dashboard opens the device picker
 		return &opened{src: waiting{text: "several devices: choose one (d)"}, kind: "gfxinfo", pick: true,
 			note: oneSentence(err)}, nil
+	}
+	if serial := device.DefaultSerial(o.Serial); serial != "" || o.Package != "" {
+		// the user named a device or an app: simulated numbers in its place would be a lie
+		return a.namedMissing(serial, err, headless)
 	}
 	if headless {
 		return nil, runtimeErr(fmt.Errorf("%v (headless runs need a device; the simulator runs only with --source sim)", err))
@@ -146,3 +154,31 @@ func shortReason(err error) string {
 	}
 	return oneSentence(err)
 }
+
+// namedMissing is what a run does when the device or app the user named (-s, $ANDROID_SERIAL,
+// -p) cannot be used: the dashboard opens the device picker when other devices are connected,
+// otherwise — and always headless — fpstop exits 3 with one sentence. Never the simulator.
+func (a *app) namedMissing(serial string, err error, headless bool) (*opened, error) {
+	if serial != "" && (errors.Is(err, device.ErrDeviceNotFound) || errors.Is(err, device.ErrNoDevice)) {
+		why := "adb sees no device"
+		if errors.Is(err, device.ErrDeviceNotFound) {
+			why = "adb sees only other devices"
+		}
+		msg := fmt.Sprintf("device %s is not connected (%s): check the serial with `fpstop devices`, or `adb connect %s` for a network device", serial, why, serial)
+		if !headless && errors.Is(err, device.ErrDeviceNotFound) {
+			return &opened{src: waiting{text: "device " + serial + " is not connected: choose one (d)"}, kind: "gfxinfo",
+				pick: true}, nil
+		}
+		return nil, runtimeErr(sentence{msg: msg, err: err})
+	}
+	return nil, runtimeErr(err)
+}
+
+// sentence is an error shown as its own sentence that still matches the error it explains.
+type sentence struct {
+	msg string
+	err error
+}
+
+func (s sentence) Error() string { return s.msg }
+func (s sentence) Unwrap() error { return s.err }

@@ -46,8 +46,8 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	}
 	// Ask the terminal for its background only when the theme needs it, and before the program
 	// owns stdin (lipgloss #73: the reply would race Bubble Tea's input reader).
-	light := theme.Background == themes.BackgroundLight ||
-		theme.Background == themes.BackgroundAuto && !lipgloss.HasDarkBackground()
+	// Always: `t` cycles only the themes that suit the terminal's background.
+	light := !lipgloss.HasDarkBackground()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -82,6 +82,11 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	_, runErr := prog.Run()
 	if err := sess.Close(); err != nil {
 		fmt.Fprintf(a.env.Stderr, "fpstop: recording: %s\n", oneSentence(err))
+	}
+	// Now that the screen is closed: where every recording of this run went, and what it holds
+	// (the notice line said so too, but it is gone with the screen).
+	for _, v := range sess.SavedRecordings() {
+		fmt.Fprintf(a.env.Stderr, "fpstop: recording saved: %s\n", v)
 	}
 	if runErr != nil && !errors.Is(runErr, tea.ErrProgramKilled) && !errors.Is(runErr, context.Canceled) {
 		return runtimeErr(runErr)

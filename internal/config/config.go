@@ -248,7 +248,7 @@ func readBounded(ctx context.Context, path string) ([]byte, error) {
 	case r := <-done:
 		return r.b, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("reading %s: %w", path, ctx.Err())
+		return nil, fmt.Errorf("interrupted while reading %s (a signal, or a FIFO nobody writes to): %w", path, ctx.Err())
 	}
 }
 

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,18 +88,24 @@ func (d *damager) apply(b []byte) []byte {
 	return out.Bytes()
 }
 
-// TestDamagedOutput (issue 13): with 5 % and 30 % of the gfxinfo output's lines damaged, fpstop
-// never counts a frame twice or invents a window: frames seen ≤ frames drawn, frames seen +
-// frames_lost within 97–102 % of them, and the damage is counted in the report's warnings.
+// TestDamagedOutput (issue 13): with 5 % and 30 % of the device's output lines damaged (gfxinfo,
+// and logcat too when it is read), fpstop never counts a frame twice or invents a window: frames
+// seen ≤ frames drawn, frames seen + frames_lost within 97–102 % of them, and the damage is
+// counted in the report's warnings.
 func TestDamagedOutput(t *testing.T) {
-	for _, rate := range []float64{0.05} {
-		t.Run(fmt.Sprintf("%.0f%%", rate*100), func(t *testing.T) {
+	for _, c := range []struct {
+		rate   float64
+		source string
+	}{{0.05, "gfxinfo"}, {0.30, "gfxinfo"}, {0.30, "gfxinfo+logcat"}} {
+		t.Run(fmt.Sprintf("%.0f%% %s", c.rate*100, c.source), func(t *testing.T) {
 			t.Parallel()
+			rate := c.rate
 			ph := startPhone(t, 60, "demo", 7, 0)
 			ph.damage = newDamager(rate, 13)
+			ph.printer.Store(c.source != "gfxinfo")
 			env := startEnv(t, ph)
 			rec := filepath.Join(t.TempDir(), "run.jsonl")
-			r, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "30s", "-p", pkg, "--record", rec)
+			r, errs, code := fpstop(t, env, "--source", c.source, "--headless", "--json", "--duration", "30s", "-p", pkg, "--record", rec)
 			ph.stop()
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d: %s", code, errs)
@@ -268,5 +276,39 @@ func TestWrongPackage(t *testing.T) {
 	_, errs, code := fpstop(t, env, "-p", "com.example.other", "--headless", "--json", "--duration", "3s", "--fail-under-fps", "30")
 	if code != cli.ExitGate || !strings.Contains(errs, "no frames") {
 		t.Errorf("with a gate: exit %d, stderr %q; want 1", code, errs)
+	}
+}
+
+// TestSignalWhileLoadingConfig (issue 13): the real binary honours SIGTERM while it reads its
+// config file — a FIFO nobody writes to, which would block a plain read forever: it stops at
+// once with exit 3 and one sentence naming the file.
+func TestSignalWhileLoadingConfig(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "config.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatalf("mkfifo: %v", err)
+	}
+	cmd := exec.Command(binary(t), "--config", fifo, "--source", "sim", "--headless", "--duration", "1s")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // blocked opening the FIFO by now
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatal("SIGTERM ignored while loading the config")
+	}
+	msg := strings.TrimSpace(errb.String())
+	if code := cmd.ProcessState.ExitCode(); code != cli.ExitRuntime || !strings.Contains(msg, "interrupted while reading "+fifo) ||
+		strings.Count(msg, "\n") != 0 {
+		t.Errorf("exit %d, stderr %q; want 3 and one sentence naming the file", code, msg)
 	}
 }

@@ -300,6 +300,7 @@ func TestGfxinfoPlusLogcat(t *testing.T) {
 	t.Parallel()
 	const offset = 37_500_000
 	ph := startPhone(t, 60, "demo", 4, offset)
+	ph.printer.Store(true)
 	ph.cutAfter.Store(int64(9 * time.Second))
 	env := startEnv(t, ph)
 	type result struct {

@@ -31,16 +31,23 @@ type phone struct {
 	truth bytes.Buffer // complete once stop returned
 
 	logOffsetNs int64        // added to logcat times (a logcat clock that disagrees)
-	damage      *damager     // damages the gfxinfo output's lines (nil: none)
+	damage      *damager     // damages the gfxinfo and logcat output's lines (nil: none)
 	pid         atomic.Int64 // the app's pid (tests change it to act out a restart)
 	cutAfter    atomic.Int64 // a logcat stream ends by itself after this many ns (0 never)
+	// printer: the app prints Looper printer lines (Looper.setMessageLogging), as debug builds
+	// that call it do; off, its logcat has only Choreographer's Skipped lines, as most apps'.
+	printer atomic.Bool
 
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu   sync.Mutex
-	subs map[chan []source.Event]struct{}
+	mu     sync.Mutex
+	subs   map[chan []source.Event]struct{}
+	recent []source.Event // the last logged events, for `logcat -d`
 }
+
+// recentLogged is how many logged events the phone keeps for `logcat -d`.
+const recentLogged = 2000
 
 func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffsetNs int64) *phone {
 	t.Helper()
@@ -65,6 +72,15 @@ func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffset
 		defer close(p.done)
 		for b := range ch {
 			p.mu.Lock()
+			for _, ev := range b {
+				switch ev.(type) {
+				case *source.Message, *source.Skipped:
+					if len(p.recent) == recentLogged {
+						p.recent = append(p.recent[:0], p.recent[recentLogged/2:]...)
+					}
+					p.recent = append(p.recent, ev)
+				}
+			}
 			for sub := range p.subs {
 				select {
 				case sub <- b:
@@ -134,6 +150,11 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 		return err
 	case len(args) == 3 && args[0] == "setprop":
 		return nil // setprop prints nothing on success
+	case len(args) >= 1 && args[0] == "logcat" && (contains(args, "-d") || contains(args, "-t")):
+		p.mu.Lock()
+		evs := append([]source.Event(nil), p.recent...)
+		p.mu.Unlock()
+		return p.writeLogcat(w, evs, sim.FormatThreadtime, nil)
 	case len(args) >= 1 && args[0] == "logcat":
 		return p.streamLogcat(ctx, w)
 	}
@@ -146,30 +167,13 @@ func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
 	sub := p.subscribe()
 	defer p.unsubscribe(sub)
 	start := time.Now()
+	announced := map[int64]bool{} // a long message's Dispatching line is printed while it runs
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case b := <-sub:
-			pid := int(p.pid.Load())
-			evs := b[:0:0]
-			for _, ev := range b {
-				switch e := ev.(type) {
-				case *source.Message:
-					m := *e
-					m.Pid, m.Tid = pid, pid
-					evs = append(evs, &m)
-				case *source.Skipped:
-					s := *e
-					s.Pid = pid
-					evs = append(evs, &s)
-				}
-			}
-			var buf bytes.Buffer
-			if err := sim.RenderLogcat(&buf, evs, sim.FormatMonotonic, sim.LogcatOptions{ClockOffsetNs: p.logOffsetNs, Pid: pid}); err != nil {
-				return err
-			}
-			if _, err := w.Write(buf.Bytes()); err != nil {
+			if err := p.writeLogcat(w, b, sim.FormatMonotonic, announced); err != nil {
 				return nil
 			}
 			if cut := p.cutAfter.Load(); cut > 0 && time.Since(start) > time.Duration(cut) {
@@ -178,6 +182,42 @@ func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
 			}
 		}
 	}
+}
+
+// writeLogcat writes the app's logged events in format f: Looper printer lines when the
+// printer is on, Choreographer's Skipped lines always, on the app's current pid. announced
+// (live streams) carries the long messages whose Dispatching line went out while they ran.
+func (p *phone) writeLogcat(w io.Writer, b []source.Event, f sim.LogFormat, announced map[int64]bool) error {
+	pid := int(p.pid.Load())
+	evs := b[:0:0]
+	for _, ev := range b {
+		switch e := ev.(type) {
+		case *source.Message:
+			if !p.printer.Load() {
+				continue
+			}
+			m := *e
+			m.Pid, m.Tid = pid, pid
+			evs = append(evs, &m)
+		case *source.Dispatch:
+			if !p.printer.Load() {
+				continue
+			}
+			d := *e
+			d.Pid, d.Tid = pid, pid
+			evs = append(evs, &d)
+		case *source.Skipped:
+			s := *e
+			s.Pid = pid
+			evs = append(evs, &s)
+		}
+	}
+	var buf bytes.Buffer
+	if err := sim.RenderLogcat(&buf, evs, f, sim.LogcatOptions{ClockOffsetNs: p.logOffsetNs, Pid: pid, Announced: announced}); err != nil {
+		return err
+	}
+	_, err := w.Write(p.damage.apply(buf.Bytes()))
+	return err
 }
 
 func contains(ss []string, s string) bool {

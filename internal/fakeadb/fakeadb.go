@@ -570,7 +570,13 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		select {
 		case <-w.s.ack:
 		case <-w.s.ctx.Done():
-			return n, io.ErrClosedPipe
+			// The host may acknowledge a chunk and close the stream at once (OKAY then CLSE):
+			// both are ready and select picks either. An acknowledged chunk was delivered.
+			select {
+			case <-w.s.ack:
+			default:
+				return n, io.ErrClosedPipe
+			}
 		}
 		n += chunk
 		p = p[chunk:]

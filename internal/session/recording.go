@@ -230,8 +230,53 @@ func (s *Session) StopRecording() (string, error) {
 	s.do(func(*metrics.Pipeline) { s.runner.SetTap(nil) }) // or the pipeline has stopped: no tap runs
 
 	path, err := s.rec.path, s.rec.close()
+	if err == nil {
+		s.saved = append(s.saved, s.rec.saved())
+	}
 	s.rec = nil
 	return path, err
+}
+
+// Saved describes a finished recording: where it is (an absolute path) and what it holds.
+type Saved struct {
+	Path           string
+	Events, Frames int64
+	Span           time.Duration // device time from the first event to the last
+	Bytes          int64         // the file's size (-1 when it cannot be read)
+}
+
+// String is the one-line summary: "/abs/fpstop-….jsonl.gz: 42 s, 5012 frames, 8114 events, 3.1 MB".
+func (v Saved) String() string {
+	size := "size unknown"
+	if v.Bytes >= 0 {
+		size = source.ByteSize(v.Bytes)
+	}
+	return fmt.Sprintf("%s: %.0f s, %d frames, %d events, %s", v.Path, v.Span.Seconds(), v.Frames, v.Events, size)
+}
+
+// saved summarises the closed recording.
+func (r *Recording) saved() Saved {
+	v := Saved{Path: r.path, Bytes: -1}
+	if abs, err := filepath.Abs(r.path); err == nil {
+		v.Path = abs
+	}
+	r.mu.Lock()
+	if r.w != nil {
+		v.Events, v.Frames, v.Span = r.w.Written()
+	}
+	r.mu.Unlock()
+	if st, err := os.Stat(r.path); err == nil {
+		v.Bytes = st.Size()
+	}
+	return v
+}
+
+// SavedRecordings lists the recordings this session finished, oldest first (a recording that
+// failed is not among them: its error was reported).
+func (s *Session) SavedRecordings() []Saved {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Saved(nil), s.saved...)
 }
 
 // RecordingStatus reports the recording's state.

@@ -47,6 +47,7 @@ type Session struct {
 	closed bool
 	cur    *feed
 	rec    *Recording
+	saved  []Saved // recordings finished so far
 }
 
 // feed is one source running into the session.
@@ -138,7 +139,7 @@ func (s *Session) Switch(ctx context.Context, src source.Source) error {
 		return errClosed
 	}
 	s.stopFeed()
-	s.do(func(p *metrics.Pipeline) { p.Reset() })
+	s.do(func(p *metrics.Pipeline) { p.ResetSource() })
 	s.cur = s.startFeed(ctx, src)
 	return nil
 }

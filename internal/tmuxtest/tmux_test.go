@@ -304,7 +304,7 @@ func frames(screen string) float64 {
 }
 
 // fpsRe finds the FPS panel's numbers: the current value and the run's fps and fps_wall.
-var fpsRe = regexp.MustCompile(`fps [0-9.—]+ wall [0-9.—]+`)
+var fpsRe = regexp.MustCompile(`run [0-9.—]+ fps rendering, [0-9.—]+ wall`)
 
 // numbers is what must freeze while paused: the frame count, the FPS panel's run numbers and
 // the first line of the FPS panel.
@@ -421,6 +421,13 @@ func TestTooSmall(t *testing.T) {
 	tm.waitExit()
 }
 
+// colourSGR matches an SGR sequence with a colour parameter (30-37, 38;…, 40-47, 48;…, 90-107);
+// 39 and 49, the default colours tmux writes after an attribute, are no colour.
+var colourSGR = regexp.MustCompile(`\x1b\[(?:[0-9]*;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:;[0-9]*)*m`)
+
+// reverseSGR matches an SGR sequence that turns reverse video on.
+var reverseSGR = regexp.MustCompile(`\x1b\[(?:[0-9]*;)*7(?:;[0-9]*)*m`)
+
 func TestNoColor(t *testing.T) {
 	t.Parallel()
 	tm := newTerm(t)
@@ -434,9 +441,20 @@ func TestNoColor(t *testing.T) {
 			tm.waitText("esc or ? closes")
 		}
 		s := tm.screen(true)
-		for _, bad := range []string{"\x1b[3", "\x1b[4", "38;", "48;"} {
-			if i := strings.Index(s, bad); i >= 0 {
-				t.Fatalf("NO_COLOR screen has a colour escape %q at %d: %q", bad, i, s[max(0, i-40):min(len(s), i+40)])
+		if m := colourSGR.FindStringIndex(s); m != nil {
+			i := m[0]
+			t.Fatalf("NO_COLOR screen has a colour escape at %d: %q", i, s[max(0, i-40):min(len(s), i+40)])
+		}
+		if k == "" {
+			// Colour is gone, attributes stay: bold titles, the selected row reversed and marked.
+			sel := ""
+			for _, l := range strings.Split(s, "\n") {
+				if strings.Contains(l, "▶") {
+					sel = l
+				}
+			}
+			if !reverseSGR.MatchString(sel) || !strings.Contains(s, "\x1b[1m") {
+				t.Fatalf("NO_COLOR: the selected messages row is not marked ▶ and reversed, or no bold title:\n%q", sel)
 			}
 		}
 	}
@@ -460,7 +478,9 @@ func TestRecordReportReplay(t *testing.T) {
 	tm.waitText("● REC")
 	tm.waitText("● REC 00:03")
 	tm.key("r")
-	tm.waitText("recording saved")
+	// The notice line names the full path (as far as the line allows) and the screen never
+	// printed over itself.
+	tm.waitText("recording saved: " + rec[:min(len(rec), 60)])
 	tm.waitGone("● REC")
 	tm.key("q")
 	tm.waitExit()
@@ -471,6 +491,12 @@ func TestRecordReportReplay(t *testing.T) {
 		t.Fatalf("want one fpstop-*.jsonl.gz in %s, have %v (dir: %v)", rec, files, all)
 	}
 	file := files[0]
+	// After the screen closed: the full path and a one-line summary on the terminal.
+	after := strings.Join(strings.Fields(tm.screen(false)), "")
+	if !strings.Contains(after, strings.Join(strings.Fields("fpstop: recording saved: "+file+":"), "")) ||
+		!regexp.MustCompile(`[0-9]+frames,[0-9]+events`).MatchString(after) {
+		t.Errorf("no full path and summary of the recording after exit:\n%s", tm.screen(false))
+	}
 
 	// fpstop report reads it: exit 0, frames > 0.
 	cmd := exec.Command(bin, "report", file)

@@ -1,0 +1,179 @@
+package limits
+
+import (
+	"go/parser"
+	"go/token"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is the import path every in-module import starts with.
+const module = "github.com/fpstop/fpstop"
+
+// flowRule is one direction the data may not flow: packages under from (a module-relative
+// directory) must not import anything under one of the never paths. A never path without a dot
+// is module-relative; one with a dot is a third-party or standard-library path.
+type flowRule struct {
+	from  string
+	never []string
+	why   string
+}
+
+// flowRules keep the house's data flow one-way: source → metrics → ui | record, with device/
+// the only package that talks to adb. Both ends of a rule are prefixes: "source" covers
+// source/gfxinfo, source/logcat and the others.
+var flowRules = []flowRule{
+	{"source", []string{"metrics", "ui", "record", "compare", "themes", "internal/session", "internal/cli"},
+		"a source only turns device text into events; what the numbers mean is metrics' job"},
+	{"metrics", []string{"ui", "record", "compare", "themes", "device", "internal/session", "internal/cli",
+		"source/gfxinfo", "source/logcat", "source/sim", "source/surfaceflinger"},
+		"metrics reads events (package source's types), never a parser, a screen or a file format"},
+	{"ui", []string{"device", "record", "compare", "internal/session", "internal/cli",
+		"source/gfxinfo", "source/logcat", "source/sim", "source/surfaceflinger"},
+		"the screen draws snapshots; it never parses device output nor writes recordings"},
+	{"record", []string{"ui", "device", "internal/session", "internal/cli",
+		"source/gfxinfo", "source/logcat", "source/sim", "source/surfaceflinger"},
+		"a recording is written from snapshots and events, beside the screen, not through it"},
+	{"themes", []string{"source", "metrics", "ui", "record", "device"},
+		"colours know nothing of frames"},
+}
+
+// adbTalkers are the only packages that may speak to adb (its client library, a process or a
+// socket): device/ itself and the test harness that starts a real adb against the fake phone.
+var adbTalkers = []string{"device", "internal/adbtest", "internal/fakeadb", "internal/e2e", "internal/tmuxtest"}
+
+// adbClient reports whether the import p can reach adb: its client library, starting a process
+// or opening a socket (net itself; net/http and the like are not counted).
+func adbClient(p string) bool {
+	return p == "os/exec" || p == "net" || underAny(p, []string{"github.com/electricbubble/gadb"})
+}
+
+// underAny reports whether rel (a module-relative package directory or import path) is one of
+// prefixes or below one of them.
+func underAny(rel string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// importEdge is one import of one non-test file.
+type importEdge struct {
+	file string // module-relative path of the importing file
+	pkg  string // module-relative directory of the importing package
+	path string // the imported path, module-relative when in the module
+}
+
+// imports lists the imports of the module's non-test files outside testdata/ and fixture/.
+func imports(t *testing.T, root string) []importEdge {
+	t.Helper()
+	var out []importEdge
+	fset := token.NewFileSet()
+	for _, file := range sources(t, root) {
+		rel, _ := filepath.Rel(root, file)
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		for _, spec := range f.Imports {
+			p, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				t.Fatalf("%s: import %s: %v", rel, spec.Path.Value, err)
+			}
+			if p == module {
+				p = "."
+			} else {
+				p = strings.TrimPrefix(p, module+"/")
+			}
+			out = append(out, importEdge{file: rel, pkg: path.Dir(rel), path: p})
+		}
+	}
+	return out
+}
+
+// flowViolations returns one line per import against the flow, sorted.
+func flowViolations(edges []importEdge) []string {
+	var out []string
+	for _, e := range edges {
+		for _, r := range flowRules {
+			if underAny(e.pkg, []string{r.from}) && underAny(e.path, r.never) {
+				out = append(out, e.file+" imports "+e.path+": "+r.why)
+			}
+		}
+		if adbClient(e.path) && !underAny(e.pkg, adbTalkers) && !execForNonAdb(e) {
+			out = append(out, e.file+" imports "+e.path+": only device/ talks to adb")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// execForNonAdb lists the files that start processes other than adb (a user's test driver
+// command for `fpstop test`, xmllint for the JUnit schema check) or serve a network port that
+// is not adb's (the Prometheus endpoint, the OTLP test receiver): each is named, so a new one
+// is a decision, not an accident.
+func execForNonAdb(e importEdge) bool {
+	switch e.file {
+	case "internal/cli/driver_unix.go", "internal/cli/driver_other.go", "internal/cli/testrun.go",
+		"internal/junit/check.go", "internal/export/prom/serve.go",
+		"internal/export/otlp/otlptest/receiver.go":
+		return true
+	}
+	return false
+}
+
+// TestImportFlow: no package imports against source → metrics → ui | record, and only device/
+// talks to adb. It parses import blocks only, so it runs in `go test -short`.
+func TestImportFlow(t *testing.T) {
+	edges := imports(t, moduleRoot(t))
+	if len(edges) == 0 {
+		t.Fatal("no imports found: the walk is broken")
+	}
+	for _, v := range flowViolations(edges) {
+		t.Error(v)
+	}
+}
+
+// TestFlowRulesCatchOffenders: the checker on made-up imports, one against each rule and a
+// few that are allowed.
+func TestFlowRulesCatchOffenders(t *testing.T) {
+	bad := []importEdge{
+		{"source/gfxinfo/x.go", "source/gfxinfo", "metrics"},
+		{"source/x.go", "source", "ui"},
+		{"metrics/x.go", "metrics", "ui"},
+		{"metrics/x.go", "metrics", "source/logcat"},
+		{"ui/x.go", "ui", "source/gfxinfo"},
+		{"ui/x.go", "ui", "device"},
+		{"record/x.go", "record", "ui"},
+		{"source/logcat/x.go", "source/logcat", "os/exec"},
+		{"ui/x.go", "ui", "github.com/electricbubble/gadb"},
+		{"metrics/x.go", "metrics", "net"},
+	}
+	for _, e := range bad {
+		if got := flowViolations([]importEdge{e}); len(got) != 1 {
+			t.Errorf("%s importing %s: %d violations, want 1", e.file, e.path, len(got))
+		}
+	}
+	good := []importEdge{
+		{"metrics/x.go", "metrics", "source"},
+		{"ui/x.go", "ui", "metrics"},
+		{"ui/x.go", "ui", "source"},
+		{"record/x.go", "record", "metrics"},
+		{"source/surfaceflinger/x.go", "source/surfaceflinger", "device"},
+		{"device/x.go", "device", "os/exec"},
+		{"ui/x.go", "ui", "net/http"}, // net/http is not net
+		{"internal/cli/x.go", "internal/cli", "ui"},
+	}
+	for _, e := range good {
+		if got := flowViolations([]importEdge{e}); len(got) != 0 {
+			t.Errorf("%s importing %s: %v, want none", e.file, e.path, got)
+		}
+	}
+}

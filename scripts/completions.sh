@@ -25,4 +25,4 @@ for sh in bash zsh fish powershell; do
 done
 # -n: no file name or time stamp in the gzip header, so the page is reproducible.
 "$tmp/fpstop" man | gzip -9 -n >manpages/fpstop.1.gz
-[ "$(gzip -dc manpages/fpstop.1.gz | head -c 1)" != "" ] || { echo "completions.sh: empty man page" >&2; exit 1; }
+[ -n "$(gzip -dc manpages/fpstop.1.gz)" ] || { echo "completions.sh: empty man page" >&2; exit 1; }

@@ -36,7 +36,7 @@ die() { echo "goreleaser-check: $*" >&2; exit 1; }
 # is_wanted BIN: BIN runs and reports the pinned version.
 is_wanted() {
   [ -x "$1" ] || return 1
-  "$1" --version 2>/dev/null | grep -Eq "GitVersion:[[:space:]]*${want}\$|^goreleaser version ${want#v}\$|${want}\$"
+  "$1" --version 2>/dev/null | grep -E "GitVersion:[[:space:]]*${want}\$|^goreleaser version ${want#v}\$|${want}\$" >/dev/null
 }
 
 find_goreleaser() {

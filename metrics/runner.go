@@ -53,6 +53,22 @@ func (r *Runner) Do(ctx context.Context, fn func(*Pipeline)) bool {
 	}
 }
 
+// drain applies the batches queued in in now, not those sent later (a busy source cannot
+// hold it up). A closed channel's queued batches are all still there to receive.
+func (r *Runner) drain(in <-chan []source.Event) {
+	for n := len(in); n > 0; n-- {
+		r.apply(<-in)
+	}
+}
+
+// apply hands a batch to the tap, then to the pipeline.
+func (r *Runner) apply(batch []source.Event) {
+	if r.tap != nil {
+		r.tap(batch)
+	}
+	r.p.AddBatch(batch)
+}
+
 // Run applies batches from in until in is closed or ctx ends, then publishes a final Snapshot.
 func (r *Runner) Run(ctx context.Context, in <-chan []source.Event) error {
 	t := time.NewTicker(r.refresh)
@@ -75,12 +91,13 @@ func (r *Runner) Run(ctx context.Context, in <-chan []source.Event) error {
 				publish()
 				return nil
 			}
-			if r.tap != nil {
-				r.tap(batch)
-			}
-			r.p.AddBatch(batch)
+			r.apply(batch)
 			dirty = true
 		case fn := <-r.ctl:
+			// Batches already queued were sent before fn was asked for: apply them first, so
+			// a Switch's reset is not followed by the old source's last frames and rate (they
+			// would show as the new phone's, and its rate as "refresh rate changed").
+			r.drain(in)
 			fn(r.p)
 			dirty = true
 			publish()

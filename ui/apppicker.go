@@ -65,12 +65,18 @@ type appPickerModel struct {
 	serial  string
 	gen     int
 	loading bool
-	items   []AppItem
-	err     error
-	filter  string
-	shown   []int // indexes into items of the rows the filter lets through
-	list    listModel
-	w, h    int
+	// pending: enter was pressed while the list was loading; the row under the cursor (the
+	// foreground app, listed first) is picked as soon as the list arrives, so a quick
+	// `d ↓ enter enter` is not lost to a slow device.
+	pending bool
+	// chosen is the app picked, taken by the dashboard in the same Update (take).
+	chosen *pickAppMsg
+	items  []AppItem
+	err    error
+	filter string
+	shown  []int // indexes into items of the rows the filter lets through
+	list   listModel
+	w, h   int
 }
 
 func newAppPicker(st *themes.Styles, fetch func(ctx context.Context, serial string) ([]AppItem, error)) appPickerModel {
@@ -91,7 +97,7 @@ func (m appPickerModel) Load(serial string) (appPickerModel, tea.Cmd) {
 	m.gen++
 	m.serial, m.filter, m.items, m.shown = serial, "", nil, nil
 	m.list = m.list.Reset().SetLen(0)
-	m.loading, m.err = true, nil
+	m.loading, m.err, m.pending, m.chosen = true, nil, false, nil
 	fetch, gen := m.fetch, m.gen
 	if fetch == nil {
 		m.loading, m.err = false, errors.New("app listing is not available in this mode")
@@ -125,6 +131,10 @@ func (m appPickerModel) Update(msg tea.Msg) (appPickerModel, tea.Cmd) {
 				}
 			}
 			m.refilter()
+			if m.pending {
+				m.pending = false
+				m = m.choose()
+			}
 		}
 	case tea.KeyMsg:
 		var act listAction
@@ -133,10 +143,11 @@ func (m appPickerModel) Update(msg tea.Msg) (appPickerModel, tea.Cmd) {
 		case listClosed:
 			return m, func() tea.Msg { return closePickerMsg{} }
 		case listPicked:
-			i, _ := m.list.Selected()
-			serial, pkg := m.serial, m.items[m.shown[i]].Package
-			return m, func() tea.Msg { return pickAppMsg{serial: serial, pkg: pkg} }
+			return m.choose(), nil
 		case listMoved:
+			if m.loading && key.Matches(msg, m.keys.Pick) {
+				m.pending = true
+			}
 			return m, nil
 		}
 		switch {
@@ -151,6 +162,21 @@ func (m appPickerModel) Update(msg tea.Msg) (appPickerModel, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// choose picks the row under the cursor (nothing when no row is shown).
+func (m appPickerModel) choose() appPickerModel {
+	if i, ok := m.list.Selected(); ok {
+		m.chosen = &pickAppMsg{serial: m.serial, pkg: m.items[m.shown[i]].Package}
+	}
+	return m
+}
+
+// take returns the app picked (nil when none) and forgets it.
+func (m appPickerModel) take() (appPickerModel, *pickAppMsg) {
+	c := m.chosen
+	m.chosen = nil
+	return m, c
 }
 
 func (m *appPickerModel) refilter() {
@@ -171,7 +197,11 @@ func (m appPickerModel) View() []string {
 	body := []string{st.Text.Render("filter: ") + st.Accent.Render(m.filter+"▏")}
 	switch {
 	case m.loading:
-		body = append(body, st.Muted.Render("listing apps…"))
+		if m.pending {
+			body = append(body, st.Muted.Render("listing apps… enter picks the first once listed"))
+		} else {
+			body = append(body, st.Muted.Render("listing apps…"))
+		}
 	case m.err != nil:
 		for _, l := range wrap("✕ "+m.err.Error(), inner) {
 			body = append(body, st.Bad.Render(l))

@@ -94,6 +94,9 @@ type devicePickerModel struct {
 	err     error
 	list    listModel
 	w, h    int
+	// chosen is the device enter picked, taken by the dashboard in the same Update (take):
+	// through a Cmd, a key typed right after enter would still reach this picker.
+	chosen string
 }
 
 func newDevicePicker(st *themes.Styles, fetch func(ctx context.Context) ([]DeviceItem, error), after Timer) devicePickerModel {
@@ -132,8 +135,19 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 	switch msg := msg.(type) {
 	case devicesMsg:
 		if msg.gen == m.gen {
+			// the cursor stays on its device when a refresh lists the devices in another
+			// order or with one more or less (hot-plug), so enter picks what the user chose
+			cur := ""
+			if i, ok := m.list.Selected(); ok && i < len(m.items) {
+				cur = m.items[i].Serial
+			}
 			m.loading, m.items, m.err = false, msg.items, msg.err
 			m.list = m.list.SetLen(len(m.items))
+			for i, d := range m.items {
+				if d.Serial == cur {
+					m.list = m.list.Select(i)
+				}
+			}
 			gen := m.gen
 			return m, m.after(DevicePollInterval, func(time.Time) tea.Msg { return devicePollMsg{gen: gen} })
 		}
@@ -152,8 +166,8 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 			return m, func() tea.Msg { return closePickerMsg{} }
 		case listPicked:
 			if i, _ := m.list.Selected(); m.items[i].State == "device" {
-				serial := m.items[i].Serial
-				return m, func() tea.Msg { return pickDeviceMsg{serial: serial} }
+				m.chosen = m.items[i].Serial
+				return m, nil
 			}
 		case listNone:
 			if key.Matches(msg, m.keys.Refresh) {
@@ -162,6 +176,13 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// take returns the device enter picked ("" when none) and forgets it.
+func (m devicePickerModel) take() (devicePickerModel, string) {
+	s := m.chosen
+	m.chosen = ""
+	return m, s
 }
 
 // View renders the picker as a box of its size.

@@ -116,6 +116,23 @@ func (m Model) pick(serial, pkg string) tea.Cmd {
 	return tea.Batch(flashCmd(FlashInfo, "switching to "+what), m.be.pick(serial, pkg))
 }
 
+// takePick acts on a picker's choice in the Update that made it: the app picker opens (or the
+// switch starts) before the next key is read, so `d ↓ enter enter` typed quickly lands its
+// second enter in the app picker, not in the device picker again.
+func (m Model) takePick(cmd tea.Cmd) (tea.Model, tea.Cmd) {
+	var serial string
+	if m.devs, serial = m.devs.take(); serial != "" {
+		next, c := m.route(pickDeviceMsg{serial: serial})
+		return next, tea.Batch(cmd, c)
+	}
+	var app *pickAppMsg
+	if m.apps, app = m.apps.take(); app != nil {
+		next, c := m.route(*app)
+		return next, tea.Batch(cmd, c)
+	}
+	return m, cmd
+}
+
 // flashCmd returns a Cmd that shows a flash.
 func flashCmd(l FlashLevel, text string) tea.Cmd {
 	return func() tea.Msg { return FlashMsg{Level: l, Text: text} }
@@ -131,10 +148,10 @@ func (m Model) overlayKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch m.overlay {
 	case overlayDevices:
 		m.devs, cmd = m.devs.Update(msg)
-		return m, cmd
+		return m.takePick(cmd)
 	case overlayApps:
 		m.apps, cmd = m.apps.Update(msg)
-		return m, cmd
+		return m.takePick(cmd)
 	case overlayLayers:
 		m.layers, cmd = m.layers.Update(msg)
 		return m, cmd

@@ -310,7 +310,7 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case appsMsg:
 		m.apps, cmd = m.apps.Update(msg)
-		return m, cmd
+		return m.takePick(cmd) // an enter typed while the apps were listed
 	case pickDeviceMsg:
 		if m.be.apps == nil {
 			m.overlay = overlayNone

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/themes"
 )
 
@@ -35,6 +37,16 @@ type Overview struct {
 	w, h    int
 	notice  string
 	quiting bool
+	// seen is, per serial, the device time its snapshot last showed and the wall time that
+	// was first read: a disconnected device's row says how long ago its numbers were current.
+	seen map[string]seenAt
+	now  time.Time // the wall time of the newest read
+}
+
+// seenAt is a device time and the wall time it was first read at.
+type seenAt struct {
+	ns int64
+	at time.Time
 }
 
 // overviewRow is what one row shows, read inside a Cmd.
@@ -44,8 +56,11 @@ type overviewRow struct {
 	connected bool
 }
 
-// overviewMsg carries the rows read at a refresh.
-type overviewMsg struct{ rows []overviewRow }
+// overviewMsg carries the rows read at a refresh, and when they were read.
+type overviewMsg struct {
+	rows []overviewRow
+	now  time.Time
+}
 
 // NewOverview returns the overview over list; opts are the dashboards' options (Session is set
 // per device).
@@ -59,8 +74,11 @@ func NewOverview(opts Options, list func() []LabDevice) Overview {
 	if opts.TargetFPS <= 0 {
 		opts.TargetFPS = 55
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	st := themes.NewStyles(opts.Theme, !opts.LightBackground)
-	return Overview{opts: opts, list: list, st: &st, dash: map[string]Model{}}
+	return Overview{opts: opts, list: list, st: &st, dash: map[string]Model{}, seen: map[string]seenAt{}}
 }
 
 // Init reads the devices at once.
@@ -68,7 +86,7 @@ func (o Overview) Init() tea.Cmd { return o.read(0) }
 
 // read returns a Cmd that reads every device's newest snapshot after d (no I/O in Update).
 func (o Overview) read(d time.Duration) tea.Cmd {
-	list := o.list
+	list, now := o.list, o.opts.Now
 	fetch := func(time.Time) tea.Msg {
 		var rows []overviewRow
 		for _, dev := range list() {
@@ -81,7 +99,7 @@ func (o Overview) read(d time.Duration) tea.Cmd {
 			}
 			rows = append(rows, r)
 		}
-		return overviewMsg{rows: rows}
+		return overviewMsg{rows: rows, now: now()}
 	}
 	if d == 0 {
 		return func() tea.Msg { return fetch(time.Now()) }
@@ -93,7 +111,12 @@ func (o Overview) read(d time.Duration) tea.Cmd {
 func (o Overview) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case overviewMsg:
-		o.rows = msg.rows
+		o.rows, o.now = msg.rows, msg.now
+		for _, r := range o.rows {
+			if r.snap != nil && (r.snap.NowNs != o.seen[r.dev.Serial].ns || o.seen[r.dev.Serial].at.IsZero()) {
+				o.seen[r.dev.Serial] = seenAt{ns: r.snap.NowNs, at: o.now}
+			}
+		}
 		if o.sel >= len(o.rows) {
 			o.sel = max(0, len(o.rows)-1)
 		}
@@ -204,13 +227,18 @@ func (o Overview) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// row draws one device's line.
+// row draws one device's line. A stale row (the device went away or is disconnected) keeps its
+// last numbers in the one stale style, its sparkline after "✕ last seen N s ago".
 func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 	st := o.st
 	model, app, src := "–", "–", "–"
 	fpsText, jank := "–", "–"
 	fpsStyle := st.Muted
-	var spark string
+	stale := o.stale(r)
+	var tail, spark string
+	if stale {
+		tail = o.lastSeen(r)
+	}
 	if s := r.snap; s != nil {
 		model, app, src = orDash(s.Session.Device.Model), orDash(s.Session.Package), orDash(string(s.Session.Source))
 		target := o.opts.TargetFPS
@@ -230,10 +258,10 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 		if !math.IsNaN(s.Totals.JankPct) {
 			jank = fmt.Sprintf("%.1f", s.Totals.JankPct)
 		}
-		if sparkW > 8 {
+		if sw := sparkW - tailWidth(tail); sw > 8 {
 			f := newFPS(st, target)
 			f, _ = f.Update(dataMsg{snap: s})
-			spark = f.spark(sparkW, 1)[0]
+			spark = f.spark(sw, 1)[0]
 		}
 	}
 	mark := "  "
@@ -243,13 +271,45 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 	serial := r.dev.Serial
 	if !r.connected {
 		serial += " (gone)"
-		fpsStyle = st.Muted
 	}
 	left := fmt.Sprintf("%s%-22s %-16s %-24s %-14s ", mark, fit(serial, 22), fit(model, 16), fit(app, 24), fit(src, 14))
+	if stale {
+		right := alignRight(fpsText, 7) + " " + alignRight(jank, 7) + "  " + ansi.Truncate(tail, max(0, sparkW), "…")
+		if spark != "" {
+			right += " " + ansi.Strip(spark)
+		}
+		if selected {
+			return st.Selected.Render(left) + st.Stale.Render(right)
+		}
+		return st.Stale.Render(left + right)
+	}
 	if selected {
 		left = st.Selected.Render(left)
 	}
 	return left + fpsStyle.Render(alignRight(fpsText, 7)) + " " + alignRight(jank, 7) + "  " + spark
+}
+
+// tailWidth is the columns a stale row's note takes before its sparkline (0 without one).
+func tailWidth(tail string) int {
+	if tail == "" {
+		return 0
+	}
+	return ansi.StringWidth(tail) + 1
+}
+
+// stale reports whether a row's numbers are no longer current: the device went away, or its
+// session says it is disconnected.
+func (o Overview) stale(r overviewRow) bool {
+	return !r.connected || r.snap != nil && r.snap.State == source.StateDisconnected
+}
+
+// lastSeen says how long ago a stale row's numbers were current.
+func (o Overview) lastSeen(r overviewRow) string {
+	s, ok := o.seen[r.dev.Serial]
+	if !ok || r.snap == nil {
+		return "✕ disconnected"
+	}
+	return fmt.Sprintf("✕ last seen %d s ago", int(max(0, o.now.Sub(s.at))/time.Second))
 }
 
 // lastFPS is the FPS of the newest complete slice; false when it was idle.

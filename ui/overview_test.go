@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
@@ -93,4 +94,49 @@ func lineWith(screen, s string) string {
 		}
 	}
 	return ""
+}
+
+// TestOverviewStaleDevice: a phone of a multi-device run disconnects. Its row keeps the last
+// numbers, drawn in the one stale style (themes' Stale, as the single-device screen dims its
+// panels), says how long ago they were current, and its sparkline stays after that; the live
+// phone's row is untouched. Golden View() snapshot (no colour here: package colortest pins the
+// style itself).
+func TestOverviewStaleDevice(t *testing.T) {
+	live := fixture.Live(3)
+	b := fixture.Live(1)
+	b.Session.Device = source.Device{Serial: "R5CT1", Model: "SM-G991B", Android: "13"}
+	now := fixture.Clock
+	list := func() []LabDevice {
+		return []LabDevice{
+			{Serial: live.Session.Device.Serial, Session: snapSession{live}},
+			{Serial: "R5CT1", Session: snapSession{b}},
+		}
+	}
+	o := NewOverview(Options{Now: func() time.Time { return now }, After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
+	o = overviewUpdate(t, o, tea.WindowSizeMsg{Width: 140, Height: 8}, o.read(0)())
+	if row := lineWith(ansi.Strip(o.View()), "R5CT1"); strings.Contains(row, "last seen") {
+		t.Fatalf("a live row says last seen: %q", row)
+	}
+	// 4 s later the phone is gone: its device time stopped where it was.
+	b = fixture.Disconnected()
+	b.Session.Device = source.Device{Serial: "R5CT1", Model: "SM-G991B", Android: "13"}
+	now = now.Add(4 * time.Second)
+	o = overviewUpdate(t, o, o.read(0)())
+	now = now.Add(8 * time.Second)
+	o = overviewUpdate(t, o, o.read(0)())
+	v := o.View()
+	row := lineWith(ansi.Strip(v), "R5CT1")
+	fps, _ := lastFPS(b.Series)
+	if !strings.Contains(row, "✕ last seen 12 s ago") || !strings.Contains(row, fmt.Sprintf("%.1f", fps)) {
+		t.Errorf("stale row %q: want its last FPS %.1f and \"last seen 12 s ago\"", row, fps)
+	}
+	if r := lineWith(ansi.Strip(v), live.Session.Device.Serial); strings.Contains(r, "last seen") {
+		t.Errorf("the live row is marked stale: %q", r)
+	}
+	for _, l := range strings.Split(ansi.Strip(v), "\n") {
+		if ansi.StringWidth(l) > 140 {
+			t.Errorf("line wider than the terminal (%d): %q", ansi.StringWidth(l), l)
+		}
+	}
+	golden.RequireEqual(t, []byte(v))
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -272,3 +273,57 @@ func TestStaleIsDim(t *testing.T) {
 		t.Errorf("the disconnected panels use %d styles, want the one stale style: %v", len(s), s)
 	}
 }
+
+// TestOverviewStaleRowGolden: in the multi-device overview a disconnected phone's row is drawn
+// in the theme's one Stale style from end to end (the same dim the single-device screen uses),
+// and the live phone's row is not; golden with the escapes.
+func TestOverviewStaleRowGolden(t *testing.T) {
+	th, err := themes.Get("dark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := fixture.Live(3)
+	gone := fixture.Disconnected()
+	gone.Session.Device.Serial = "R5CT1"
+	list := func() []ui.LabDevice {
+		return []ui.LabDevice{
+			{Serial: live.Session.Device.Serial, Session: fixedSession{live}},
+			{Serial: "R5CT1", Session: fixedSession{gone}},
+		}
+	}
+	now := fixture.Clock
+	var o tea.Model = ui.NewOverview(ui.Options{Theme: th, Now: func() time.Time { return now },
+		After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
+	o, _ = o.Update(tea.WindowSizeMsg{Width: 140, Height: 8})
+	o, _ = o.Update(o.Init()())
+	now = now.Add(7 * time.Second)
+	o, _ = o.Update(o.Init()())
+	v := o.View()
+	st := themes.NewStyles(th, true)
+	want := strings.TrimSuffix(st.Stale.Render("x"), "x\x1b[0m")
+	if want == "" {
+		t.Fatal("the Stale style draws nothing")
+	}
+	var staleRow, liveRow string
+	for _, l := range strings.Split(v, "\n") {
+		switch {
+		case strings.Contains(l, "R5CT1"):
+			staleRow = l
+		case strings.Contains(l, live.Session.Device.Serial):
+			liveRow = l
+		}
+	}
+	if !strings.HasPrefix(staleRow, want) || strings.Count(staleRow, "\x1b[") != 2 || !strings.Contains(staleRow, "last seen 7 s ago") {
+		t.Errorf("the stale row is not one Stale run (%q) saying last seen 7 s ago:\n%q", want, staleRow)
+	}
+	if strings.Contains(liveRow, want) {
+		t.Errorf("the live row is drawn stale:\n%q", liveRow)
+	}
+	golden.RequireEqualEscape(t, []byte(v), true)
+}
+
+// fixedSession is a ui.Session that returns one snapshot.
+type fixedSession struct{ s *metrics.Snapshot }
+
+func (f fixedSession) Latest() *metrics.Snapshot { return f.s }
+func (f fixedSession) Clear()                    {}

@@ -90,6 +90,8 @@ type messagesModel struct {
 	counts   string // Looper line counts, skipped frames, slow-looper lines
 	// blind: the source cannot see main-thread messages at all (gfxinfo, SurfaceFlinger alone)
 	blind bool
+	// source is the session's source kind, named by the blind note.
+	source string
 	// slow: the Slow dispatch/delivery lines, newest last, listed when no message is paired
 	slow   []metrics.SlowLooperReport
 	detail bool
@@ -122,6 +124,7 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 			m.hint, m.slowMs, m.originNs = s.LooperHint, s.SlowMs, s.OriginNs
 			m.blind = !strings.Contains(string(s.Session.Source), "logcat") && s.Session.Source != source.KindSim &&
 				s.Session.Source != "" && s.Paired == 0 && len(s.SlowLooper) == 0
+			m.source = string(s.Session.Source)
 			m.slow = s.SlowLooper
 			m.counts = lineCounts(s)
 			m.sortRows()
@@ -289,11 +292,7 @@ func (m messagesModel) render() messagesModel {
 		body = append(body, st.Accent.Render(fitLeft(LooperHintCode, inner)))
 		body = append(body, st.Muted.Render("Skipped-frames and Slow dispatch lines are still read meanwhile."))
 	case len(m.rows) == 0 && m.blind:
-		for _, l := range wrap("This source cannot see main-thread messages: run with --source gfxinfo+logcat", inner) {
-			body = append(body, st.Warn.Render(l))
-		}
-		body = append(body, wrap("and make the app log its main Looper (e.g. in Application.onCreate):", inner)...)
-		body = append(body, st.Accent.Render(fitLeft(LooperHintCode, inner)))
+		body = append(body, blindNote(st, m.source, inner))
 	case len(m.rows) == 0 && len(m.slow) > 0:
 		body = append(body, st.Muted.Render(fit("Looper's Slow dispatch/delivery lines (no paired messages), newest first:", inner)))
 		for i := len(m.slow) - 1; i >= 0 && len(body) < ih-1; i-- {
@@ -457,12 +456,44 @@ func slowLine(l *metrics.SlowLooperReport) string {
 	return fmt.Sprintf("%-9s %s  %s%s%s", l.Kind, ms, l.Handler, cb, what)
 }
 
+// blindNote is the one line a source that cannot see main-thread messages (gfxinfo,
+// SurfaceFlinger) shows in their place: that it cannot, and the literal way to get them — the
+// --source that reads them and the Looper printer line the app adds. The longest wording that
+// fits inner is used; every one keeps `--source gfxinfo+logcat` while it fits.
+func blindNote(st *themes.Styles, src string, inner int) string {
+	const flag = "--source gfxinfo+logcat"
+	type note struct{ say, join, code string }
+	for _, n := range []note{
+		{src + " cannot see messages: ", ", and in the app ", LooperHintCode},
+		{src + " cannot see messages: ", " + ", "Looper.getMainLooper().setMessageLogging(…)"},
+		{src + " cannot see messages: ", " + ", "Looper.setMessageLogging"},
+		{src + " cannot see them: ", " + ", "Looper.setMessageLogging"},
+		{src + " cannot see them: ", " + ", "setMessageLogging"}, // 68: the panel at 120×40
+		{"not in " + src + ": ", " + ", "setMessageLogging"},
+		{"", " + ", "Looper.setMessageLogging"},
+		{"", "", ""},
+	} {
+		if len([]rune(n.say+flag+n.join+n.code)) > inner {
+			continue
+		}
+		line := st.Accent.Render(flag)
+		if n.say != "" {
+			line = st.Warn.Render(n.say) + line
+		}
+		if n.code != "" {
+			line += st.Warn.Render(n.join) + st.Accent.Render(n.code)
+		}
+		return line
+	}
+	return st.Accent.Render(fit(flag, max(0, inner)))
+}
+
 // Want is the panel's height with its whole content: every row of the table (or the hint, or
 // the Slow dispatch lines) and the line counts.
 func (m messagesModel) Want() int {
 	n := 1
 	switch {
-	case len(m.rows) == 0 && (m.hint || m.blind):
+	case len(m.rows) == 0 && m.hint:
 		n = 6
 	case len(m.rows) == 0 && len(m.slow) > 0:
 		n = len(m.slow) + 1

@@ -54,7 +54,8 @@ func TestAutoProbesLooper(t *testing.T) {
 			if printer {
 				s = p.waitFor(15*time.Second, "gfxinfo+logcat", "logs its Looper messages", "MSG_DO_FR")
 			} else {
-				s = p.waitFor(15*time.Second, "cannot see main-thread messages", "--source", "gfxinfo+logcat")
+				// one line: at 120×40 the panel has 68 columns inside
+				s = p.waitFor(15*time.Second, "gfxinfo cannot see them: --source gfxinfo+logcat + setMessageLogging")
 			}
 			if strings.Contains(s, "SIMULATOR") {
 				t.Fatalf("the simulator on screen:\n%s", s)

@@ -155,6 +155,7 @@ type Parser struct {
 	hdrWarn []string
 	// rows: the rows read lately, so a row the next dump repeats is not read again.
 	rows *rowCache
+	pad  []byte // a row copied with padding (rowFields)
 }
 
 // Parse is Parse, reusing p's storage.
@@ -245,7 +246,6 @@ type parser struct {
 	warnKeys    []string
 	slab        []source.Phases
 	row         [numCols]int64
-	have        [numCols]bool
 }
 
 func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }

@@ -5,8 +5,11 @@ package gfxinfo
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"strconv"
 
+	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -397,6 +400,20 @@ func (p *parser) percentile(l []byte) bool {
 // dropped entirely, with a warning: a partial histogram would present wrong numbers as right.
 func (p *parser) histogram(b []byte) {
 	hist := p.ps.bucketSlice()
+	h, ok := standardHistogram(b, hist)
+	if !ok {
+		h, ok = anyHistogram(b, hist)
+	}
+	if !ok {
+		p.warn("unreadable HISTOGRAM line dropped")
+		return
+	}
+	p.summary().Histogram = h
+}
+
+// anyHistogram reads the buckets of a HISTOGRAM line whatever their labels, appending to hist;
+// ok is false when the line is unreadable.
+func anyHistogram(b []byte, hist []source.Bucket) (_ []source.Bucket, ok bool) {
 	i, n := 0, len(b)
 	for {
 		for i < n && (b[i] == ' ' || b[i] == '\t') {
@@ -413,8 +430,7 @@ func (p *parser) histogram(b []byte) {
 			i++
 		}
 		if i == s || i-s > 12 || i+3 > n || b[i] != 'm' || b[i+1] != 's' || b[i+2] != '=' {
-			p.warn("unreadable HISTOGRAM line dropped")
-			return
+			return nil, false
 		}
 		i += 3
 		s = i
@@ -423,12 +439,58 @@ func (p *parser) histogram(b []byte) {
 			i++
 		}
 		if i == s || i-s > 12 || (i < n && b[i] != ' ' && b[i] != '\t') {
-			p.warn("unreadable HISTOGRAM line dropped")
-			return
+			return nil, false
 		}
 		hist = append(hist, source.Bucket{Ms: int(ms), Count: int64(c)})
 	}
-	p.summary().Histogram = hist
+	return hist, true
+}
+
+// histogramLabels holds " <ms>ms=" for every bucket of Android's histogram, in order, as the
+// little-endian word of its (at most 8) bytes and a mask of them.
+var histogramLabels = func() (l [hwui.NumBuckets]struct {
+	word, mask uint64
+	n          int
+}) {
+	for i := range l {
+		lab := " " + strconv.Itoa(hwui.BucketMs(i)) + "ms="
+		var b [8]byte
+		copy(b[:], lab)
+		l[i].word, l[i].n = binary.LittleEndian.Uint64(b[:]), len(lab)
+		l[i].mask = ^uint64(0) >> (64 - 8*len(lab))
+	}
+	return l
+}()
+
+// standardHistogram reads a HISTOGRAM line as every Android version prints it (each bucket's
+// label in order, one space apart, nothing after the last but blanks), appending to hist, and
+// reports whether the line was that: matching the known labels is one compare per bucket where
+// reading each label's digits was most of the line's cost (three lines a dump, 154 buckets
+// each). Any other line is left to anyHistogram, which yields the same buckets for a standard
+// line.
+func standardHistogram(b []byte, hist []source.Bucket) ([]source.Bucket, bool) {
+	i, n := 0, len(b)
+	for k := range histogramLabels {
+		lab := &histogramLabels[k]
+		if n-i < 8 || binary.LittleEndian.Uint64(b[i:])&lab.mask != lab.word {
+			break // (the line's end, or not the next label: general reading decides)
+		}
+		i += lab.n
+		s := i
+		var c int64
+		for i < n && b[i]-'0' <= 9 {
+			c = c*10 + int64(b[i]-'0')
+			i++
+		}
+		if i == s || i-s > 12 {
+			return nil, false
+		}
+		hist = append(hist, source.Bucket{Ms: hwui.BucketMs(k), Count: c})
+	}
+	for i < n && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return hist, i == n && len(hist) > 0
 }
 
 func isProfileTableHeader(l []byte) bool {

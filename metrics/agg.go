@@ -87,6 +87,11 @@ type agg struct {
 	histSumNs   int64 // Σ of the frame times counted in hist
 	// display time → count, for the exact 1 % low (values are few: multiples of T).
 	display map[int64]int64
+	// run is the last display time added and runKey the key it is counted under (in display,
+	// where a time's key never changes once added); runN more frames of it are not in display's
+	// count yet. Consecutive frames mostly share their display time: a counter instead of two
+	// map operations a frame, twice (the run's aggregate and the window's).
+	run, runKey, runN int64
 
 	// PerfDog: the previous three frame times.
 	prev     [3]int64
@@ -154,12 +159,18 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	if a.slots != nil && a.slots.add(vsync/vsyncKeyNs) {
 		a.refreshes++
 	}
-	if _, ok := a.display[ff.displayNs]; ok || len(a.display) < maxDisplayKeys {
-		a.display[ff.displayNs]++
+	if a.runN > 0 && ff.displayNs == a.run {
+		a.runN++
 	} else {
-		// Pathological spread of frame intervals: fold into the nearest larger key so the
-		// map stays bounded (the 1 % low stays conservative).
-		a.display[foldKey(a.display, ff.displayNs)]++
+		a.flushRun()
+		key := ff.displayNs
+		if _, ok := a.display[key]; !ok && len(a.display) >= maxDisplayKeys {
+			// Pathological spread of frame intervals: fold into the nearest larger key so the
+			// map stays bounded (the 1 % low stays conservative).
+			key = foldKey(a.display, key)
+		}
+		a.display[key] += 0 // (present from now on: its count is the run's until flushed)
+		a.run, a.runKey, a.runN = ff.displayNs, key, 1
 	}
 
 	// PerfDog: frame time > 2× mean of previous three and > 83.33 / 125 ms.
@@ -235,6 +246,14 @@ func (a *agg) fps() float64 {
 	return float64(a.rateFrames) * 1e9 / float64(a.displayNs)
 }
 
+// flushRun adds the frames of the current run of display times to display.
+func (a *agg) flushRun() {
+	if a.runN > 0 {
+		a.display[a.runKey] += a.runN
+		a.runN = 0
+	}
+}
+
 // low1pct is 1000 / (99th percentile of (dropped+1)·T in ms), nearest rank.
 func (a *agg) low1pct() float64 {
 	if a.rateFrames == 0 {
@@ -249,6 +268,9 @@ func (a *agg) low1pct() float64 {
 	var cum int64
 	for _, k := range keys {
 		cum += a.display[k]
+		if k == a.runKey {
+			cum += a.runN // (not flushed: low1pct only reads)
+		}
 		if cum >= rank {
 			return 1e12 / float64(k) / 1e3 // 1000 / (k ns / 1e6 ms)
 		}

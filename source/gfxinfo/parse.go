@@ -156,6 +156,8 @@ type Parser struct {
 	// rows: the rows read lately, so a row the next dump repeats is not read again.
 	rows *rowCache
 	pad  []byte // a row copied with padding (rowFields)
+	// blockRows is the most frames a PROFILEDATA block held (startBlock sizes blocks by it).
+	blockRows int
 }
 
 // Parse is Parse, reusing p's storage.

@@ -139,7 +139,9 @@ const (
 )
 
 // startBlock opens a PROFILEDATA block. rest is the text after the marker line, used to size
-// the window's frame slice.
+// the window's frame slice when no block was read before: later blocks are sized by the largest
+// one read (counting each block's lines first was two more passes over most of a capture's
+// text), and a block with more rows than that grows its slices as append does.
 func (p *parser) startBlock(rest []byte) {
 	p.inBlock, p.sawBlock = true, true
 	p.cols = nil
@@ -148,14 +150,14 @@ func (p *parser) startBlock(rest []byte) {
 	if w == nil || w.Rows > 0 || w.Columns > 0 {
 		w = p.newWindow("", -1)
 	}
-	// Size Frames and the Phases slab for the rows up to the closing marker.
-	end := bytes.Index(rest, profileMarker)
-	if end < 0 {
-		end = len(rest)
-	}
-	n := bytes.Count(rest[:end], []byte{'\n'})
-	if n < 1 {
-		n = 1
+	n := p.ps.blockRows + p.ps.blockRows/8
+	if n == 0 {
+		// Size Frames and the Phases slab for the rows up to the closing marker.
+		end := bytes.Index(rest, profileMarker)
+		if end < 0 {
+			end = len(rest)
+		}
+		n = max(1, bytes.Count(rest[:end], []byte{'\n'}))
 	}
 	f, ph := p.ps.frameSlice(n)
 	if len(w.Frames) > 0 {
@@ -167,7 +169,13 @@ func (p *parser) startBlock(rest []byte) {
 func (p *parser) endBlock() {
 	p.inBlock = false
 	p.cols = nil
+	if w := p.curWin(); w != nil && len(w.Frames) > p.ps.blockRows {
+		p.ps.blockRows = min(len(w.Frames), maxBlockRows)
+	}
 }
+
+// maxBlockRows bounds the rows a block is sized for without counting them (a ring holds 120).
+const maxBlockRows = 4096
 
 func (p *parser) blockLine(line, rest []byte) {
 	l := trimSpace(line)

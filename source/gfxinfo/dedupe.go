@@ -97,15 +97,9 @@ func (ws *winState) add(f *source.Frame) {
 	slot := int32(ws.head)
 	if ws.n == keep {
 		old := ws.ring[ws.head]
-		if s, _ := ws.ids.get(old.id); s == slot {
-			ws.ids.del(old.id)
-		}
-		if s, _ := ws.vs.get(old.vsync); s == slot {
-			ws.vs.del(old.vsync)
-		}
-		if s, _ := ws.dones.get(old.done); s == slot {
-			ws.dones.del(old.done)
-		}
+		ws.ids.delSlot(old.id, slot)
+		ws.vs.delSlot(old.vsync, slot)
+		ws.dones.delSlot(old.done, slot)
 	} else {
 		ws.n++
 	}

@@ -2,6 +2,7 @@ package gfxinfo
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 )
 
@@ -13,6 +14,7 @@ import (
 // byte, so what the parser makes of it cannot differ.
 type rowCache struct {
 	seed    maphash.Seed
+	mix     uint64 // from seed
 	entries [cacheRows]cachedRow
 	next    int // the entry to overwrite next (oldest first)
 	keys    [cacheTable]uint64
@@ -31,9 +33,6 @@ const (
 	// rows), so the rows of the dump before are all still here.
 	cacheRows  = 1024
 	cacheTable = 2 * cacheRows // a power of two: probes stay short
-	// hashPrefix is how much of a row is hashed: its first fields (flags, vsync id, intended
-	// vsync, vsync) already tell frames apart; the whole text is compared on a hit.
-	hashPrefix = 64
 )
 
 func sameCols(a, b []int) bool { return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] }
@@ -53,12 +52,28 @@ func (c *rowCache) find(h uint64) (*cachedRow, int) {
 	}
 }
 
-// lookup returns the values of row text l read with layout cols before, or nil, and l's hash.
-func (c *rowCache) lookup(l []byte, cols []int) (*[numCols]int64, uint64) {
+// hash returns row text l's hash: its first 32 bytes (flags, vsync id and intended vsync, what
+// tells rows apart) and length mixed by multiplication, which costs a fraction of hashing the
+// whole prefix with maphash (every row of a capture is looked up); collisions only cost a
+// compare. A seed per cache keeps crafted input from piling rows into one probe run.
+func (c *rowCache) hash(l []byte) uint64 {
 	if c.seed == (maphash.Seed{}) {
 		c.seed = maphash.MakeSeed()
+		c.mix = maphash.Comparable(c.seed, 0) | 1
 	}
-	h := maphash.Bytes(c.seed, l[:min(len(l), hashPrefix)])
+	if len(l) < 32 {
+		return maphash.Bytes(c.seed, l)
+	}
+	h := (binary.LittleEndian.Uint64(l)^c.mix)*0x9E3779B97F4A7C15 ^
+		(binary.LittleEndian.Uint64(l[8:])^c.mix)*0xC2B2AE3D27D4EB4F ^
+		(binary.LittleEndian.Uint64(l[16:])^c.mix)*0x165667B19E3779F9 ^
+		(binary.LittleEndian.Uint64(l[24:])^c.mix)*0xD6E8FEB86659FD93 ^ uint64(len(l))
+	return h ^ h>>29
+}
+
+// lookup returns the values of row text l read with layout cols before, or nil, and l's hash.
+func (c *rowCache) lookup(l []byte, cols []int) (*[numCols]int64, uint64) {
+	h := c.hash(l)
 	if e, _ := c.find(h); e != nil && sameCols(e.cols, cols) && bytes.Equal(e.text, l) {
 		return &e.row, h
 	}

@@ -54,10 +54,21 @@ func (t *slotTable) set(k int64, slot int32) {
 
 // del removes k, moving later entries of its probe run back so every key stays reachable.
 func (t *slotTable) del(k int64) {
-	i := t.find(k)
-	if i < 0 {
-		return
+	if i := t.find(k); i >= 0 {
+		t.delAt(i)
 	}
+}
+
+// delSlot removes k when it maps to slot (one probe where get and del take two).
+func (t *slotTable) delSlot(k int64, slot int32) {
+	if i := t.find(k); i >= 0 && t.vals[i] == slot+1 {
+		t.delAt(i)
+	}
+}
+
+// delAt empties entry i, moving later entries of its probe run back so every key stays
+// reachable (no tombstones).
+func (t *slotTable) delAt(i int) {
 	for {
 		t.vals[i] = 0
 		j := i

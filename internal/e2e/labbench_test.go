@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,16 +42,8 @@ func BenchmarkLab4Devices(b *testing.B) {
 }
 
 func labBenchRun(b *testing.B, bin string, port int, dur time.Duration, devices int) {
-	home := b.TempDir()
-	cmd := exec.Command(bin, "--adb-port", strconv.Itoa(port), "--all-devices", "--headless", "--json",
+	cmd, out, errb := startIsolated(b, bin, "--adb-port", strconv.Itoa(port), "--all-devices", "--headless", "--json",
 		"--duration", dur.String(), "--metrics-listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "ANDROID_SERIAL=")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	pid := cmd.Process.Pid

@@ -54,16 +54,8 @@ func BenchmarkLiveCPU(b *testing.B) {
 // liveCPURun runs one session and returns its CPU share of one core over the window.
 func liveCPURun(b *testing.B, bin string, port int, serial, src string, window time.Duration) float64 {
 	const warmup = 5 * time.Second
-	home := b.TempDir()
-	cmd := exec.Command(bin, "--adb-port", strconv.Itoa(port), "-s", serial, "-p", pkg, "--source", src,
+	cmd, out, errb := startIsolated(b, bin, "--adb-port", strconv.Itoa(port), "-s", serial, "-p", pkg, "--source", src,
 		"--headless", "--json", "--duration", (warmup + window + 5*time.Second).String())
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "ANDROID_SERIAL=")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
 	defer func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -157,4 +149,20 @@ func attributed(ws []metrics.WorstFrame) int {
 		}
 	}
 	return n
+}
+
+// startIsolated starts the real binary with its own HOME and XDG directories (no user config,
+// no ANDROID_SERIAL) and returns it running, with its stdout and stderr collected.
+func startIsolated(b *testing.B, bin string, args ...string) (*exec.Cmd, *strings.Builder, *strings.Builder) {
+	b.Helper()
+	home := b.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "ANDROID_SERIAL=")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return cmd, &out, &errb
 }

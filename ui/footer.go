@@ -50,6 +50,9 @@ func (m Model) footerKeys() []key.Binding {
 			later = append(later, b)
 		}
 	}
+	if m.focused() == panelFrameTime {
+		ks = append(ks, m.ft.keys.FocusHelp())
+	}
 	for _, km := range m.panelKeyMaps() {
 		ks = append(ks, km.ShortHelp()...)
 	}
@@ -62,6 +65,9 @@ func (m Model) footerMode() int {
 	if m.overlay == overlayNone && m.msgs.Typing() {
 		return -1
 	}
+	if m.overlay == overlayNone && m.focused() == panelFrameTime {
+		return -2 // the dashboard's, with the graph's enter
+	}
 	return int(m.overlay)
 }
 
@@ -69,7 +75,7 @@ func (m Model) footerMode() int {
 // dashboard's (`r` refreshes the device picker, it does not record); while a filter is typed,
 // the filter's.
 func (m Model) overlayFooter() []key.Binding {
-	if m.footerMode() < 0 {
+	if m.footerMode() == -1 {
 		return m.msgs.keys.TypingHelp()
 	}
 	switch m.overlay {

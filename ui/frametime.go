@@ -18,12 +18,16 @@ type frameTimeKeyMap struct {
 	Mode key.Binding
 	// Timeline opens the full-screen timeline of the whole run (timeline.go).
 	Timeline key.Binding
+	// Open is enter while the panel has the focus (tab moves it): the timeline too, as enter
+	// opens the selected row's details when the messages table has the focus.
+	Open key.Binding
 }
 
 func defaultFrameTimeKeys() frameTimeKeyMap {
 	return frameTimeKeyMap{
 		Mode:     key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "graph: frame time / phases")),
 		Timeline: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "timeline of the run (or click the graph)")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "timeline (graph focused)")),
 	}
 }
 
@@ -33,7 +37,12 @@ func (k frameTimeKeyMap) ShortHelp() []key.Binding {
 }
 
 // FullHelp implements help.KeyMap.
-func (k frameTimeKeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Mode, k.Timeline}} }
+func (k frameTimeKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Mode, k.Timeline, k.Open}}
+}
+
+// FocusHelp is the footer's hint while the panel has the focus.
+func (k frameTimeKeyMap) FocusHelp() key.Binding { return hint(k.Open, "enter", "timeline") }
 
 // frameTimeModel is the frame-time graph: one column per recent frame, coloured by drop level,
 // with the frame-budget line; `g` switches to Profile-HWUI-style stacked phase bars when the
@@ -45,8 +54,10 @@ type frameTimeModel struct {
 	frames []metrics.FramePoint
 	window string
 	phases bool // phase mode asked for
-	lines  []string
-	row    cellRow
+	// focused: the panel has the focus (tab), so enter opens the timeline; its border says so
+	focused bool
+	lines   []string
+	row     cellRow
 }
 
 func newFrameTime(st *themes.Styles) frameTimeModel {
@@ -55,6 +66,15 @@ func newFrameTime(st *themes.Styles) frameTimeModel {
 
 // SetSize sets the panel's outer size.
 func (m frameTimeModel) SetSize(w, h int) frameTimeModel { m.w, m.h = w, h; return m.render() }
+
+// SetFocus gives or takes the focus (the root moves it with tab).
+func (m frameTimeModel) SetFocus(on bool) frameTimeModel {
+	if m.focused == on {
+		return m
+	}
+	m.focused = on
+	return m.render()
+}
 
 // SetStyles changes the theme.
 func (m frameTimeModel) SetStyles(st *themes.Styles) frameTimeModel { m.st = st; return m.render() }
@@ -109,6 +129,9 @@ func (m frameTimeModel) render() frameTimeModel {
 		return m
 	}
 	st := m.st
+	if m.focused {
+		st = focusStyles(st)
+	}
 	inner, ih := m.w-4, m.h-2
 	gw := 5
 	cols := inner - gw
@@ -123,6 +146,9 @@ func (m frameTimeModel) render() frameTimeModel {
 	}
 	if m.window != "" {
 		title += " · " + shortClass(m.window)
+	}
+	if m.focused {
+		title = focusMark + title
 	}
 	gh := ih - 1
 	if gh < 1 || cols <= 0 {

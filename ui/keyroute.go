@@ -83,8 +83,15 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m.togglePanel(panelID(msg.String()[0] - '1'))
 	case key.Matches(msg, m.ft.keys.Mode):
 		m.ft, cmd = m.ft.Update(msg)
-	case key.Matches(msg, m.ft.keys.Timeline):
+	case key.Matches(msg, m.ft.keys.Timeline),
+		m.focused() == panelFrameTime && key.Matches(msg, m.ft.keys.Open):
 		m.overlay, m.tl = overlayTimeline, m.tl.Open()
+	case key.Matches(msg, m.keys.Focus):
+		next := panelFrameTime
+		if m.focused() == panelFrameTime {
+			next = panelMessages
+		}
+		m = m.setFocus(next)
 	case key.Matches(msg, m.wins.keys.Filter):
 		m.wins, cmd = m.wins.Update(msg)
 		if m.snap != nil {
@@ -102,6 +109,22 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, cmd
+}
+
+// focused is the panel enter acts on: the frame-time graph when it has the focus and is on
+// screen, else the messages table.
+func (m Model) focused() panelID {
+	if m.focus == panelFrameTime && m.shown[panelFrameTime] {
+		return panelFrameTime
+	}
+	return panelMessages
+}
+
+// setFocus gives the focus to id (the frame-time graph or the messages table).
+func (m Model) setFocus(id panelID) Model {
+	m.focus = id
+	m.ft = m.ft.SetFocus(id == panelFrameTime)
+	return m
 }
 
 // pick switches through the DeviceSwitcher.

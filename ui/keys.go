@@ -18,6 +18,8 @@ type KeyMap struct {
 	Layers  key.Binding
 	Theme   key.Binding
 	Clear   key.Binding
+	// Focus moves the focus between the panels enter acts on (messages table, frame-time graph).
+	Focus key.Binding
 	// Panels are the number keys 1-7: each shows or hides one panel (btop-style).
 	Panels key.Binding
 }
@@ -35,6 +37,7 @@ func DefaultKeyMap() KeyMap {
 		Layers:  key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "SurfaceFlinger layer picker")),
 		Theme:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
 		Clear:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear statistics")),
+		Focus:   key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "focus for enter: messages ↔ graph")),
 		Panels: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7"),
 			key.WithHelp("1-7", "show/hide panels (1 FPS … 7 worst)")),
 	}
@@ -82,7 +85,7 @@ func sameKeys(a, b key.Binding) bool {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Quit, k.Help, k.Close},
-		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps, k.Layers, k.Panels},
+		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps, k.Layers, k.Focus, k.Panels},
 	}
 }
 

@@ -126,6 +126,17 @@ func box(st *themes.Styles, title, right string, body []string, w, h int) []stri
 	return out
 }
 
+// focusMark starts the title of the panel that has the focus, so that it shows without colour
+// too (the same cursor as the selected table row).
+const focusMark = "▶ "
+
+// focusStyles are st with the border of the focused panel: the theme's accent.
+func focusStyles(st *themes.Styles) *themes.Styles {
+	f := *st
+	f.Border = st.Accent
+	return &f
+}
+
 // cellRow builds one line of single-cell glyphs, each with a style index, and renders runs of
 // the same style with one Render call (charts draw thousands of cells).
 type cellRow struct {

@@ -306,3 +306,40 @@ func TestTimelineDisconnected(t *testing.T) {
 	}
 	checkFrame(t, m.View(), 120, 40)
 }
+
+// TestEnterOnFocusedGraph: enter acts on the panel with the focus: the messages table's details
+// at first, the timeline once tab gave the graph the focus (and back to details after another
+// tab, or after esc closed the timeline and tab moved on); the footer offers the graph's enter
+// only while it has the focus, and the help lists tab.
+func TestEnterOnFocusedGraph(t *testing.T) {
+	m := dashboard(t, testOpts(), 120, 40, fixture.Timeline())
+	if m2 := update(t, m, keyMsg("enter")); m2.overlay != overlayDetail {
+		t.Fatalf("enter without tab: overlay %v, want the message details", m2.overlay)
+	}
+	if strings.Contains(m.View(), "enter timeline") {
+		t.Errorf("the footer offers enter for the timeline before the graph has the focus")
+	}
+	m = update(t, m, keyMsg("tab"))
+	v := m.View()
+	if !strings.Contains(v, "enter timeline") {
+		t.Errorf("graph focused: the footer does not offer enter for the timeline:\n%s", v)
+	}
+	if !strings.Contains(v, focusMark+"Frame time") {
+		t.Errorf("graph focused: its title does not show the focus mark %q:\n%s", focusMark, v)
+	}
+	m = update(t, m, keyMsg("enter"))
+	if m.overlay != overlayTimeline || !m.tl.IsOpen() {
+		t.Fatalf("tab enter: overlay %v, want the timeline", m.overlay)
+	}
+	m = update(t, m, keyMsg("esc"), keyMsg("enter"))
+	if m.overlay != overlayTimeline {
+		t.Fatalf("esc enter: overlay %v, want the timeline again (the graph keeps the focus)", m.overlay)
+	}
+	m = update(t, m, keyMsg("esc"), keyMsg("tab"), keyMsg("enter"))
+	if m.overlay != overlayDetail {
+		t.Errorf("tab back to the messages, enter: overlay %v, want the message details", m.overlay)
+	}
+	if !strings.Contains(update(t, m, keyMsg("esc"), keyMsg("?")).View(), "tab") {
+		t.Errorf("the help overlay does not list tab")
+	}
+}

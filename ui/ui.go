@@ -114,6 +114,8 @@ type Model struct {
 	now      time.Time
 	overlay  overlay
 	quitting bool
+	// focus is the panel enter acts on (tab moves it): the messages table or the frame-time graph
+	focus panelID
 
 	header headerModel
 	flash  flashModel
@@ -332,6 +334,7 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.key(msg)
 	case tea.MouseMsg:
 		if m.clickOpensTimeline(msg) {
+			m = m.setFocus(panelFrameTime)
 			m.overlay, m.tl = overlayTimeline, m.tl.Open()
 			return m, nil
 		}

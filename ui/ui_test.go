@@ -111,6 +111,8 @@ func keyMsg(s string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyEsc}
 	case "enter":
 		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
 	case " ":
 		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
 	case "left":
@@ -186,6 +188,7 @@ func TestGolden(t *testing.T) {
 		{name: "window_filter", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"w"}},
 		{name: "sort_count", w: 80, h: 24, snap: fixture.Live(1), keys: []string{"s", "s"}},
 		{name: "detail", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"down", "enter"}},
+		{name: "focus_graph", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"tab"}},
 		{name: "simulator", w: 80, h: 24, snap: fixture.Sim(1), opts: func(o *Options) {
 			o.Note = "no device found: showing the simulator"
 		}},

@@ -50,10 +50,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		f := m.be.clear
 		return m, func() tea.Msg { f(); return clearedMsg{} }
 	case key.Matches(msg, m.keys.Theme):
-		m.themeIdx = (m.themeIdx + 1) % len(m.themes)
-		st := themes.NewStyles(m.themes[m.themeIdx], !m.opts.LightBackground)
-		m = m.setStyles(&st)
-		m.flash = m.flash.SetStatus(m.status())
+		m = m.useTheme(m.themes[(m.themeIdx+1)%len(m.themes)])
 		return m, flashCmd(FlashInfo, "theme: "+m.themes[m.themeIdx].Name)
 	case key.Matches(msg, m.keys.Devices):
 		if m.be.devs == nil {
@@ -109,6 +106,32 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, cmd
+}
+
+// theme is the theme on screen.
+func (m Model) theme() themes.Theme { return m.themes[m.themeIdx] }
+
+// useTheme draws the dashboard with t (the multi-device overview hands its theme on), adding t
+// to the themes `t` cycles when it is not among them.
+func (m Model) useTheme(t themes.Theme) Model {
+	if m.themeIdx >= 0 && m.themeIdx < len(m.themes) && m.themes[m.themeIdx].Name == t.Name && m.st != nil {
+		return m
+	}
+	idx := -1
+	for i, th := range m.themes {
+		if th.Name == t.Name {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		m.themes = append([]themes.Theme{t}, m.themes...)
+		idx = 0
+	}
+	m.themeIdx = idx
+	st := themes.NewStyles(t, !m.opts.LightBackground)
+	m = m.setStyles(&st)
+	m.flash = m.flash.SetStatus(m.status())
+	return m
 }
 
 // focused is the panel enter acts on: the frame-time graph when it has the focus and is on

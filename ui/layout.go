@@ -571,12 +571,7 @@ func (m Model) View() string {
 // paint joins the lines, with the theme's own background behind them when it has to paint one
 // (a light theme on a dark terminal: Styles.Canvas).
 func (m Model) paint(lines []string) string {
-	if m.st.Canvas != "" {
-		for i, l := range lines {
-			lines[i] = m.st.Paint(l, width(l), m.w)
-		}
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(paintLines(m.st, lines, m.w), "\n")
 }
 
 // btoi is 1 for true.

@@ -1,7 +1,5 @@
 package ui
 
-import "github.com/charmbracelet/x/ansi"
-
 // Overlays: what covers the dashboard (help, message details, pickers) and how it is
 // composited over the dashboard's lines.
 
@@ -33,20 +31,5 @@ func (m Model) drawOverlay(base []string) []string {
 	case overlayLayers:
 		ov = m.layers.View()
 	}
-	if len(ov) == 0 {
-		return base
-	}
-	ow, oh := width(ov[0]), len(ov)
-	x0, y0 := (m.w-ow)/2, (m.h-oh)/2
-	reset := m.st.Reset()
-	out := append([]string(nil), base...)
-	for i, l := range ov {
-		y := y0 + i
-		if y < 0 || y >= len(out) {
-			continue
-		}
-		b := out[y]
-		out[y] = ansi.Truncate(b, x0, "") + reset + l + reset + ansi.TruncateLeft(b, x0+ow, "")
-	}
-	return out
+	return composite(base, ov, m.w, m.h, m.st.Reset())
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -41,6 +42,13 @@ type Overview struct {
 	// was first read: a disconnected device's row says how long ago its numbers were current.
 	seen map[string]seenAt
 	now  time.Time // the wall time of the newest read
+
+	keys     overviewKeyMap
+	themes   []themes.Theme // what `t` cycles, as on one device's dashboard
+	themeIdx int
+	footer   footerModel
+	help     helpModel
+	helpOpen bool
 }
 
 // seenAt is a device time and the wall time it was first read at.
@@ -77,8 +85,43 @@ func NewOverview(opts Options, list func() []LabDevice) Overview {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	st := themes.NewStyles(opts.Theme, !opts.LightBackground)
-	return Overview{opts: opts, list: list, st: &st, dash: map[string]Model{}, seen: map[string]seenAt{}}
+	if opts.Theme.Name == "" {
+		opts.Theme, _ = themes.Get(themes.Default)
+	}
+	o := Overview{opts: opts, list: list, dash: map[string]Model{}, seen: map[string]seenAt{},
+		keys: defaultOverviewKeys(), themes: opts.Themes}
+	if len(o.themes) == 0 {
+		o.themes = themes.Fitting(!opts.LightBackground)
+	}
+	return o.useTheme(opts.Theme)
+}
+
+// useTheme draws the overview (its footer and help too) with theme t, adding t to the themes
+// `t` cycles when it is not among them.
+func (o Overview) useTheme(t themes.Theme) Overview {
+	o.themeIdx = -1
+	for i, th := range o.themes {
+		if th.Name == t.Name {
+			o.themeIdx = i
+		}
+	}
+	if o.themeIdx < 0 {
+		o.themes = append([]themes.Theme{t}, o.themes...)
+		o.themeIdx = 0
+	}
+	st := themes.NewStyles(t, !o.opts.LightBackground)
+	o.st = &st
+	o.footer = newFooter(o.st).SetKeys(o.keys.ShortHelp()).SetSize(o.w, 1)
+	o.help = newHelp(o.st, o.keys.sections()).SetSize(o.screenW(), o.h)
+	return o
+}
+
+// screenW is the width drawn at (100 before the first size).
+func (o Overview) screenW() int {
+	if o.w <= 0 {
+		return 100
+	}
+	return o.w
 }
 
 // Init reads the devices at once.
@@ -123,6 +166,8 @@ func (o Overview) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return o, o.read(o.opts.Refresh)
 	case tea.WindowSizeMsg:
 		o.w, o.h = msg.Width, msg.Height
+		o.footer = o.footer.SetSize(o.w, 1)
+		o.help = o.help.SetSize(o.w, o.h)
 		return o.toDashboard(msg)
 	case FlashMsg:
 		o.notice = msg.Text
@@ -132,6 +177,8 @@ func (o Overview) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return o.key(msg)
 		}
 		if msg.String() == "esc" && !o.dash[o.open].modal() {
+			// back to the overview, in the theme the dashboard was left in (`t` there)
+			o = o.useTheme(o.dash[o.open].theme())
 			o.open = ""
 			return o, nil
 		}
@@ -152,21 +199,31 @@ func (o Overview) toDashboard(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return o, cmd
 }
 
-// key handles the overview's keys: move, open, quit.
+// key handles the overview's keys: move, open, theme, help, quit. With the help open only
+// esc, ? and q mean something.
 func (o Overview) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	switch msg.String() {
-	case "q", "ctrl+c":
+	switch {
+	case key.Matches(msg, o.keys.Quit):
 		o.quiting = true
 		return o, tea.Quit
-	case "up", "k":
+	case key.Matches(msg, o.keys.Help):
+		o.helpOpen = !o.helpOpen
+	case o.helpOpen:
+		if key.Matches(msg, o.keys.Close) {
+			o.helpOpen = false
+		}
+	case key.Matches(msg, o.keys.Up):
 		if o.sel > 0 {
 			o.sel--
 		}
-	case "down", "j":
+	case key.Matches(msg, o.keys.Down):
 		if o.sel < len(o.rows)-1 {
 			o.sel++
 		}
-	case "enter":
+	case key.Matches(msg, o.keys.Theme):
+		o = o.useTheme(o.themes[(o.themeIdx+1)%len(o.themes)])
+		o.notice = "theme: " + o.themes[o.themeIdx].Name
+	case key.Matches(msg, o.keys.Open):
 		if o.sel < len(o.rows) && o.rows[o.sel].dev.Session != nil {
 			return o.drill(o.rows[o.sel].dev)
 		}
@@ -180,9 +237,11 @@ func (o Overview) drill(dev LabDevice) (tea.Model, tea.Cmd) {
 	m, ok := o.dash[dev.Serial]
 	opts := o.opts
 	opts.Session = dev.Session
+	opts.Theme = o.themes[o.themeIdx]
 	if !ok {
 		m = New(opts)
 	}
+	m = m.useTheme(opts.Theme) // the overview's theme, changed there since the last visit
 	var cmds []tea.Cmd
 	cmds = append(cmds, m.Init()) // its refresh stopped while the overview was shown
 	if o.w > 0 {
@@ -202,10 +261,7 @@ func (o Overview) View() string {
 	if o.quiting {
 		return ""
 	}
-	w := o.w
-	if w <= 0 {
-		w = 100
-	}
+	w := o.screenW()
 	st := o.st
 	lines := []string{
 		st.Title.Render(fit(fmt.Sprintf("fpstop · %d devices", len(o.rows)), w)),
@@ -222,9 +278,11 @@ func (o Overview) View() string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, st.Muted.Render(fit(o.notice, w)))
-	lines = append(lines, st.HelpKey.Render("↑/↓")+st.HelpDesc.Render(" choose  ")+st.HelpKey.Render("enter")+
-		st.HelpDesc.Render(" open a device (esc comes back)  ")+st.HelpKey.Render("q")+st.HelpDesc.Render(" quit"))
-	return strings.Join(lines, "\n")
+	lines = append(lines, o.footer.View())
+	if o.helpOpen {
+		lines = composite(lines, o.help.View(), w, max(o.h, len(lines)), st.Reset())
+	}
+	return strings.Join(paintLines(st, lines, w), "\n")
 }
 
 // row draws one device's line. A stale row (the device went away or is disconnected) keeps its

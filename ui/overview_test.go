@@ -140,3 +140,42 @@ func TestOverviewStaleDevice(t *testing.T) {
 	}
 	golden.RequireEqual(t, []byte(v))
 }
+
+// TestOverviewHelpAndTheme: ? over the overview opens the help box built from its key map (esc
+// closes it; the arrows do not move the selection behind it); t changes the overview's theme and
+// a dashboard opened next is drawn in it; a theme chosen in a dashboard is kept by the overview
+// on the way back.
+func TestOverviewHelpAndTheme(t *testing.T) {
+	a := fixture.Live(3)
+	b := fixture.Live(5)
+	b.Session.Device.Serial = "R5CT1"
+	list := func() []LabDevice {
+		return []LabDevice{{Serial: a.Session.Device.Serial, Session: snapSession{a}}, {Serial: "R5CT1", Session: snapSession{b}}}
+	}
+	o := NewOverview(Options{Now: fixture.Now, After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
+	o = overviewUpdate(t, o, tea.WindowSizeMsg{Width: 120, Height: 20}, o.Init()())
+	o = overviewUpdate(t, o, keyMsg("?"), keyMsg("down"))
+	if s := ansi.Strip(o.View()); !o.helpOpen || !strings.Contains(s, "Keys") || !strings.Contains(s, "previous device") || o.sel != 0 {
+		t.Fatalf("? did not open the overview's help over it (sel %d):\n%s", o.sel, s)
+	}
+	o = overviewUpdate(t, o, keyMsg("esc"))
+	if o.helpOpen || strings.Contains(ansi.Strip(o.View()), "Keys") {
+		t.Fatal("esc did not close the help")
+	}
+	first := o.themes[o.themeIdx].Name
+	o = overviewUpdate(t, o, keyMsg("t"))
+	second := o.themes[o.themeIdx].Name
+	if second == first || o.st.Theme.Name != second {
+		t.Fatalf("t on the overview: theme %q → %q (styles %q)", first, second, o.st.Theme.Name)
+	}
+	o = overviewUpdate(t, o, keyMsg("enter"))
+	if d := o.dash[o.open]; d.theme().Name != second || d.st.Theme.Name != second {
+		t.Errorf("the dashboard opened after t is drawn in %q, want %q", d.st.Theme.Name, second)
+	}
+	o = overviewUpdate(t, o, keyMsg("t"))
+	third := o.dash[o.open].theme().Name
+	o = overviewUpdate(t, o, keyMsg("esc"))
+	if o.open != "" || o.st.Theme.Name != third || third == second {
+		t.Errorf("back from a dashboard switched to %q: the overview is in %q", third, o.st.Theme.Name)
+	}
+}

@@ -327,3 +327,44 @@ type fixedSession struct{ s *metrics.Snapshot }
 
 func (f fixedSession) Latest() *metrics.Snapshot { return f.s }
 func (f fixedSession) Clear()                    {}
+
+// TestOverviewHelpGolden: the help overlay over the multi-device overview is the dashboard's
+// help box in the theme's styles (border, titles, keys), composited the same way, and a light
+// theme on a dark terminal paints its own background behind every line of the overview and the
+// overlay, as on one device's screen; golden with the escapes.
+func TestOverviewHelpGolden(t *testing.T) {
+	th, err := themes.Get("light")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := fixture.Live(3)
+	list := func() []ui.LabDevice {
+		return []ui.LabDevice{{Serial: live.Session.Device.Serial, Session: fixedSession{live}}}
+	}
+	var o tea.Model = ui.NewOverview(ui.Options{Theme: th, Now: fixture.Now,
+		After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
+	o, _ = o.Update(tea.WindowSizeMsg{Width: 100, Height: 16})
+	o, _ = o.Update(o.Init()())
+	o, _ = o.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'?'}})
+	v := o.View()
+	st := themes.NewStyles(th, true)
+	if st.Canvas == "" {
+		t.Fatal("the light theme on a dark terminal has no canvas to paint")
+	}
+	lines := strings.Split(v, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, st.Canvas) {
+			t.Errorf("line %d is not on the theme's canvas: %q", i, l)
+		}
+	}
+	for name, s := range map[string]lipgloss.Style{"Border": st.Border, "HelpKey": st.HelpKey, "Title": st.Title} {
+		esc := strings.TrimSuffix(s.Render("x"), "x\x1b[0m")
+		if esc == "" || !strings.Contains(v, esc+"╭") && name == "Border" || !strings.Contains(v, esc) {
+			t.Errorf("the help overlay does not use the theme's %s style %q", name, esc)
+		}
+	}
+	if !strings.Contains(stripANSI(v), "Keys") || !strings.Contains(stripANSI(v), "next theme") {
+		t.Errorf("no help box listing the overview's keys:\n%s", stripANSI(v))
+	}
+	golden.RequireEqualEscape(t, []byte(v), true)
+}

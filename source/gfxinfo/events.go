@@ -80,6 +80,9 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	switch {
 	case verdict == counterOK:
 		total, newRows = w.TotalFrames, ws.total.newRows(ws.acct, w.TotalFrames-prev, t.reset)
+		if lost := w.TotalFrames - prev - int64(newRows); prev > 0 && lost > 0 {
+			ps.winLost += int(lost)
+		}
 		ws.acct = 0
 		ws.reportGaps()
 	case verdict == counterRebase:
@@ -123,6 +126,9 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 	case !histogramAgrees(pr.Summary):
 		a.warn(histogramWarning)
 		return
+	case ps.outgrown(v, len(pr.Windows), t.reset):
+		a.warn("gfxinfo: a process \"Total frames rendered\" counter that grew beyond its windows' frames deferred (damaged, or a window closed)")
+		return
 	default:
 		verdict = ps.total.check(v, a.at, 0, t.reset)
 	}
@@ -138,9 +144,27 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 		}
 		return
 	}
-	ps.acct = 0
+	ps.acct, ps.winLost, ps.short = 0, 0, 0
 	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Pid: ps.pid, Process: true, TotalFrames: v,
 		Rows: rows, NewRows: newRows})
+}
+
+// outgrown reports whether the process counter v grew by more than its windows account for:
+// the frames they showed since the last accepted process counter and those their own counters
+// charged as lost. The surplus is frames of a window that closed in between, or a damaged
+// digit (2074 read as 2574 charged 500 frames that were never lost); the counter is deferred,
+// at most twice in a row (then the surplus is charged after all: a window did close).
+func (ps *procState) outgrown(v int64, windows int, reset bool) bool {
+	if reset || !ps.total.known || v <= ps.total.v {
+		ps.short = 0
+		return false
+	}
+	if v-ps.total.v <= int64(ps.acct+ps.winLost+shortSlack+windows) || ps.short >= 2 {
+		ps.short = 0
+		return false
+	}
+	ps.short++
+	return true
 }
 
 // events appends the dump's events to evs: damage notices, frames in IntendedVsync order (a

@@ -17,13 +17,16 @@ type procState struct {
 	sinceNs int64
 	// fresh: the process started during the session, so its counters counted from 0 there and
 	// the frames it drew before its first poll were drawn during the session (frames_lost).
-	fresh  bool
-	polls  int // polls of this process so far
-	wins   []*winState
-	total  counter // the process-wide "Total frames rendered"
-	acct   int     // frames accounted since the last accepted process counter
-	lastAt int64   // device time of its last poll before the current dump
-	at     int64   // device time of the current (or last) dump
+	fresh bool
+	polls int // polls of this process so far
+	wins  []*winState
+	total counter // the process-wide "Total frames rendered"
+	acct  int     // frames accounted since the last accepted process counter
+	// winLost: frames its windows' reported counters charged as lost since the last accepted
+	// process counter; short: process counters in a row deferred for outgrowing acct+winLost.
+	winLost, short int
+	lastAt         int64 // device time of its last poll before the current dump
+	at             int64 // device time of the current (or last) dump
 	// polledBefore: the process was polled in an earlier dump than the current one.
 	polledBefore bool
 	seen         int64 // procTable poll number when last seen

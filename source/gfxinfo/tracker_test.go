@@ -215,3 +215,66 @@ func TestAssemblyOrder(t *testing.T) {
 		t.Errorf("%d frames", n)
 	}
 }
+
+// dropProcessHistogram removes the process block's HISTOGRAM line (the first one), so its
+// counter cannot be checked against it, as when that line was damaged too.
+func dropProcessHistogram(d []byte) []byte {
+	i := bytes.Index(d, []byte("HISTOGRAM:"))
+	j := i + bytes.IndexByte(d[i:], '\n')
+	return append(d[:i:i], d[j+1:]...)
+}
+
+// A damaged digit in the process "Total frames rendered" (180 read as 680) grows it at a
+// plausible rate but by far more than its window's frames: it is deferred, not charged as 500
+// lost frames; the next good counter is charged as usual (issue 13: seed 41 of the damaged
+// capture reported 583 frames lost where 83 were).
+func TestDamagedProcessCounterDigitNotCharged(t *testing.T) {
+	d1 := dumpAt(10_000, 100, win(60, 9, 1, 60))
+	d2 := dumpAt(11_000, 100, win(120, 9, 1, 120))
+	d3 := dumpAt(13_000, 100, win(120, 10, 61, 180)) // 2 s later: 500 more is a plausible rate
+	d3 = dropProcessHistogram(bytes.Replace(d3, []byte("Total frames rendered: 180"), []byte("Total frames rendered: 680"), 1))
+	d4 := dumpAt(14_000, 100, win(120, 11, 121, 240))
+	evs := feed(t, d1, d2, d3, d4)
+	var lost, last int64 = 0, -1
+	for _, p := range procPolls(evs) {
+		if last >= 0 && p.TotalFrames >= last {
+			lost += p.TotalFrames - last - int64(p.NewRows)
+		}
+		last = p.TotalFrames
+	}
+	if lost != 0 || last != 240 {
+		t.Errorf("process counters charge %d lost (last %d); want 0 (last 240): %v", lost, last, procPolls(evs))
+	}
+	if !strings.Contains(strings.Join(notices(evs), "\n"), "grew beyond its windows") {
+		t.Errorf("the damage is not warned: %q", notices(evs))
+	}
+	if n := len(frames(evs)); n != 240 {
+		t.Errorf("%d frames, want 240", n)
+	}
+}
+
+// A window that closed between two polls: the process counter's surplus is charged after two
+// deferrals (its frames were drawn and never seen).
+func TestProcessCounterSurplusChargedWhenItStays(t *testing.T) {
+	var ds [][]byte
+	for i := range 5 {
+		d := dumpAt(int64(10_000+1000*i), 100, win(60, 9+float64(i), 1+60*int64(i), 60*int64(i+1)))
+		if i > 0 {
+			// a popup that drew 30 frames and closed before the second poll
+			d = dropProcessHistogram(bytes.Replace(d, []byte(fmt.Sprintf("Total frames rendered: %d", 60*(i+1))),
+				[]byte(fmt.Sprintf("Total frames rendered: %d", 60*(i+1)+30)), 1))
+		}
+		ds = append(ds, d)
+	}
+	evs := feed(t, ds...)
+	var lost, last int64 = 0, -1
+	for _, p := range procPolls(evs) {
+		if last >= 0 && p.TotalFrames >= last {
+			lost += p.TotalFrames - last - int64(p.NewRows)
+		}
+		last = p.TotalFrames
+	}
+	if lost != 30 {
+		t.Errorf("process counters charge %d lost, want 30: %v", lost, procPolls(evs))
+	}
+}

@@ -259,11 +259,12 @@ func whatLabel(name string, what int) string {
 	return fmt.Sprintf("%d", what)
 }
 
-func callbackLabel(c string) string {
+// callbackFull is a message's callback class in full, "-" for none.
+func callbackFull(c string) string {
 	if c == "" || c == "null" {
 		return "-"
 	}
-	return shortClass(c)
+	return c
 }
 
 func (m messagesModel) render() messagesModel {
@@ -330,10 +331,13 @@ func (m messagesModel) table(inner, ih int) []string {
 	const cw, mw, tw, pw = 5, 6, 8, 6
 	type cells struct{ h, cb, what string }
 	rows := make([]cells, len(m.rows))
+	// nat: the widths of the short class names (shortClass); full: with their packages
 	nat := []int{width("handler"), width("callback"), width("what")}
+	full := append([]int(nil), nat...)
 	for i, r := range m.rows {
-		rows[i] = cells{shortClass(r.Handler), callbackLabel(r.Callback), whatLabel(r.WhatName, r.What)}
-		nat[0], nat[1], nat[2] = max(nat[0], width(rows[i].h)), max(nat[1], width(rows[i].cb)), max(nat[2], width(rows[i].what))
+		rows[i] = cells{r.Handler, callbackFull(r.Callback), whatLabel(r.WhatName, r.What)}
+		nat[0], nat[1], nat[2] = max(nat[0], width(shortClass(rows[i].h))), max(nat[1], width(shortClass(rows[i].cb))), max(nat[2], width(rows[i].what))
+		full[0], full[1], full[2] = max(full[0], width(rows[i].h)), max(full[1], width(rows[i].cb)), max(full[2], width(rows[i].what))
 	}
 	showCb, showTotal := true, true
 	// A full row: "▶ " h ␣ cb ␣ what ␣ count ␣ max ␣ total ␣ p95 (8 cells of cursor and spaces).
@@ -346,10 +350,11 @@ func (m messagesModel) table(inner, ih int) []string {
 	if text >= 26 {
 		// what names the message and fills first; the callback, often "-" or a long
 		// listener class, last.
-		ws = fitColumns(nat, []int{8, 6, 8}, []float64{1, 0.6, 2}, text)
+		// Room left after the short names grows the class columns to their full names.
+		ws = classWidths(nat, full, []int{8, 6, 8}, []float64{1, 0.6, 2}, text)
 	} else {
 		showCb = false
-		ws = fitColumns([]int{nat[0], nat[2]}, []int{8, 8}, []float64{1, 2}, text+1)
+		ws = classWidths([]int{nat[0], nat[2]}, []int{full[0], full[2]}, []int{8, 8}, []float64{1, 2}, text+1)
 		ws = []int{ws[0], 0, ws[1]}
 	}
 	row := func(cur, h, cb, what, c, mx, tot, p string) string {
@@ -380,7 +385,7 @@ func (m messagesModel) table(inner, ih int) []string {
 		if i == m.sel {
 			cur = "▶ "
 		}
-		line := row(cur, c.h, c.cb, c.what, count(r.Count), ms(r.MaxMs), ms(r.TotalMs), ms(r.P95Ms))
+		line := row(cur, classFit(c.h, ws[0]), classFit(c.cb, ws[1]), c.what, count(r.Count), ms(r.MaxMs), ms(r.TotalMs), ms(r.P95Ms))
 		switch {
 		case i == m.sel:
 			line = st.Selected.Render(fit(line, inner))

@@ -43,14 +43,23 @@ func TestWorstFramesNameWhat(t *testing.T) {
 		w    int
 		want string
 	}{
+		// Room: the full class names.
 		{metrics.FrameMessage{Handler: "android.app.ActivityThread$H", Callback: "null", What: 159, WhatName: "EXECUTE_TRANSACTION"}, 60,
+			"android.app.ActivityThread$H EXECUTE_TRANSACTION"},
+		{metrics.FrameMessage{Handler: "android.app.ActivityThread$H", What: 159, WhatName: "EXECUTE_TRANSACTION"}, 36,
 			"ActivityThread$H EXECUTE_TRANSACTION"},
-		// Too long: the handler gives way first.
+		// Too long: the handler gives way first, from the left, its innermost class kept.
 		{metrics.FrameMessage{Handler: "android.app.ActivityThread$H", What: 159, WhatName: "EXECUTE_TRANSACTION"}, 32,
-			"ActivityThr… EXECUTE_TRANSACTION"},
+			"ActivityT…$H EXECUTE_TRANSACTION"},
 		{metrics.FrameMessage{Handler: "android.app.ActivityThread$H", What: 159, WhatName: "EXECUTE_TRANSACTION"}, 10,
-			"Activit… EXECUTE_TRANSACTION"},
-		{metrics.FrameMessage{Handler: "com.example.H", Callback: "com.example.Cb", What: 7}, 40, "H(7) Cb"},
+			"Activ…$H EXECUTE_TRANSACTION"},
+		{metrics.FrameMessage{Handler: "com.example.H", Callback: "com.example.Cb", What: 7}, 40, "com.example.H(7) com.example.Cb"},
+		{metrics.FrameMessage{Handler: "com.example.H", Callback: "com.example.Cb", What: 7}, 12, "H(7) Cb"},
+		// The callback gives way before the handler's simple name is cut.
+		{metrics.FrameMessage{Handler: "com.example.feed.ImageLoader$MainHandler", Callback: "com.example.feed.FeedAdapter$$Lambda$3", What: 2}, 31,
+			"ImageLoader$MainHandler(2)"},
+		{metrics.FrameMessage{Handler: "com.example.feed.ui.adapter.FeedRecyclerAdapter$ViewHolderBinder$1", What: 3, WhatName: "MSG_BIND"}, 40,
+			"FeedRecycle…$ViewHolderBinder$1 MSG_BIND"},
 	}
 	for _, c := range cases {
 		if got := frameMessageLabel(c.msg, c.w); got != c.want {

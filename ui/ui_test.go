@@ -188,6 +188,8 @@ func TestGolden(t *testing.T) {
 		{name: "window_filter", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"w"}},
 		{name: "sort_count", w: 80, h: 24, snap: fixture.Live(1), keys: []string{"s", "s"}},
 		{name: "detail", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"down", "enter"}},
+		{name: "long_names_200", w: 200, h: 60, snap: fixture.LongNames()},
+		{name: "long_names_80", w: 80, h: 24, snap: fixture.LongNames()},
 		{name: "focus_graph", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"tab"}},
 		{name: "simulator", w: 80, h: 24, snap: fixture.Sim(1), opts: func(o *Options) {
 			o.Note = "no device found: showing the simulator"

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -92,29 +91,43 @@ func (m worstModel) render() worstModel {
 	return m
 }
 
-// frameMessageLabel names a frame's message in about w cells: "ActivityThread$H
-// EXECUTE_TRANSACTION" when the what code is known, else "Handler(2)", then the callback.
-// When it is too long the handler is shortened first (to 8 cells at least), so the what name,
-// the most telling part, stays readable.
+// frameMessageLabel names a frame's message in about w cells: handler, what name (or the
+// handler's "(what)" when the name is unknown), callback — "android.app.ActivityThread$H
+// EXECUTE_TRANSACTION". The what name, the most telling part, stays whole; the class names
+// share the rest (classWidths: their simple names first, packages with the room left) and are
+// shortened from the left (classFit); the callback gives way unless the handler's simple name
+// fits whole beside at least 6 cells of it and its own innermost class.
 func frameMessageLabel(msg metrics.FrameMessage, w int) string {
-	h := shortClass(msg.Handler)
-	if msg.WhatName == "" {
-		h = fmt.Sprintf("%s(%d)", h, msg.What)
-	}
-	rest := ""
+	h, cb := msg.Handler, callbackFull(msg.Callback)
+	what := ""
 	if msg.WhatName != "" {
-		rest = " " + msg.WhatName
+		what = " " + msg.WhatName
 	}
-	if cb := callbackLabel(msg.Callback); cb != "-" {
-		rest += " " + cb
+	suffix := "" // "(2)": the what code, glued to the handler when it has no name
+	if msg.WhatName == "" {
+		suffix = fmt.Sprintf("(%d)", msg.What)
 	}
-	if msg.WhatName != "" && width(h)+width(rest) > w {
-		hw := max(w-width(" "+msg.WhatName), min(8, width(h)))
-		if hw < width(h) {
-			h = strings.TrimRight(fit(h, hw), " ")
+	if cb == "-" {
+		cb = ""
+	}
+	label := func(h, cb string) string {
+		if cb != "" {
+			cb = " " + cb
+		}
+		return h + suffix + what + cb
+	}
+	if width(label(h, cb)) <= w {
+		return label(h, cb)
+	}
+	avail := w - width(suffix+what)
+	if cb != "" && avail-1 >= width(shortClass(h))+6 { // the handler's simple name whole first
+		ws := classWidths([]int{width(shortClass(h)), width(shortClass(cb))}, []int{width(h), width(cb)},
+			[]int{8, 6}, []float64{1, 0.6}, avail-1)
+		if ws[1] >= cleanWidth(cb) && ws[0] >= min(8, width(shortClass(h))) { // else no callback: no garbage
+			return label(classFit(h, ws[0]), classFit(cb, ws[1]))
 		}
 	}
-	return h + rest
+	return label(classFit(h, max(avail, min(8, width(shortClass(h))))), "")
 }
 
 // Want is the panel's height with every worst frame and its messages listed.

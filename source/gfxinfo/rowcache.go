@@ -17,6 +17,7 @@ type rowCache struct {
 	mix     uint64 // from seed
 	entries [cacheRows]cachedRow
 	next    int // the entry to overwrite next (oldest first)
+	expect  int // the entry to try first (index+1; 0 none)
 	keys    [cacheTable]uint64
 	vals    [cacheTable]int32 // entry index+1; 0 marks an empty slot
 }
@@ -72,11 +73,22 @@ func (c *rowCache) hash(l []byte) uint64 {
 }
 
 // lookup returns the values of row text l read with layout cols before, or nil, and l's hash.
+//
+// The entry after the last one found is tried first, without hashing: a dump repeats the rows
+// of the dump before in the order they were read (and stored, one after the other).
 func (c *rowCache) lookup(l []byte, cols []int) (*[numCols]int64, uint64) {
+	if x := c.expect; x > 0 {
+		if e := &c.entries[x-1]; sameCols(e.cols, cols) && bytes.Equal(e.text, l) {
+			c.expect = x%cacheRows + 1
+			return &e.row, e.hash
+		}
+	}
 	h := c.hash(l)
-	if e, _ := c.find(h); e != nil && sameCols(e.cols, cols) && bytes.Equal(e.text, l) {
+	if e, i := c.find(h); e != nil && sameCols(e.cols, cols) && bytes.Equal(e.text, l) {
+		c.expect = int(c.vals[i])%cacheRows + 1
 		return &e.row, h
 	}
+	c.expect = 0
 	return nil, h
 }
 

@@ -512,8 +512,6 @@ func rowFields(b []byte, n int, cols []int, row *[numCols]int64) int {
 	return rowOK
 }
 
-var pow10 = [9]uint64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
-
 // nonDigits returns x (8 bytes, little-endian) with a non-zero byte wherever x's byte is not an
 // ASCII digit. (A carry out of a byte ≥ 0xFA can only mark later bytes, so the lowest marked
 // byte is always the first non-digit.)

@@ -86,8 +86,9 @@ type Window struct {
 	// cannot be trusted. A title two of them agree on is used (repaired, with a warning).
 	TitleSuspect bool
 
-	named     bool   // the title came from a "Window:" line
-	rootTitle string // the title the view-root line printed
+	named       bool   // the title came from a "Window:" line
+	rootTitle   string // the title the view-root line printed
+	rootDamaged bool   // the view-root line had text after its id other than "(visibility=…)"
 	// torn records where rows that could not be read (torn, impossible, outside their block)
 	// stood: the poller credits them and expects them back in the next dump.
 	torn []tornRow

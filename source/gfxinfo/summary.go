@@ -288,6 +288,12 @@ func (p *parser) viewRoot(l []byte) {
 	}
 	w := p.newWindow(title, vis)
 	w.Root, w.rootTitle = id, title
+	// After its id a view-root line holds only " (visibility=N)" (nothing on Android 4): any
+	// other text is another line run into it, and the id and title before it may be cut too
+	// (one read "….MaiO/android.view.ViewRootImpl@1a2bWindow: com.exa…" for ".Main …@1a2b30").
+	if rest := trimSpace(l[i+len(viewRootMark)+len(id):]); id == "" || len(rest) > 0 && !bytes.HasPrefix(rest, visibilityMark) {
+		w.rootDamaged = true
+	}
 	p.oldTable = false
 }
 

@@ -27,9 +27,10 @@ func (p *parser) checkTitles(pr *Process) {
 		if w.Rows == 0 && w.Summary == nil && len(w.torn) == 0 {
 			continue // nothing reported for it
 		}
-		if (w.named && w.Title == "") || !printable(w.Title) || linesRunIn(w.Title) {
+		if (w.named && w.Title == "") || !printable(w.Title) || linesRunIn(w.Title) || (w.rootDamaged && !w.named) {
 			// Android never prints an empty "Window:" line (it was cut), nor a control byte
 			// or broken UTF-8 in a title (garbage: one read "\xd3\tcom.example.app/.Popup").
+			// A title only a damaged view-root line gives is no title either.
 			p.suspect(w)
 			continue
 		}

@@ -1,22 +1,31 @@
 package logcat
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
 
 // Block decodes every complete line of block (each ending in '\n'), as Line would one by one,
 // and returns the index just past the last '\n' (0 when there is none) and the last complete
-// line. It is Line's fast path for a buffer of text: a plain threadtime line is classified
-// from its header's offsets, and a Line is built only for the few lines that matter.
+// line. It is Line's fast path for a buffer of text: a plain threadtime line is read in one
+// pass (plainLine), and a Line is built only for the few lines that may matter.
 func (d *Decoder) Block(block []byte) (end int, last []byte) {
 	pos := 0
-	for {
-		i := bytes.IndexByte(block[pos:], '\n')
-		if i < 0 {
-			return pos, last
+	for pos < len(block) {
+		e := d.plainLine(block[pos:])
+		if e < 0 {
+			i := bytes.IndexByte(block[pos:], '\n')
+			if i < 0 {
+				break
+			}
+			e = i
+			d.fastLine(block[pos : pos+e])
 		}
-		last = block[pos : pos+i]
-		d.fastLine(last)
-		pos += i + 1
+		last = block[pos : pos+e]
+		pos += e + 1
 	}
+	return pos, last
 }
 
 // fastLine decodes one line exactly as Line does.
@@ -34,7 +43,12 @@ func (d *Decoder) fastLine(line []byte) {
 		d.Line(line)
 		return
 	}
-	// Parse's fast path, without building a Line for a line that does not matter.
+	d.plain(b, &t)
+}
+
+// plain decodes a line scanThreadtime (or plainLine) accepted: Parse's fast path, without
+// building a Line for a line that does not matter.
+func (d *Decoder) plain(b []byte, t *ttHeader) {
 	d.stats.Lines++
 	d.stats.LogLines++
 	d.p.longMode = false
@@ -45,4 +59,220 @@ func (d *Decoder) fastLine(line []byte) {
 	l := &d.line
 	t.fill(b, l)
 	d.handle(l, kind, rest)
+}
+
+// SWAR constants: a byte repeated in every byte of a word.
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// zeroBytes has the high bit set in the lowest zero byte of x (and maybe in higher bytes above
+// it, never below): the lowest set bit marks the first zero byte exactly.
+func zeroBytes(x uint64) uint64 { return (x - lo8) & ^x & hi8 }
+
+// Word patterns of the fixed threadtime header "MM-DD HH:MM:SS.": for each of its two 8-byte
+// words, which bytes must be digits and which must be exactly the separator shown.
+var (
+	hdrDig0, hdrSepMask0, hdrSep0 = wordPattern("dd-dd dd")
+	hdrDig1, hdrSepMask1, hdrSep1 = wordPattern(":dd:dd.?")
+	dispatchWord                  = binary.LittleEndian.Uint64(dispatchMark)
+	finishWord                    = binary.LittleEndian.Uint64(finishMark)
+)
+
+// wordPattern turns an 8-byte pattern ('d' a digit, '?' any byte, else that byte) into a digit
+// mask, a separator mask and the separators' values, little-endian like the loads.
+func wordPattern(p string) (dig, sepMask, sep uint64) {
+	for i := 0; i < 8; i++ {
+		sh := uint(8 * i)
+		switch p[i] {
+		case 'd':
+			dig |= 0xFF << sh
+		case '?':
+		default:
+			sepMask |= 0xFF << sh
+			sep |= uint64(p[i]) << sh
+		}
+	}
+	return dig, sepMask, sep
+}
+
+// wordOK checks the digits and separators of one header word without a branch per byte.
+func wordOK(x, dig, sepMask, sep uint64) bool {
+	hi, three := dig&(0xF0*lo8), dig&(0x30*lo8)
+	y := x & dig
+	return x&sepMask == sep && y&hi == three && (y+dig&(0x06*lo8))&hi == three
+}
+
+// plainLine decodes the line at the start of b (the rest of a block) if it is plain threadtime
+// with its ids where logcat prints them, reading each byte about once: the header by its fixed
+// offsets, then the tag and the message word by word, looking for the tag's ':', the line's
+// '\n' and the only bytes a line that matters must hold ('>', '<', '!'; or a message starting
+// with 'S' or 'D'). A line with none of them is counted without more work; one with them goes
+// through classify as before, so what is decoded cannot differ. It returns the index of the
+// line's '\n', or -1 (nothing done) for anything else — the caller then decodes it with
+// fastLine, which gives the same result for every line plainLine accepts.
+func (d *Decoder) plainLine(b []byte) int {
+	if len(b) < 64 || !wordOK(binary.LittleEndian.Uint64(b), hdrDig0, hdrSepMask0, hdrSep0) ||
+		!wordOK(binary.LittleEndian.Uint64(b[8:]), hdrDig1, hdrSepMask1, hdrSep1) {
+		return -1
+	}
+	i := 15
+	for i < 24 && isDigit(b[i]) {
+		i++
+	}
+	// " %5d %5d L " at i, and the tag's first byte.
+	u0, u1 := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+6:])
+	if !idWordOK(u0) || !idWordOK(u1) || b[i+14] != ' ' || !isLevel(b[i+13]) {
+		return -1
+	}
+	tag := i + 15
+	k := scanTag(b, tag)
+	if k < 0 {
+		return -1
+	}
+	var msg, e int
+	cand := false
+	switch b[k+1] {
+	case ' ':
+		msg = k + 2
+		if e, cand = scanMsg(b, msg); e < 0 {
+			return -1
+		}
+	case '\n':
+		msg, e = k+1, k+1
+	default: // "\r\n"
+		msg, e = k+1, k+2
+	}
+	n := e // the line without its '\r'
+	if b[n-1] == '\r' {
+		n--
+	}
+	msg = min(msg, n)
+	s := msg
+	for b[s] == ' ' {
+		s++
+	}
+	if !cand && b[s] != 'S' && b[s] != 'D' {
+		d.stats.Lines++
+		d.stats.LogLines++
+		d.p.longMode = false
+		return e
+	}
+	te := k
+	for te > tag && (b[te-1] == ' ' || b[te-1] == '\t') {
+		te--
+	}
+	h := ttHeader{pid: field5Value(u0 >> 8 & 0xFF_FFFF_FFFF), tid: field5Value(u1 >> 8 & 0xFF_FFFF_FFFF), tagS: tag, tagE: te, msg: msg, tsEnd: i, lvl: b[i+13]}
+	d.plain(b[:n], &h)
+	return e
+}
+
+// idWordOK reports whether the word x is " %5d " and one more byte: a space, five bytes of
+// spaces followed by at least one digit, a space (what field5 accepts, for a whole word in a
+// few operations): bytes that are digits and bytes that are spaces are found exactly, then
+// every field byte must be one or the other, the last a digit, and no digit followed by a space.
+func idWordOK(x uint64) bool {
+	const low7 = 0x7F * lo8
+	t := x ^ '0'*lo8 // digits become 0..9
+	dig := (0x89*lo8 - t&low7) & ^t & hi8
+	u := x ^ ' '*lo8
+	spc := (hi8 - u&low7) & ^u & hi8
+	const field = 0x80_8080_8080 << 8 // bytes 1-5
+	const ends = 0x80 | 0x80<<48      // bytes 0 and 6
+	return spc&ends == ends && (dig|spc)&field == field && dig&(0x80<<40) != 0 && (dig<<8)&spc&field == 0
+}
+
+// scanTag finds the ':' that ends the tag, from b[i:]: the first one followed by a space or by
+// the line's end ("\n", "\r\n"). It returns -1 when the line has none.
+func scanTag(b []byte, i int) int {
+	for {
+		var c byte
+		if i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			m := zeroBytes(x^':'*lo8) | zeroBytes(x^'\n'*lo8)
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+			c = b[i]
+		} else {
+			if i >= len(b) {
+				return -1
+			}
+			c = b[i]
+			if c != ':' && c != '\n' {
+				i++
+				continue
+			}
+		}
+		if c == '\n' || i+1 >= len(b) {
+			return -1
+		}
+		if n := b[i+1]; n == ' ' || n == '\n' || n == '\r' && i+2 < len(b) && b[i+2] == '\n' {
+			return i
+		}
+		i++
+	}
+}
+
+// scanMsg finds the end of the message that starts at b[s] — the index of the line's '\n', -1
+// when b has none — and whether the message holds something a line that matters needs: ">>>>> Di"
+// or "<<<<< Fi" anywhere (Looper printer lines), or a '!' (Choreographer's "Skipped N frames!").
+// It reads 16 bytes a round, and stops looking at the first such cue. (Finding the cues with
+// bytes.IndexByte over the whole block instead, each '>' and '<' one search step, cost 15 %
+// more CPU on benchgen text: most log lines hold a '<' or '>', and every step is a branch the
+// CPU cannot predict.)
+func scanMsg(b []byte, s int) (e int, cand bool) {
+	const nl = '\n' * lo8
+	for s+16 <= len(b) {
+		x, y := binary.LittleEndian.Uint64(b[s:s+8]), binary.LittleEndian.Uint64(b[s+8:s+16])
+		m := cues(x) | zeroBytes(x^nl)
+		if m == 0 {
+			m = cues(y) | zeroBytes(y^nl)
+			if m == 0 {
+				s += 16
+				continue
+			}
+			s += 8
+		}
+		s += bits.TrailingZeros64(m) >> 3
+		if b[s] == '\n' {
+			return s, false
+		}
+		if cueMatters(b, s) {
+			if i := bytes.IndexByte(b[s:], '\n'); i >= 0 {
+				return s + i, true
+			}
+			return -1, true
+		}
+		s++
+	}
+	for ; s < len(b); s++ {
+		if c := b[s]; c == '\n' {
+			return s, cand
+		} else if (c == '!' || c|2 == '>') && cueMatters(b, s) {
+			cand = true
+		}
+	}
+	return -1, cand
+}
+
+// cues marks the first '<', '>' or '!' of x exactly (see zeroBytes). '<' (0x3C) and '>' (0x3E)
+// differ only in bit 1: one test finds both.
+func cues(x uint64) uint64 {
+	return zeroBytes((x|2*lo8)^'>'*lo8) | zeroBytes(x^'!'*lo8)
+}
+
+// cueMatters: b[s] is a cue; a '!', or the start of ">>>>> Di" or "<<<<< Fi".
+func cueMatters(b []byte, s int) bool {
+	if b[s] == '!' {
+		return true
+	}
+	if s+8 > len(b) {
+		return false
+	}
+	w := binary.LittleEndian.Uint64(b[s:])
+	return w == dispatchWord || w == finishWord
 }

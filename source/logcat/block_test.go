@@ -61,6 +61,7 @@ func TestBlockMatchesLine(t *testing.T) {
 		"long then threadtime": []byte(fuzzSeeds[7] + "\n>>>>> Dispatching to " + hTarget + ": 1\n" + fuzzSeeds[0] +
 			"\n<<<<< Finished to " + hTarget + "\n" + fuzzSeeds[1] + "\n"),
 	}
+	inputs["plain threadtime edge cases"] = plainEdgeCases()
 	for _, path := range realdata.Files(t, "logcat") {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -81,8 +82,38 @@ func TestBlockMatchesLine(t *testing.T) {
 	}
 }
 
+// plainEdgeCases is threadtime text that takes Block's one-pass path or just misses it: cues
+// ('>', '<', '!') before, inside and after the tag, markers in runs of '>' and cut short,
+// messages starting with 'S' or 'D', ':' in tags and at the line's end, "\r\n" endings, ids
+// off their columns, short and long fractions.
+func plainEdgeCases() []byte {
+	heads := []string{"06-23 14:06:07.808  1863  1914 ", "06-23 14:06:07.808 123456  1914 ", "06-23 14:06:07.808  1863 1914 ",
+		"06-23 14:06:07. 1863  1914 ", "06-23 14:06:07.808123456  1863  1863 ", "06-23 14:06:07.808     1     1 ", "06-23 14:06:07.808 1863a 1914 "}
+	tags := []string{"D Looper  : ", "I Choreographer: ", "D a:b: ", "W >>>>> Dispatching to x: ", "D Looper:", "D tag :  ", "E x: "}
+	msgs := []string{">>>>> Dispatching to " + vsyncTarget + ": 0", "<<<<< Finished to " + vsyncTarget,
+		"println : >>>>> Dispatching to " + hTarget + ": 159", ">>>>>>> Dispatching to " + hTarget + ": 1", "<<<<< Finished to " + hTarget,
+		"x <<<<< Finished to " + hTarget + " >>>>> Dispatching to " + hTarget + ": 2", "Skipped 31 frames!  The application may be doing too much work",
+		"Slow dispatch took 292ms main h=a c=b m=0", "Drained", "Dispatch took 120ms on main, h=Handler (x) {1} cb=null msg=159",
+		"DebugLooper: set default", "current->uid=99136 a<-b c>d <<<<< F >>>>> D", "plain text with no cue at all, long enough to need words",
+		"!", "at main: Skipped 7 frames!", "", "  >>>>> Dispatching to " + hTarget + ": 3", ">>>>> Dispatching to", "<<<<< Fin"}
+	var sb strings.Builder
+	for _, h := range heads {
+		for _, t := range tags {
+			for i, m := range msgs {
+				sb.WriteString(h + t + m)
+				if i%3 == 0 {
+					sb.WriteString("\r")
+				}
+				sb.WriteString("\n")
+			}
+		}
+	}
+	return []byte(sb.String())
+}
+
 // FuzzBlock: Block decodes any text exactly as Line does.
 func FuzzBlock(f *testing.F) {
+	f.Add(plainEdgeCases()[:4000], 333)
 	f.Add([]byte(strings.Join(fuzzSeeds, "\n")), 5)
 	f.Add([]byte(strings.Join(fuzzSeeds, "\r\n")), 64)
 	f.Fuzz(func(t *testing.T, text []byte, size int) {

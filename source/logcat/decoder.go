@@ -61,6 +61,9 @@ type thread struct {
 	timed   bool
 	// announced: the open Dispatching was already reported as a source.Dispatch
 	announced bool
+	// the names of the thread's last message: reused while the next message has the same
+	// (comparing them costs less than hashing the text for the name cache)
+	handler, callback string
 }
 
 // Decoder parses logcat lines and pairs Looper printer lines per thread. It is the whole
@@ -279,9 +282,14 @@ func (d *Decoder) finish(l *Line, rest []byte, at int64, timed bool) {
 		d.unpaired(at, l.Tid, ReasonMismatch)
 		return
 	}
+	if h := t.buf[t.hs:t.he]; string(h) != t.handler {
+		t.handler = d.names.handler(h)
+	}
+	if cb := t.buf[t.cs:]; string(cb) != t.callback {
+		t.callback = d.names.callback(cb)
+	}
 	m := d.names.message()
-	*m = source.Message{Pid: l.Pid, Tid: l.Tid, Handler: d.names.handler(t.buf[t.hs:t.he]),
-		Callback: d.names.callback(t.buf[t.cs:]), What: t.what}
+	*m = source.Message{Pid: l.Pid, Tid: l.Tid, Handler: t.handler, Callback: t.callback, What: t.what}
 	if l.Pid != 0 && l.Tid == l.Pid {
 		m.Thread = "main"
 	}

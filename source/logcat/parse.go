@@ -13,7 +13,10 @@
 // layer) hands it the text of a running `logcat` command.
 package logcat
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // tsKind says how a line's timestamp is written.
 type tsKind uint8
@@ -61,6 +64,12 @@ type Parser struct {
 	haveLast bool
 	lastDays int64 // day number (with roll-overs added) of the last converted year-less date
 	yearAdd  int64 // days added to year-less dates for year roll-overs
+
+	// The last year-less "MM-DD HH:MM:SS" converted (its 14 bytes as two overlapping words)
+	// and its ns without the fraction: consecutive lines mostly share their second.
+	secKey0, secKey1 uint64
+	secNs            int64
+	secOK            bool
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -537,6 +546,14 @@ func (p *Parser) TimeNs(l *Line) int64 {
 		secs, i := atoi(b, 0)
 		return int64(secs)*nsPerSec + frac(b, i)
 	case tsMonthDay:
+		if len(b) < 14 {
+			return 0
+		}
+		k0, k1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[6:])
+		if p.secOK && k0 == p.secKey0 && k1 == p.secKey1 {
+			// the same second as the last conversion: the same days, no roll-over to check
+			return p.secNs + frac(b, 14)
+		}
 		mo, _ := atoi(b[0:2], 0)
 		d, _ := atoi(b[3:5], 0)
 		if mo < 1 || mo > 12 || d < 1 || d > 31 {
@@ -548,7 +565,9 @@ func (p *Parser) TimeNs(l *Line) int64 {
 			days += 366
 		}
 		p.haveLast, p.lastDays = true, days
-		return days*nsPerDay + clock(b, 6)
+		p.secKey0, p.secKey1, p.secOK = k0, k1, true
+		p.secNs = days*nsPerDay + clock(b[:14], 6)
+		return p.secNs + frac(b, 14)
 	case tsYear:
 		y, _ := atoi(b[0:4], 0)
 		mo, _ := atoi(b[5:7], 0)
@@ -575,13 +594,17 @@ func frac(b []byte, i int) int64 {
 		return 0
 	}
 	var v int64
-	scale := int64(1e8)
-	for j := i + 1; j < len(b) && isDigit(b[j]); j++ {
-		v += int64(b[j]-'0') * scale
-		scale /= 10
+	for j, k := i+1, 0; j < len(b) && isDigit(b[j]); j, k = j+1, k+1 {
+		if k < len(fracScale) {
+			v += int64(b[j]-'0') * fracScale[k]
+		}
 	}
 	return v
 }
+
+// fracScale is what each digit after the point is worth in ns (a table: a division per digit
+// cost more than the rest of a timestamp's conversion).
+var fracScale = [...]int64{1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 100, 10, 1}
 
 // daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
 // algorithm).

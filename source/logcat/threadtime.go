@@ -119,19 +119,30 @@ func (h *ttHeader) fixedIDs(b []byte, i int) (int, bool) {
 }
 
 // field5 reads five bytes of spaces followed by at least one digit, without a branch per
-// byte: the bytes as one word, spaces turned into '0' by setting bit 4, every byte checked to
-// have been a digit or a leading space.
+// byte (field5OK, field5Value).
 func field5(f []byte) (int, bool) {
-	const lo5 = 0x0101010101
 	_ = f[4]
 	x := uint64(f[0]) | uint64(f[1])<<8 | uint64(f[2])<<16 | uint64(f[3])<<24 | uint64(f[4])<<32
+	return field5Value(x), field5OK(x)
+}
+
+// field5OK reports whether the five bytes of x (the first in the low byte) are spaces followed
+// by at least one digit: the bytes as one word, spaces turned into '0' by setting bit 4, every
+// byte checked to have been a digit or a leading space.
+func field5OK(x uint64) bool {
+	const lo5 = 0x0101010101
 	z := x | 0x10*lo5 // ' ' (0x20) becomes '0' (0x30); digits keep bit 4
 	digitsOK := z&(0xF0*lo5) == 0x30*lo5 && (z+6*lo5)&(0xF0*lo5) == 0x30*lo5
 	sp := (x ^ z) >> 4 // 0x01 in the bytes that had bit 4 clear: they must have been ' '
 	spacesOK := x&(sp*0x0F) == 0 && x&(sp*0xF0) == sp*0x20
 	m := sp * 0xFF // the spaces must lead: low bytes all 0xFF, the rest 0
 	leadOK := m&(m+1) == 0 && sp != lo5
-	d := z - 0x30*lo5
-	v := int(d&0xFF)*10000 + int(d>>8&0xFF)*1000 + int(d>>16&0xFF)*100 + int(d>>24&0xFF)*10 + int(d>>32&0xFF)
-	return v, digitsOK && spacesOK && leadOK
+	return digitsOK && spacesOK && leadOK
+}
+
+// field5Value is the number in a field field5OK accepted.
+func field5Value(x uint64) int {
+	const lo5 = 0x0101010101
+	d := x | 0x10*lo5 - 0x30*lo5
+	return int(d&0xFF)*10000 + int(d>>8&0xFF)*1000 + int(d>>16&0xFF)*100 + int(d>>24&0xFF)*10 + int(d>>32&0xFF)
 }

@@ -332,7 +332,8 @@ func (l *LooperFrames) frame(s *looperStream, m *source.Message, prompt, behind 
 		l.out = append(l.out, lf)
 		return
 	}
-	s.held, s.heldEnd, s.heldUntil = &lf, m.EndNs, m.EndNs+s.spread
+	held := lf // only a held frame goes to the heap, not every frame
+	s.held, s.heldEnd, s.heldUntil = &held, m.EndNs, m.EndNs+s.spread
 }
 
 // releaseHeld emits the held frame with its drops: the ticks strictly between its vsync and the

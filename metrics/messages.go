@@ -45,6 +45,23 @@ func lessSevere(a, b *sigStats) bool {
 }
 
 func durBucket(ms float64) int {
+	// Durations from millisecond timestamps (threadtime) are whole: a table of the same
+	// computation spares a logarithm per message.
+	if i := int(ms); float64(i) == ms && i >= 0 && i < len(durBucketWhole) {
+		return int(durBucketWhole[i])
+	}
+	return durBucketLog(ms)
+}
+
+// durBucketWhole is durBucketLog of 0, 1, 2 … ms.
+var durBucketWhole = func() (t [4096]uint16) {
+	for i := range t {
+		t[i] = uint16(durBucketLog(float64(i)))
+	}
+	return t
+}()
+
+func durBucketLog(ms float64) int {
 	if ms <= durBase {
 		return 0
 	}
@@ -128,6 +145,13 @@ type messageTable struct {
 	rhead int
 	rlen  int
 
+	// recent is a direct-mapped cache in front of sigs: a few signatures make most messages,
+	// and comparing two names costs less than hashing them for the map.
+	recent [64]*sigStats
+	// norms caches normalizeLambda by the callback without its identity hash (real logs print
+	// a new hash per Runnable, for the same few classes), in a slot chosen by its length.
+	norms [16]struct{ cb, norm string }
+
 	skipped   SkippedReport
 	slow      []SlowLooperReport // ring of the newest slowLooperKeep
 	slowHead  int
@@ -144,6 +168,11 @@ func NormalizeCallback(cb string) string {
 	if i := strings.LastIndexByte(cb, '@'); i > 0 && isHex(cb[i+1:]) {
 		cb = cb[:i]
 	}
+	return normalizeLambda(cb)
+}
+
+// normalizeLambda is NormalizeCallback's second half: a callback without its identity hash.
+func normalizeLambda(cb string) string {
 	if !strings.Contains(cb, "Lambda") { // every marker below contains it: one scan for most callbacks
 		return cb
 	}
@@ -187,7 +216,7 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 	}
 	t.timed++
 	ms := float64(m.EndNs-m.StartNs) / 1e6
-	key := sigKey{handler: m.Handler, callback: NormalizeCallback(m.Callback), what: m.What}
+	key := sigKey{handler: m.Handler, callback: t.normalize(m.Callback), what: m.What}
 	if s := t.signature(key, ms); s != nil {
 		s.add(ms, float64(m.StartNs-originNs)/1e6, m.StartNs)
 		t.down(s.idx) // its max and count only grow
@@ -203,7 +232,12 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 // signature returns the stats for key, creating them (evicting the least severe signature when
 // the table is full and ms is worse); nil when the message is not worth a place.
 func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
+	slot := &t.recent[recentSlot(&key)]
+	if s := *slot; s != nil && s.key == key {
+		return s
+	}
 	if s := t.sigs[key]; s != nil {
+		*slot = s
 		return s
 	}
 	var hist *[durBuckets]uint32
@@ -214,6 +248,9 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 			return nil
 		}
 		delete(t.sigs, victim.key)
+		if vs := &t.recent[recentSlot(&victim.key)]; *vs == victim {
+			*vs = nil
+		}
 		t.pop()
 		hist = victim.hist // reused: 3 KB per signature would be garbage per distinct message
 		if hist != nil {
@@ -225,9 +262,34 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 	key.handler, key.callback = strings.Clone(key.handler), strings.Clone(key.callback)
 	s := &sigStats{key: key, hist: hist, idx: len(t.least)}
 	t.sigs[key] = s
+	*slot = s
 	t.least = append(t.least, s)
 	t.up(s.idx)
 	return s
+}
+
+// recentSlot is a signature's place in messageTable.recent: from its lengths, its what and the
+// callback's last byte (cheap, and enough to spread the few common signatures).
+func recentSlot(k *sigKey) int {
+	h := len(k.handler)*131 + len(k.callback)*31 + k.what
+	if n := len(k.callback); n > 0 {
+		h += int(k.callback[n-1]) * 7
+	}
+	return h & 63
+}
+
+// normalize is NormalizeCallback, skipping the lambda search for a callback (without its
+// identity hash) seen recently.
+func (t *messageTable) normalize(cb string) string {
+	base := cb
+	if i := strings.LastIndexByte(cb, '@'); i > 0 && isHex(cb[i+1:]) {
+		base = cb[:i]
+	}
+	c := &t.norms[len(base)&15]
+	if base != c.cb {
+		c.cb, c.norm = base, normalizeLambda(base)
+	}
+	return c.norm
 }
 
 // pop removes the heap's root.

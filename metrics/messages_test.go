@@ -109,3 +109,45 @@ func TestImpossibleMessageIgnored(t *testing.T) {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 }
+
+// TestNormalizeCached: the table's cached normalisation gives NormalizeCallback's result for
+// callbacks that share a length (one cache slot) or a class, in any order, hashes or not.
+func TestNormalizeCached(t *testing.T) {
+	cbs := []string{"a.B$1@1f2e3d", "a.B$1@9", "a.B$2@1f2e3d", "a.C$$ExternalSyntheticLambda3@77", "a.C$$ExternalSyntheticLambda4@77",
+		"a.C$$Lambda$12/0x0000000801234@5", "a@1@2", "a@1", "null", "x.Y@zz", "a.C$$ExternalSyntheticLambda3", "x$Lambda$7@abc"}
+	r := rand.New(rand.NewSource(7))
+	tab := newMessageTable()
+	for i := 0; i < 2000; i++ {
+		cb := cbs[r.Intn(len(cbs))]
+		if got, want := tab.normalize(cb), NormalizeCallback(cb); got != want {
+			t.Fatalf("normalize(%q) = %q after %d calls, want %q", cb, got, i, want)
+		}
+	}
+}
+
+// TestEvictedSignatureForgotten: a signature evicted from the table is not found again through
+// the cache of recent ones: when it recurs it starts over.
+func TestEvictedSignatureForgotten(t *testing.T) {
+	tab := newMessageTable()
+	msg := func(h string, ms int64) *source.Message {
+		return &source.Message{Handler: h, Callback: "null", StartNs: 1e9, EndNs: 1e9 + ms*1e6}
+	}
+	tab.add(msg("v", 1), 0)
+	for i := 1; i < maxSignatures; i++ {
+		tab.add(msg(fmt.Sprintf("other.H%d", i), 2), 0)
+	}
+	tab.add(msg("v", 1), 0) // v is the recent one in its place
+	w := "w.Evicts"
+	if recentSlot(&sigKey{handler: w, callback: "null"}) == recentSlot(&sigKey{handler: "v", callback: "null"}) {
+		t.Fatal("pick names with different cache places")
+	}
+	tab.add(msg(w, 5), 0) // evicts v, the least severe
+	if _, ok := tab.sigs[sigKey{handler: "v", callback: "null"}]; ok {
+		t.Fatal("v was not evicted")
+	}
+	tab.add(msg("v", 3), 0) // worse than the others now: back, counted from 1
+	s := tab.sigs[sigKey{handler: "v", callback: "null"}]
+	if s == nil || s.count != 1 || s.maxMs != 3 {
+		t.Fatalf("v after eviction: %+v", s)
+	}
+}

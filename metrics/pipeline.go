@@ -100,6 +100,9 @@ type Pipeline struct {
 
 	session    source.Session
 	hasSession bool
+	// connecting: session is the picked device shown while its source starts (Connecting),
+	// until the source's own Session or a state Notice arrives
+	connecting bool
 	refreshHz  float64
 
 	originNs  int64
@@ -279,6 +282,7 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.touch(e.ToNs)
 	case *source.Notice:
 		if e.State != "" {
+			p.connecting = false
 			if p.state == source.StateDisconnected && e.State == source.StateLive {
 				p.warn.add(fmt.Sprintf("resumed after a disconnection (%s)", e.Text))
 			}
@@ -293,8 +297,10 @@ func (p *Pipeline) Add(ev source.Event) {
 		}
 		p.touch(e.AtNs)
 	case *source.Session:
-		p.session = *e
-		p.hasSession = true
+		if p.connecting && p.state == source.StateWaiting {
+			p.state, p.stateText = "", "" // connected: the source's state from here on
+		}
+		p.session, p.hasSession, p.connecting = *e, true, false
 		if e.RefreshHz > 0 && p.refreshHz == 0 {
 			p.refreshHz = e.RefreshHz
 		}

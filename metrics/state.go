@@ -129,8 +129,19 @@ func shortName(handler, callback string) string {
 func (p *Pipeline) ResetSource() {
 	p.Reset()
 	p.refreshHz = 0
-	p.session, p.hasSession = source.Session{}, false
+	p.session, p.hasSession, p.connecting = source.Session{}, false, false
 	p.state, p.stateText = "", ""
 	p.main = mainState{}
 	p.looper, p.aligner = nil, nil // set up again for the new session's source
+}
+
+// Connecting shows s (the picked device and app, no source yet) as the session while a new
+// source starts after ResetSource, in the waiting state with text: a source that first decides
+// what to read (auto: gfxinfo or SurfaceFlinger) sends its own Session only seconds later, and
+// the screen should name the phone picked meanwhile, not nothing. The source's Session (or a
+// state Notice) replaces it.
+func (p *Pipeline) Connecting(s source.Session, text string) {
+	p.session, p.hasSession, p.connecting = s, false, true
+	p.state, p.stateText = source.StateWaiting, text
+	p.seq++
 }

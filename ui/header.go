@@ -180,6 +180,10 @@ func (m headerModel) stateBadge() string {
 		// gfxinfo polling cannot tell an idle app from a stuck one: say what is known.
 		return st.BadgeWarn.Render(fmt.Sprintf(" ◌ NO FRAMES %.1f s ", float64(m.forNs)/1e9))
 	case source.StateWaiting:
+		if m.sess.Source == "" && m.sess.Device.Serial != "" {
+			// a picked phone whose source is still starting (it names no source yet)
+			return st.BadgeWarn.Render(" … CONNECTING ")
+		}
 		return st.BadgeWarn.Render(" … WAITING ")
 	case source.StateDisconnected:
 		if d := m.staleFor(); d >= time.Second {

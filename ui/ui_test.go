@@ -190,6 +190,7 @@ func TestGolden(t *testing.T) {
 		{name: "detail", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"down", "enter"}},
 		{name: "long_names_200", w: 200, h: 60, snap: fixture.LongNames()},
 		{name: "long_names_80", w: 80, h: 24, snap: fixture.LongNames()},
+		{name: "connecting", w: 120, h: 40, snap: fixture.Connecting()},
 		{name: "focus_graph", w: 120, h: 40, snap: fixture.Live(1), keys: []string{"tab"}},
 		{name: "simulator", w: 80, h: 24, snap: fixture.Sim(1), opts: func(o *Options) {
 			o.Note = "no device found: showing the simulator"

@@ -113,7 +113,8 @@ func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*o
 		note = t.pkg + " logs its Looper messages: reading gfxinfo+logcat, which names the messages behind janky frames"
 	}
 	src, k := a.sourceFor(t, kind)
-	return &opened{src: src, kind: k, live: true, note: note}, nil
+	return &opened{src: src, kind: k, live: true, note: note,
+		device: source.Session{Device: t.sessionDevice(), Package: t.pkg}}, nil
 }
 
 // logsLooper reads what the app logged recently (logcat -d of its pid) and reports whether it

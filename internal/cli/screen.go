@@ -79,7 +79,8 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 	if err != nil {
 		return "", errors.New(oneSentence(err))
 	}
-	if err := d.s.Switch(d.ctx, op.src); err != nil {
+	// The picked phone is on screen at once, "connecting" until its source says what it reads.
+	if err := d.s.SwitchDevice(d.ctx, op.src, op.device, connectingText(op)); err != nil {
 		return "", err
 	}
 	if pkg == "" {
@@ -89,6 +90,21 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 		return fmt.Sprintf("%s on %s · %s", pkg, serial, op.note), nil
 	}
 	return fmt.Sprintf("%s on %s", pkg, serial), nil
+}
+
+// connectingText is the state line while a picked device's source starts: the phone by model
+// and serial, and what auto is doing meanwhile.
+func connectingText(op *opened) string {
+	d := op.device.Device
+	name := d.Serial
+	if d.Model != "" {
+		name = d.Model + " (" + d.Serial + ")"
+	}
+	text := "connecting to " + name
+	if op.kind == "" { // auto
+		text += " — choosing gfxinfo or SurfaceFlinger"
+	}
+	return text + "…"
 }
 
 // SwitchLayer measures another SurfaceFlinger layer of the app on screen (the layer picker):

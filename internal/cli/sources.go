@@ -29,6 +29,9 @@ type opened struct {
 	fallback bool
 	// pick: several devices and none chosen; the dashboard opens the device picker
 	pick bool
+	// device: the phone and app a device source reads, known before the source says so
+	// (a switch shows them while the source starts)
+	device source.Session
 }
 
 // waiting is the source shown while the user picks a device: it says so and waits.

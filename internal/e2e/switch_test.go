@@ -39,6 +39,7 @@ func TestSwitchPhoneIsNotARateChange(t *testing.T) {
 	p.key("Enter")
 	p.key("Enter")
 	picked := time.Now()
+	connecting := false
 	// The header (first line) names the second phone at its rate once its frames arrive.
 	deadline := picked.Add(20 * time.Second)
 	for {
@@ -47,6 +48,15 @@ func TestSwitchPhoneIsNotARateChange(t *testing.T) {
 			t.Fatalf("the phone switch shows as a refresh-rate change:\n%s", s)
 		}
 		head := strings.SplitN(s, "\n", 2)[0]
+		// From the pick on the header names a phone: the old one until the switch, then the
+		// picked one, "connecting" while its source chooses what to read (it used to name no
+		// device for about 2 s).
+		if !strings.Contains(head, "Pixel 7") && !strings.Contains(head, "SM-G991B") {
+			t.Fatalf("%.1f s after the pick the header names no phone:\n%s", time.Since(picked).Seconds(), s)
+		}
+		if strings.Contains(head, "CONNECTING") {
+			connecting = true
+		}
 		if strings.Contains(head, "SM-G991B") && strings.Contains(head, "60 Hz") && strings.Contains(s, "FeedActivity") {
 			break
 		}
@@ -55,7 +65,7 @@ func TestSwitchPhoneIsNotARateChange(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Logf("the header named the picked phone %.1f s after the second enter", time.Since(picked).Seconds())
+	t.Logf("the header named the picked phone %.1f s after the second enter (connecting seen: %v)", time.Since(picked).Seconds(), connecting)
 	if strings.Contains(s, "Pixel 7") {
 		t.Errorf("the screen still names the first phone:\n%s", s)
 	}

@@ -133,13 +133,30 @@ func (s *Session) announce(ctx context.Context, f *feed) {
 
 // Switch stops the running source, clears the statistics and runs src under ctx.
 func (s *Session) Switch(ctx context.Context, src source.Source) error {
+	return s.switchTo(ctx, src, nil, "")
+}
+
+// SwitchDevice is Switch to a source reading the device and app in dev: until the source
+// says what it reads (its own Session, seconds later when it first chooses between gfxinfo
+// and SurfaceFlinger), the snapshots name dev's phone in the waiting state with text
+// ("connecting to …"), so the screen never shows no device after a switch.
+func (s *Session) SwitchDevice(ctx context.Context, src source.Source, dev source.Session, text string) error {
+	return s.switchTo(ctx, src, &dev, text)
+}
+
+func (s *Session) switchTo(ctx context.Context, src source.Source, dev *source.Session, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return errClosed
 	}
 	s.stopFeed()
-	s.do(func(p *metrics.Pipeline) { p.ResetSource() })
+	s.do(func(p *metrics.Pipeline) {
+		p.ResetSource()
+		if dev != nil {
+			p.Connecting(*dev, text)
+		}
+	})
 	s.cur = s.startFeed(ctx, src)
 	return nil
 }

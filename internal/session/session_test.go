@@ -245,3 +245,37 @@ func TestNothingRecorded(t *testing.T) {
 		t.Fatalf("Close: %v, want nothing was recorded", err)
 	}
 }
+
+// TestSwitchDeviceNamesThePhoneAtOnce: right after SwitchDevice, before the new source has
+// sent anything (it decides what to read first), the snapshot names the picked phone and app
+// in the waiting state with the connecting text, not the old phone nor nothing; once the
+// source's Session arrives the session is the source's and the state live.
+func TestSwitchDeviceNamesThePhoneAtOnce(t *testing.T) {
+	ctx := context.Background()
+	s := Start(ctx, Config{Refresh: 10 * time.Millisecond}, simSource(t, 10*time.Second, 1), nil)
+	defer s.Close()
+	waitFor(t, func() bool { return s.Latest().Totals.Frames > 0 }, func() string { return "no frames" })
+	open := make(chan struct{})
+	dev := source.Session{Device: source.Device{Serial: "R5CT1", Model: "SM-G991B", Android: "13"}, Package: "com.example.next"}
+	next := gated{open, blocking{batch: []source.Event{&source.Session{Source: source.KindGfxinfo,
+		Device: dev.Device, Package: dev.Package, RefreshHz: 120}}}}
+	if err := s.SwitchDevice(ctx, next, dev, "connecting to SM-G991B (R5CT1)"); err != nil {
+		t.Fatal(err)
+	}
+	// No wait: SwitchDevice returned after the snapshot was published.
+	snap := s.Latest()
+	if snap.Session.Device != dev.Device || snap.Session.Package != dev.Package || snap.Session.Source != "" {
+		t.Errorf("after SwitchDevice the session is %+v, want the picked phone and app, no source yet", snap.Session)
+	}
+	if snap.State != source.StateWaiting || snap.StateText != "connecting to SM-G991B (R5CT1)" || snap.Totals.Frames != 0 {
+		t.Errorf("after SwitchDevice: state %q %q, %d frames; want waiting, the connecting text, none",
+			snap.State, snap.StateText, snap.Totals.Frames)
+	}
+	close(open)
+	waitFor(t, func() bool { return s.Latest().Session.Source == source.KindGfxinfo }, func() string {
+		return string(s.Latest().Session.Source)
+	})
+	if snap := s.Latest(); snap.State != source.StateLive || snap.StateText != "" {
+		t.Errorf("connected: state %q %q, want live without the connecting text", snap.State, snap.StateText)
+	}
+}

@@ -108,7 +108,7 @@ func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]sourc
 	for _, pr := range procs {
 		// A process first seen without a readable pid (its line damaged) is this one when
 		// the rows say so: its memory moves to the real pid (no new process, no new session).
-		if old := t.procs.byPid[0]; pr.Pid != 0 && old != nil && t.procs.byPid[pr.Pid] == nil && t.sameProcess(pr, old) {
+		if old := t.procs.byPid[0]; pr.Pid != 0 && old != nil && t.procs.byPid[pr.Pid] == nil && (t.sameProcess(pr, old) || t.onlyPidless(pr)) {
 			delete(t.procs.byPid, 0)
 			old.pid = pr.Pid
 			t.procs.byPid[pr.Pid] = old
@@ -192,6 +192,17 @@ func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]sourc
 	return evs, procs
 }
 
+// onlyPidless reports whether pr is, without a doubt, the process the session has known only
+// without a pid (its "** Graphics info for pid" line was damaged): the app's only process so
+// far, never seen absent, and pr's counters did not start after the session. Its rows may not
+// overlap (the ring turned over while dumps were damaged), but a new memory for it would take
+// its counters for a first sight while metrics charges them against the pidless ones by window
+// (+165 frames lost in a damaged capture).
+func (t *tracker) onlyPidless(pr *Process) bool {
+	return t.pid == 0 && !t.sawAbsent && len(t.procs.byPid) == 1 && t.ofPackage(pr.Name) &&
+		(pr.SinceNs == 0 || t.startNs == 0 || pr.SinceNs < t.startNs)
+}
+
 // placePidless gives a block without a readable pid the pid of the one other block of the app
 // (of its name, when it has one) in the same dump: two dumps run together when the line
 // between them was damaged, so it is an older copy of that process. Left without a pid, it
@@ -215,6 +226,10 @@ func (t *tracker) placePidless(evs []source.Event, d *Dump, at int64) []source.E
 			}
 			pid, name = q.Pid, q.Name
 		}
+		if pid == 0 && pr.Name != "" {
+			// Its name damaged too ("com.example.xeed"): the block printing the same frames.
+			pid, name = sharedRows(d, pr)
+		}
 		if pid > 0 {
 			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
 				Text: fmt.Sprintf("gfxinfo: damaged pid line (its rows are those of pid %d)", pid)})
@@ -225,6 +240,43 @@ func (t *tracker) placePidless(evs []source.Event, d *Dump, at int64) []source.E
 		}
 	}
 	return evs
+}
+
+// sharedRows returns the pid and name of the one process of d that printed a frame (vsync id
+// and FrameCompleted) pr printed too, (0, "") when none or several did: two dumps run together
+// print the same frames, two processes never do.
+func sharedRows(d *Dump, pr *Process) (int, string) {
+	ids := map[[2]int64]bool{}
+	for wi := range pr.Windows {
+		for _, f := range pr.Windows[wi].Frames {
+			if f.VsyncID > 0 {
+				ids[[2]int64{f.VsyncID, f.DoneNs}] = true
+			}
+		}
+	}
+	pid, name := 0, ""
+	for j := range d.Processes {
+		q := &d.Processes[j]
+		if q.Pid == 0 || q.Pid == pid || len(ids) == 0 {
+			continue
+		}
+		for wi := range q.Windows {
+			for _, f := range q.Windows[wi].Frames {
+				if !ids[[2]int64{f.VsyncID, f.DoneNs}] {
+					continue
+				}
+				if pid != 0 {
+					return 0, ""
+				}
+				pid, name = q.Pid, q.Name
+				break
+			}
+			if pid == q.Pid {
+				break
+			}
+		}
+	}
+	return pid, name
 }
 
 // damagedPid returns the pid a process block printed with an unknown pid really has (0 when

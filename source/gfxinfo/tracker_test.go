@@ -278,3 +278,54 @@ func TestProcessCounterSurplusChargedWhenItStays(t *testing.T) {
 		t.Errorf("process counters charge %d lost, want 30: %v", lost, procPolls(evs))
 	}
 }
+
+// The session's first dump has an unreadable pid; the next readable one has rows that do not
+// overlap (the ring turned over meanwhile): it is the same process, not a new one whose
+// counter starts from nothing (metrics, which follows counters by window, would charge
+// 240 − 60 as lost where 60 were).
+func TestPidlessFirstDumpThenPid(t *testing.T) {
+	d1 := bytes.Replace(dumpAt(10_000, 100, win(60, 9, 1, 60)), []byte("pid 100 ["), []byte("pid ?0 ["), 1)
+	d2 := dumpAt(13_000, 100, win(120, 11, 121, 240))
+	evs := feed(t, d1, d2)
+	last := map[string]int64{}
+	var lost int64
+	for _, p := range polls(evs) {
+		if v, ok := last[p.Window]; ok && p.TotalFrames >= v {
+			lost += p.TotalFrames - v - int64(p.NewRows)
+		}
+		if p.TotalFrames >= 0 {
+			last[p.Window] = p.TotalFrames
+		}
+	}
+	if n := len(frames(evs)); n != 180 || lost != 60 {
+		t.Errorf("%d frames and %d lost, want 180 and 60: %v", n, lost, polls(evs))
+	}
+	if s := strings.Join(notices(evs), "\n"); !strings.Contains(s, "unreadable pid") {
+		t.Errorf("the damage is not warned: %s", s)
+	}
+}
+
+// A capture of two dumps run together (the line between them lost) whose second block has both its pid and
+// its name damaged: the frames both blocks print tell it is the same process, so none is
+// emitted twice (a capture emitted 75 frames twice: the block got a memory of its own).
+func TestRunTogetherPidAndNameDamaged(t *testing.T) {
+	d1 := dumpAt(10_000, 100, win(60, 9, 1, 60))
+	d2 := dumpAt(11_000, 100, win(120, 9, 1, 120))
+	d2 = bytes.Replace(d2, []byte("Applications Graphics Acceleration Info:\n"), nil, 1)
+	d2 = bytes.Replace(d2, []byte("pid 100 ["+pkg), []byte("pid ?0 [com.xample"), 1)
+	d3 := dumpAt(12_000, 100, win(120, 10, 61, 180))
+	// (a capture: the first chunk lists two processes, so no package is known from it)
+	evs, err := readAllEvents(t, bytes.NewReader(append(append(d1, d2...), d3...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]int{}
+	for _, f := range frames(evs) {
+		if seen[f.VsyncID]++; seen[f.VsyncID] == 2 {
+			t.Errorf("frame %d emitted twice", f.VsyncID)
+		}
+	}
+	if len(seen) != 180 {
+		t.Errorf("%d frames, want 180", len(seen))
+	}
+}

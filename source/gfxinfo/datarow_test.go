@@ -33,9 +33,9 @@ func refRow(l []byte, width int) ([]int64, bool) {
 	return out, true
 }
 
-// FuzzDataRow: the hand-written field reader (two words at a time, digit by digit near the
-// line's end) reads every row as refRow does: the same values, and torn exactly when refRow
-// refuses it.
+// FuzzDataRow: the hand-written field reader (a field's first word at once, its other digits
+// one by one, over the padded line) reads every row as refRow does: the same values, and torn
+// exactly when refRow refuses it.
 func FuzzDataRow(f *testing.F) {
 	f.Add([]byte("0,116541055308094,116541553391314,9223372036854775807,0,116541554380407,1,22,333,4444,55555,666666,7777777,88888888,999999999,1234567890123456,12345678901234567,"))
 	f.Add([]byte("-1,-9223372036854775808,9223372036854775807,0,0,0,0,0,0,0,0,0,0,0,0,0,0"))
@@ -101,8 +101,8 @@ func digits12(b []byte) bool {
 	return len(b) >= 1 && len(b) <= 12 && bytes.IndexFunc(b, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }
 
-// FuzzHistogram: the HISTOGRAM reader (a word at a time where it can) reads every line as
-// refHistogram does, or drops it exactly when refHistogram refuses it.
+// FuzzHistogram: the HISTOGRAM reader (standard lines label by label, others field by field)
+// reads every line as refHistogram does, or drops it exactly when refHistogram refuses it.
 func FuzzHistogram(f *testing.F) {
 	var b []byte
 	b = appendSummary(b, 1, 1234567, true)

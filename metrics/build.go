@@ -19,12 +19,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		SlowLooper: p.msgs.slowList(), FramesLost: p.framesLost, LostKnown: p.lostKnown,
 		Warnings: p.warn.list(),
 	}
-	if s.State == "" && p.hasOrigin {
-		s.State = source.StateLive
-	}
-	if s.State == source.StateLive {
-		s.State, s.Busy, s.StateForNs = p.liveState(p.endNs)
-	}
+	s.State, s.Busy, s.StateForNs = p.State()
 	if s.RefreshHz == 0 && p.learnedT > 0 {
 		s.RefreshHz = float64(RateHz(p.learnedT))
 	}
@@ -72,6 +67,20 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	s.LayerChoices = p.layerChoicesSnapshot()
 	s.LooperHint = p.hasLogcat() && p.msgs.paired+p.msgs.unpaired == 0 && p.endNs-p.originNs > 5e9
 	return s
+}
+
+// State is the state a Snapshot taken now would show (live refined to frozen, idle or no
+// frames), the busy message and how long the state has lasted — cheap enough to ask after
+// every batch, so a freeze can be published the moment it begins.
+func (p *Pipeline) State() (state source.State, busy string, forNs int64) {
+	state = p.state
+	if state == "" && p.hasOrigin {
+		state = source.StateLive
+	}
+	if state == source.StateLive {
+		return p.liveState(p.endNs)
+	}
+	return state, "", 0
 }
 
 // phaseMs splits a frame into Profile-HWUI stages when its phases are known.

@@ -10,13 +10,18 @@ import (
 
 // Runner owns a Pipeline on one goroutine: it applies event batches as they arrive, hands every
 // batch to an optional tap first (the recorder), and publishes a Snapshot at most once per
-// refresh period, only when data changed. Other goroutines read Latest and call Do.
+// refresh period, only when data changed — or at once when the state (live, frozen, idle…)
+// changed, which it also signals on Changes. Other goroutines read Latest and call Do.
 type Runner struct {
 	p       *Pipeline
 	refresh time.Duration
 	snap    atomic.Pointer[Snapshot]
 	ctl     chan func(*Pipeline)
 	tap     func([]source.Event)
+	changes chan struct{}
+	// the published state and busy message
+	state source.State
+	busy  string
 }
 
 // NewRunner wraps p; refresh is how often a changed state is published (default 250 ms).
@@ -24,13 +29,35 @@ func NewRunner(p *Pipeline, refresh time.Duration) *Runner {
 	if refresh <= 0 {
 		refresh = 250 * time.Millisecond
 	}
-	r := &Runner{p: p, refresh: refresh, ctl: make(chan func(*Pipeline))}
-	r.snap.Store(p.Snapshot())
+	r := &Runner{p: p, refresh: refresh, ctl: make(chan func(*Pipeline)), changes: make(chan struct{}, 1)}
+	r.store(p.Snapshot())
 	return r
 }
 
 // Latest returns the newest published Snapshot (never nil).
 func (r *Runner) Latest() *Snapshot { return r.snap.Load() }
+
+// Changes receives a value whenever a Snapshot with another state or busy message than the one
+// before was published (at most one is pending): a freeze is the worst state there is, and a
+// screen that waits for its next poll shows it up to a poll period late.
+func (r *Runner) Changes() <-chan struct{} { return r.changes }
+
+func (r *Runner) store(s *Snapshot) {
+	r.snap.Store(s)
+	if s.State != r.state || s.Busy != r.busy {
+		r.state, r.busy = s.State, s.Busy
+		select {
+		case r.changes <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// stateChanged reports whether the pipeline's state differs from the published one.
+func (r *Runner) stateChanged() bool {
+	st, busy, _ := r.p.State()
+	return st != r.state || busy != r.busy
+}
 
 // SetTap sets a function that sees every batch before the pipeline does. Call it before Run, or
 // through Do while running.
@@ -69,14 +96,18 @@ func (r *Runner) apply(batch []source.Event) {
 	r.p.AddBatch(batch)
 }
 
+// earlyEvery is the shortest time between two publishes for a change of state.
+const earlyEvery = 50 * time.Millisecond
+
 // Run applies batches from in until in is closed or ctx ends, then publishes a final Snapshot.
 func (r *Runner) Run(ctx context.Context, in <-chan []source.Event) error {
 	t := time.NewTicker(r.refresh)
 	defer t.Stop()
 	dirty := false
+	var early time.Time // the last publish ahead of the ticker
 	publish := func() {
 		if dirty {
-			r.snap.Store(r.p.Snapshot())
+			r.store(r.p.Snapshot())
 			dirty = false
 		}
 	}
@@ -93,6 +124,12 @@ func (r *Runner) Run(ctx context.Context, in <-chan []source.Event) error {
 			}
 			r.apply(batch)
 			dirty = true
+			// a new state is published at once, though not more often than every 50 ms (a
+			// fast replay can change state on every batch)
+			if r.stateChanged() && time.Since(early) >= earlyEvery {
+				early = time.Now()
+				publish()
+			}
 		case fn := <-r.ctl:
 			// Batches already queued were sent before fn was asked for: apply them first, so
 			// a Switch's reset is not followed by the old source's last frames and rate (they

@@ -43,6 +43,11 @@ func (p *Pipeline) addDispatch(d *source.Dispatch) {
 	cp := *d
 	p.main.open, p.main.openAt, p.main.seesMain = &cp, d.StartNs+shift, true
 	p.touch(d.StartNs + shift)
+	if d.SeenNs > d.StartNs {
+		// a live source's "still open at" is the device's time now: the session clock follows
+		// it, so a freeze shows as it lasts, not once frames or lagging Ticks catch up
+		p.touch(d.SeenNs + shift)
+	}
 }
 
 // closeDispatch is called for every paired message (shift: logcat → session clock): it ends

@@ -116,3 +116,40 @@ func TestLateFrameSlicesAreFrozen(t *testing.T) {
 		t.Errorf("idle_s %v: a freeze is not idle", r.IdleS)
 	}
 }
+
+// TestOpenDispatchSeenMovesTheClock: with gfxinfo+logcat the frames come a poll late and the
+// logcat Ticks a second late; a live source re-sends the open dispatch with when it saw it
+// open, and that alone shows FROZEN from 250 ms — named, with how long it has run — while no
+// frame or Tick has moved past the block's start.
+func TestOpenDispatchSeenMovesTheClock(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindGfxinfoLogcat, RefreshHz: 60})
+	block := steady(p, 1e9, 60)
+	d := source.Dispatch{Pid: 7, Tid: 7, Handler: "android.os.Handler",
+		Callback: "com.example.feed.FeedActivity$3@1a2b3c", StartNs: block}
+	for _, c := range []struct {
+		seen  int64
+		state source.State
+	}{
+		{block + 100*ms, source.StateLive},
+		{block + 200*ms, source.StateLive},
+		{block + 300*ms, source.StateFrozen},
+		{block + 800*ms, source.StateFrozen},
+	} {
+		d.SeenNs = c.seen
+		cp := d
+		p.Add(&cp)
+		s := p.Snapshot()
+		if s.State != c.state {
+			t.Fatalf("seen open %d ms into the block: state %q, want %q", (c.seen-block)/ms, s.State, c.state)
+		}
+		if c.state == source.StateFrozen && (s.Busy != "FeedActivity$3" || s.StateForNs != c.seen-block) {
+			t.Errorf("frozen: busy %q for %d ms, want %d ms", s.Busy, s.StateForNs/ms, (c.seen-block)/ms)
+		}
+	}
+	// Its Finished line: not frozen, and not idle either (the main thread was busy until now).
+	p.Add(&source.Message{Pid: 7, Tid: 7, Handler: d.Handler, Callback: d.Callback, StartNs: block, EndNs: block + 850*ms})
+	if s := p.Snapshot(); s.State != source.StateLive {
+		t.Errorf("right after the block: %q, want live", s.State)
+	}
+}

@@ -155,6 +155,11 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 // message) and has not finished yet: while it runs the main thread can draw nothing, so a
 // screen can say FROZEN and name it instead of calling the silence idle. The Message event
 // with the same StartNs and Tid closes it.
+//
+// A live source re-sends it while the message stays open, each time with SeenNs, its estimate
+// of the device's time now (the source's clock): metrics has no clock of its own, and the
+// frames and Ticks that move its time can lag the device by a second or more — a freeze of
+// 800 ms would end before they showed it had lasted 250 ms.
 type Dispatch struct {
 	Pid      int    `json:"pid,omitempty"`
 	Tid      int    `json:"tid,omitempty"`
@@ -163,10 +168,12 @@ type Dispatch struct {
 	Callback string `json:"callback"`
 	What     int    `json:"what"`
 	StartNs  int64  `json:"start_ns"`
+	// SeenNs is when the message was seen still open (0: at StartNs, or unknown).
+	SeenNs int64 `json:"seen_ns,omitempty"`
 }
 
-// At implements Event.
-func (d *Dispatch) At() int64 { return d.StartNs }
+// At implements Event: when the message was seen open.
+func (d *Dispatch) At() int64 { return max(d.StartNs, d.SeenNs) }
 
 // UnpairedLine is a Dispatching or Finished line that could not be paired (another Looper's
 // line in between, a missing Finished, a Finished with no Dispatching). Counted, never guessed.

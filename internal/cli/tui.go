@@ -79,6 +79,7 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	if op.fallback {
 		go a.announceDevices(ctx, prog)
 	}
+	go showChanges(ctx, prog, sess)
 	_, runErr := prog.Run()
 	if err := sess.Close(); err != nil {
 		fmt.Fprintf(a.env.Stderr, "fpstop: recording: %s\n", oneSentence(err))
@@ -92,6 +93,19 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 		return runtimeErr(runErr)
 	}
 	return nil
+}
+
+// showChanges hands the screen each snapshot whose state changed as soon as it is published: a
+// freeze shows when the pipeline sees it, not up to a refresh period later at the next poll.
+func showChanges(ctx context.Context, prog *tea.Program, sess *session.Session) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sess.Changes():
+			prog.Send(ui.SnapshotMsg{Snapshot: sess.Latest()})
+		}
+	}
 }
 
 func deviceKind(s string) string {

@@ -211,6 +211,10 @@ func (s *Session) do(fn func(*metrics.Pipeline)) bool {
 // Latest returns the newest published snapshot (never nil).
 func (s *Session) Latest() *metrics.Snapshot { return s.runner.Latest() }
 
+// Changes receives a value when a snapshot with a new state (frozen, idle…) was published, so a
+// screen can show it at once rather than at its next poll (see metrics.Runner.Changes).
+func (s *Session) Changes() <-chan struct{} { return s.runner.Changes() }
+
 // Report is the run's report. After Close it covers every batch the sources delivered.
 func (s *Session) Report(meta metrics.ReportMeta) *metrics.Report {
 	var r *metrics.Report

@@ -59,8 +59,10 @@ type thread struct {
 	what    int
 	startNs int64
 	timed   bool
-	// announced: the open Dispatching was already reported as a source.Dispatch
+	// announced: the open Dispatching was already reported as a source.Dispatch, last at
+	// seenNs (log time)
 	announced bool
+	seenNs    int64
 	// the names of the thread's last message: reused while the next message has the same
 	// (comparing them costs less than hashing the text for the name cache)
 	handler, callback string
@@ -304,18 +306,20 @@ func (d *Decoder) finish(l *Line, rest []byte, at int64, timed bool) {
 }
 
 // OpenDispatches appends to evs a source.Dispatch for each main-thread Looper message that has
-// been open (Dispatching read, Finished not yet) for at least minAgeNs at log time nowNs, once
-// per message: while it runs the app draws nothing, and a screen can say FROZEN and name it
-// before the Finished line arrives. Only timed lines (a known start) are reported.
+// been open (Dispatching read, Finished not yet) for at least minAgeNs at log time nowNs: while
+// it runs the app draws nothing, and a screen can say FROZEN and name it before the Finished
+// line arrives. It is sent again, with SeenNs nowNs, on every call where nowNs moved on, so
+// the screen can tell how long the message has run while nothing else arrives. Only timed
+// lines (a known start) are reported.
 func (d *Decoder) OpenDispatches(evs []source.Event, nowNs, minAgeNs int64) []source.Event {
 	for key, t := range d.threads {
 		pid, tid := int(uint32(key>>32)), int(uint32(key))
-		if !t.open || t.announced || !t.timed || pid == 0 || tid != pid || nowNs-t.startNs < minAgeNs {
+		if !t.open || !t.timed || pid == 0 || tid != pid || nowNs-t.startNs < minAgeNs || t.announced && nowNs <= t.seenNs {
 			continue
 		}
-		t.announced = true
+		t.announced, t.seenNs = true, nowNs
 		evs = append(evs, &source.Dispatch{Pid: pid, Tid: tid, Thread: "main", Handler: d.names.handler(t.buf[t.hs:t.he]),
-			Callback: d.names.callback(t.buf[t.cs:]), What: t.what, StartNs: t.startNs})
+			Callback: d.names.callback(t.buf[t.cs:]), What: t.what, StartNs: t.startNs, SeenNs: nowNs})
 	}
 	return evs
 }

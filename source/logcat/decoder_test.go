@@ -329,8 +329,10 @@ func TestNoAllocPairs(t *testing.T) {
 	}
 }
 
-// TestOpenDispatches: a main-thread message open for 100 ms or more is announced once, before
-// its Finished line, with its names and start; other threads and short messages are not.
+// TestOpenDispatches: a main-thread message open for 100 ms or more is announced before its
+// Finished line, with its names, its start and when it was seen open, and again whenever the
+// log time moved on (so metrics can tell how long it has run); other threads and short
+// messages are not, and once it finished it is not.
 func TestOpenDispatches(t *testing.T) {
 	d := NewDecoder()
 	d.Line([]byte("01-01 00:00:01.000  100  100 D Looper  : >>>>> Dispatching to Handler (android.os.Handler) {1} com.example.feed.FeedActivity$3@2: 0"))
@@ -345,14 +347,21 @@ func TestOpenDispatches(t *testing.T) {
 		t.Fatalf("%d dispatches announced, want the main thread's one", len(got))
 	}
 	dp := got[0].(*source.Dispatch)
-	if dp.Pid != 100 || dp.Tid != 100 || dp.Callback != "com.example.feed.FeedActivity$3@2" || dp.StartNs != start {
+	if dp.Pid != 100 || dp.Tid != 100 || dp.Callback != "com.example.feed.FeedActivity$3@2" || dp.StartNs != start || dp.SeenNs != start+150e6 {
 		t.Errorf("dispatch %+v", dp)
 	}
-	if again := d.OpenDispatches(nil, start+300e6, 100e6); len(again) != 0 {
-		t.Errorf("announced twice: %v", again)
+	if same := d.OpenDispatches(nil, start+150e6, 100e6); len(same) != 0 {
+		t.Errorf("announced again at the same time: %v", same)
+	}
+	again := d.OpenDispatches(nil, start+300e6, 100e6)
+	if len(again) != 1 || again[0].(*source.Dispatch).SeenNs != start+300e6 || again[0].(*source.Dispatch).StartNs != start {
+		t.Errorf("announced again 150 ms later: %v", again)
 	}
 	d.Line([]byte("01-01 00:00:02.900  100  100 D Looper  : <<<<< Finished to Handler (android.os.Handler) {1} com.example.feed.FeedActivity$3@2"))
 	if ms := ofType[*source.Message](d.Events()); len(ms) != 1 || ms[0].StartNs != start || ms[0].EndNs != start+1900e6 {
 		t.Errorf("the message after its announcement: %+v", ms)
+	}
+	if after := d.OpenDispatches(nil, start+2000e6, 100e6); len(after) != 0 {
+		t.Errorf("announced after its Finished line: %v", after)
 	}
 }

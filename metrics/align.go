@@ -16,12 +16,15 @@ import (
 //
 // When there is no estimate yet, when fewer than half of the recent messages that the frames
 // cover still match (the clock stepped), and on every 8th estimate anyway (a step of nearly a
-// whole number of frames still matches locally, on the wrong frames), a global search runs:
-// every difference between one of the last 64 messages and one of the last 512 frames is a
-// candidate, and the densest cluster of candidates (Tolerance wide) wins if it is clearly
-// denser than any other (periodic rendering makes offsets one frame apart look alike; idle gaps
-// and dropped frames tell them apart). Offset reports ok=false until such a cluster holds at
-// least MinMatches messages. Not safe for concurrent use.
+// whole number of frames still matches locally, on the wrong frames), a global search runs.
+// Every vsync lies on one grid, so periodic rendering makes offsets a whole number of frames
+// apart look alike; idle gaps and dropped frames tell them apart. So it first matches only the
+// messages and frames that start a run (after a gap longer than 1.5 frames): the densest cluster
+// of their differences wins if it holds 4 and 3 more than any other. Failing that, every
+// difference between one of the last 64 messages and one of the last 512 frames is a candidate,
+// and the densest cluster (Tolerance wide) wins if it is clearly denser than any other. Offset
+// reports ok=false until a winner matches at least MinMatches messages. Not safe for concurrent
+// use.
 type ClockAligner struct {
 	// ToleranceNs is how far a shifted Dispatching time may be from its frame (default 2 ms).
 	ToleranceNs int64
@@ -43,15 +46,23 @@ type ClockAligner struct {
 	cands, merged []int64
 	counts        []int32
 	starts        []int32
+	// scratch for searchRunStarts
+	msgStarts, frameStarts, runCands, gaps []int64
 }
 
 const (
 	alignLocalEveryNs  = 500_000_000
 	alignSearchEveryNs = 4_000_000_000
-	alignMsgRing       = 128
-	alignFrameRing     = 512
-	alignSearchMsg     = 64
-	alignMedianN       = 32
+	// the messages cover the frames' seconds and the second or more by which logcat runs
+	// ahead of the gfxinfo polls, at 120 Hz too
+	alignMsgRing   = 1024
+	alignFrameRing = 512
+	alignSearchMsg = 64
+	alignMedianN   = 32
+	// searchRunStarts: the run starts it matches, and the matches it needs
+	alignRunStartMsgs   = 64
+	alignRunStartFrames = 256
+	alignRunStartMin    = 4
 )
 
 // NewClockAligner returns an aligner with the default tolerance and minimum matches.
@@ -206,12 +217,84 @@ func (a *ClockAligner) estimate(now int64) {
 	}
 }
 
-// search finds the densest cluster of message − frame differences among recent messages. With
-// a current estimate, a cluster elsewhere must also beat the estimate's own count.
+// search finds the offset from recent messages: first from the starts of their runs (runStarts),
+// then, when those do not decide, as the densest cluster of message − frame differences.
 func (a *ClockAligner) search() (int64, bool) {
-	cands := a.candidates()
+	if c, ok := a.searchRunStarts(); ok {
+		return c, true
+	}
+	c, n, second := a.densest(a.candidates())
+	if n < a.minMatches() || n < second+max(3, second/16) {
+		return 0, false // ambiguous: periodic frames with nothing to tell the offsets apart
+	}
+	return c, true
+}
+
+// searchRunStarts matches the messages and frames that start a run — the first after an idle
+// gap or a dropped vsync — and nothing else. Every vsync lies on one grid, so every message −
+// frame difference is near the offset plus a whole number of frames, and a steady scroll
+// matches the offset one frame (or fifty) off as well as the right one: the densest cluster of
+// all differences can name a wrong one, or none for seconds (a gfxinfo+logcat run that never
+// attributed a frame). The starts of runs are the pattern only the right offset lines up.
+func (a *ClockAligner) searchRunStarts() (int64, bool) {
+	period := a.period()
+	if period <= 0 {
+		return 0, false
+	}
+	gap := period + period/2
+	a.msgStarts = runStarts(a.msgStarts[:0], a.msgs, gap, alignRunStartMsgs)
+	a.frameStarts = runStarts(a.frameStarts[:0], a.frames, gap, alignRunStartFrames)
+	cands := a.runCands[:0]
+	for _, m := range a.msgStarts {
+		for _, f := range a.frameStarts {
+			cands = append(cands, m-f)
+		}
+	}
+	slices.Sort(cands)
+	a.runCands = cands
+	c, n, second := a.densest(cands)
+	if n < alignRunStartMin || n < second+3 {
+		return 0, false
+	}
+	return c, true
+}
+
+// runStarts appends to dst the last (at most n) times of the sorted ts that follow a gap
+// longer than gap.
+func runStarts(dst, ts []int64, gap int64, n int) []int64 {
+	for i := len(ts) - 1; i >= 1 && len(dst) < n; i-- {
+		if ts[i]-ts[i-1] > gap {
+			dst = append(dst, ts[i])
+		}
+	}
+	return dst
+}
+
+// period is the frames' usual spacing: the median of the gaps under 50 ms between consecutive
+// recent frames (0 when there are none).
+func (a *ClockAligner) period() int64 {
+	fs := a.frames[max(0, len(a.frames)-65):]
+	gaps := a.gaps[:0]
+	for i := 1; i < len(fs); i++ {
+		if d := fs[i] - fs[i-1]; d > 0 && d < 50_000_000 {
+			gaps = append(gaps, d)
+		}
+	}
+	a.gaps = gaps
+	if len(gaps) == 0 {
+		return 0
+	}
+	slices.Sort(gaps)
+	return gaps[len(gaps)/2]
+}
+
+// densest returns the centre of the densest window (the tolerance wide) of the sorted cands, how
+// many it holds, and how many the densest window that does not overlap it holds.
+func (a *ClockAligner) densest(cands []int64) (c int64, n, second int) {
+	if len(cands) == 0 {
+		return 0, 0, 0
+	}
 	w := a.tol()
-	// Densest window, and the densest window that does not overlap it.
 	type win struct{ i, n int }
 	var best win
 	j := 0
@@ -227,22 +310,13 @@ func (a *ClockAligner) search() (int64, bool) {
 			best = win{j, int(counts[i])}
 		}
 	}
-	if best.n < a.minMatches() {
-		return 0, false
-	}
 	lo, hi := cands[best.i], cands[best.i+best.n-1]
-	second := 0
 	for i := range cands {
 		if cands[i] < lo-w/2 || cands[starts[i]] > hi+w/2 {
-			if int(counts[i]) > second {
-				second = int(counts[i])
-			}
+			second = max(second, int(counts[i]))
 		}
 	}
-	if best.n < second+max(3, second/16) {
-		return 0, false // ambiguous: periodic frames with nothing to tell the offsets apart
-	}
-	return cands[best.i+best.n/2], true
+	return cands[best.i+best.n/2], best.n, second
 }
 
 // candidates returns every difference between one of the last alignSearchMsg messages and one

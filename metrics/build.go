@@ -87,11 +87,7 @@ func (p *Pipeline) State() (state source.State, busy string, forNs int64) {
 func phaseMs(r *recentFrame) *PhaseMs { return splitPhases(r.vsync, r.doneNs, r.phases) }
 
 func (p *Pipeline) worstFrames() []WorstFrame {
-	for i := range p.worst {
-		if !p.worst[i].attributed {
-			p.attribute(&p.worst[i])
-		}
-	}
+	p.attributeAll()
 	out := make([]WorstFrame, 0, len(p.worst))
 	for _, it := range p.worst {
 		msgs := it.msgs

@@ -361,3 +361,23 @@ func TestAndroidSummariesAsPrinted(t *testing.T) {
 		t.Errorf("windows %+v", r.Windows)
 	}
 }
+
+// TestWorstFrameAttributedAsItsMessagesArrive: a worst frame chosen before its messages arrived
+// (gfxinfo and logcat are two streams) is attributed once they do — also when one of its
+// messages came before it and the other after — and a snapshot taken in between does not keep
+// it from the later ones.
+func TestWorstFrameAttributedAsItsMessagesArrive(t *testing.T) {
+	p := NewPipeline(Config{SlowMs: 16})
+	p.Add(&source.Refresh{AtNs: origin, Hz: 60})
+	p.Add(&source.Message{Handler: "android.os.Handler", Callback: "com.x.Early@1", StartNs: origin, EndNs: origin + 60e6})
+	p.Add(&source.Frame{Window: "w", VsyncNs: origin + 30e6, DoneNs: origin + 250e6,
+		Phases: &source.Phases{SyncStart: origin + 240e6}})
+	if w := p.Snapshot().Worst; len(w) != 1 || len(w[0].Messages) != 1 {
+		t.Fatalf("before the second message: %+v, want the early one", w)
+	}
+	p.Add(&source.Message{Handler: "android.os.Handler", Callback: "com.x.Late@2", StartNs: origin + 60e6, EndNs: origin + 235e6})
+	w := p.Snapshot().Worst
+	if len(w) != 1 || len(w[0].Messages) != 2 || w[0].Messages[1].Callback != "com.x.Late@2" || w[0].Messages[1].Ms != 175 {
+		t.Errorf("after the second message: %+v, want both, the late one overlapping 175 ms", w)
+	}
+}

@@ -577,11 +577,12 @@ func (p *Pipeline) addMessage(m *source.Message) {
 	if p.looper != nil {
 		p.addLooperFrames(p.looper.Message(m))
 	}
-	// Worst frames that arrived before their messages are attributed late.
+	// Worst frames that arrived before their messages (all or some of them) are attributed
+	// late.
 	if ok {
 		for i := range p.worst {
 			it := &p.worst[i]
-			if !it.attributed && m.EndNs+shift > it.vsync && m.StartNs+shift < it.mainEnd {
+			if m.EndNs+shift > it.vsync && m.StartNs+shift < it.mainEnd {
 				p.attribute(it)
 			}
 		}

@@ -23,7 +23,10 @@ func (p *Pipeline) considerWorst(window string, f *source.Frame, cost, dropped i
 	}
 }
 
-// attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd].
+// attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd]. An
+// attributed frame is looked up again when it is asked to be (a message that overlaps it came
+// after it) and the ring or the shift changed: a frame chosen before all its messages arrived
+// gets them once they do.
 func (p *Pipeline) attribute(it *worstItem) {
 	if p.msgs.rlen == 0 {
 		return
@@ -37,8 +40,25 @@ func (p *Pipeline) attribute(it *worstItem) {
 	}
 	it.tried, it.triedTimed, it.triedShift = true, p.msgs.timed, shift
 	msgs := p.msgs.overlapping(it.vsync, it.mainEnd, shift)
-	if len(msgs) > 0 {
+	if len(msgs) > 0 || it.attributed {
 		it.msgs = msgs
-		it.attributed = true
+		it.attributed = len(msgs) > 0
+	}
+}
+
+// reattributeAfterNs: an attributed frame is looked up again once the clock shift it was
+// attributed with has moved this far (the aligner settled on another offset); the aligner's
+// refinements of a few µs do not make it scan the ring again.
+const reattributeAfterNs = 1_000_000
+
+// attributeAll attributes the worst frames not attributed yet, and again those attributed with
+// a clock shift that has since moved.
+func (p *Pipeline) attributeAll() {
+	shift, ok := p.msgShift()
+	for i := range p.worst {
+		it := &p.worst[i]
+		if !it.attributed || ok && lfAbs(shift-it.triedShift) >= reattributeAfterNs {
+			p.attribute(it)
+		}
 	}
 }

@@ -144,8 +144,11 @@ func (p *Pipeline) ResetSource() {
 // source starts after ResetSource, in the waiting state with text: a source that first decides
 // what to read (auto: gfxinfo or SurfaceFlinger) sends its own Session only seconds later, and
 // the screen should name the phone picked meanwhile, not nothing. The source's Session (or a
-// state Notice) replaces it.
+// state Notice) replaces it; once a source has said what it reads, Connecting does nothing.
 func (p *Pipeline) Connecting(s source.Session, text string) {
+	if p.hasSession || p.state != "" {
+		return
+	}
 	p.session, p.hasSession, p.connecting = s, false, true
 	p.state, p.stateText = source.StateWaiting, text
 	p.seq++

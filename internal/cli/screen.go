@@ -8,6 +8,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/ui"
 )
 
@@ -118,7 +119,8 @@ func (d *deviceScreen) SwitchLayer(ctx context.Context, layer string) (string, e
 	if err != nil {
 		return "", errors.New(oneSentence(err))
 	}
-	if err := d.s.Switch(d.ctx, op.src); err != nil {
+	dev := source.Session{Device: s.Session.Device, Package: s.Session.Package}
+	if err := d.s.SwitchDevice(d.ctx, op.src, dev, "measuring layer "+layer+"…"); err != nil {
 		return "", err
 	}
 	return layer, nil

@@ -52,6 +52,9 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sess := session.Start(ctx, a.sessionConfig(true), op.src, nil)
+	if op.device.Device.Serial != "" {
+		sess.Connecting(op.device, connectingText(op)) // the phone on screen while auto chooses
+	}
 	stopExports, err := a.startExports(ctx, latestFeed(sess.Latest))
 	if err != nil {
 		_ = sess.Close()

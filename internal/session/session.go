@@ -144,6 +144,13 @@ func (s *Session) SwitchDevice(ctx context.Context, src source.Source, dev sourc
 	return s.switchTo(ctx, src, &dev, text)
 }
 
+// Connecting names dev's phone and app (waiting, with text) until the running source says
+// what it reads: the dashboard's start, where auto takes seconds to choose its source. It does
+// nothing once the source has sent its Session.
+func (s *Session) Connecting(dev source.Session, text string) {
+	s.do(func(p *metrics.Pipeline) { p.Connecting(dev, text) })
+}
+
 func (s *Session) switchTo(ctx context.Context, src source.Source, dev *source.Session, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

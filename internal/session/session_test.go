@@ -279,3 +279,24 @@ func TestSwitchDeviceNamesThePhoneAtOnce(t *testing.T) {
 		t.Errorf("connected: state %q %q, want live without the connecting text", snap.State, snap.StateText)
 	}
 }
+
+// TestConnectingAtStart: Connecting names the phone while the first source has said nothing,
+// and does nothing once it has (the source's Session and live state stay).
+func TestConnectingAtStart(t *testing.T) {
+	ctx := context.Background()
+	dev := source.Session{Device: source.Device{Serial: "R5CT1", Model: "SM-G991B"}, Package: "com.example.next"}
+	open := make(chan struct{})
+	src := gated{open, blocking{batch: []source.Event{&source.Session{Source: source.KindGfxinfo, Device: dev.Device, Package: dev.Package}}}}
+	s := Start(ctx, Config{Refresh: 10 * time.Millisecond}, src, nil)
+	defer s.Close()
+	s.Connecting(dev, "connecting to SM-G991B (R5CT1)…")
+	if snap := s.Latest(); snap.Session.Device != dev.Device || snap.State != source.StateWaiting || snap.StateText == "" {
+		t.Errorf("before the source spoke: session %+v state %q %q, want the phone, waiting, the text", snap.Session, snap.State, snap.StateText)
+	}
+	close(open)
+	waitFor(t, func() bool { return s.Latest().Session.Source == source.KindGfxinfo }, func() string { return string(s.Latest().State) })
+	s.Connecting(source.Session{Device: source.Device{Serial: "other"}}, "connecting to other…")
+	if snap := s.Latest(); snap.Session.Device != dev.Device || snap.State != source.StateLive || snap.StateText != "" {
+		t.Errorf("Connecting after the source's Session changed it: session %+v state %q %q", snap.Session, snap.State, snap.StateText)
+	}
+}

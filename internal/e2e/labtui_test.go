@@ -34,7 +34,17 @@ func TestLabOverviewDashboard(t *testing.T) {
 		t.Errorf("enter did not open the 90 Hz phone's dashboard:\n%s", d)
 	}
 	p.key("Escape")
-	p.waitFor(5*time.Second, "2 devices")
+	p.waitFor(5*time.Second, "2 devices", "? help")
+	// ? opens the overview's own help over it; esc closes it.
+	p.key("?")
+	p.waitFor(5*time.Second, "Keys", "next device", "esc or ? closes")
+	p.key("Escape")
+	for deadline := time.Now().Add(5 * time.Second); strings.Contains(p.screen(), "esc or ? closes"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("esc did not close the overview's help:\n%s", p.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := x.Unplug(ctx); err != nil {

@@ -128,6 +128,15 @@ func TestTimelineView(t *testing.T) {
 	tm.key("Escape")
 	tm.waitText("Drop levels", "f timeline")
 	tm.waitGone("Frame timeline (ms)")
+
+	// tab gives the graph the focus (its title says so, the footer offers enter): enter opens
+	// the timeline too.
+	tm.key("Tab")
+	tm.waitText("▶ Frame time", "enter timeline")
+	tm.key("Enter")
+	tm.waitText("Frame timeline (ms)")
+	tm.key("Escape")
+	tm.waitText("Drop levels")
 	tm.key("q")
 	tm.waitExit()
 }

@@ -2,6 +2,7 @@ package logcat
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -33,10 +34,10 @@ var (
 // marker; for the others the message with leading spaces removed. It allocates nothing.
 func classify(msg []byte) (msgKind, []byte) {
 	// The printer's own lines start with their marker: what the loops below would find first.
-	if bytes.HasPrefix(msg, dispatchMark) {
+	if startsWithMark(msg, &dispatchWords, len(dispatchMark)) {
 		return kindDispatch, msg[len(dispatchMark):]
 	}
-	if bytes.HasPrefix(msg, finishMark) && bytes.IndexByte(msg, '>') < 0 {
+	if startsWithMark(msg, &finishWords, len(finishMark)) && bytes.IndexByte(msg, '>') < 0 {
 		return kindFinish, msg[len(finishMark):]
 	}
 	// Printer lines may be wrapped by the app ("println : >>>>> Dispatching to …").
@@ -95,6 +96,21 @@ func classify(msg []byte) (msgKind, []byte) {
 		}
 	}
 	return kindNone, nil
+}
+
+// dispatchWords and finishWords are the markers as three 8-byte words: at 0, 8 and n-8
+// (overlapping), so that a prefix test is three compares, not a call.
+var dispatchWords, finishWords = markWords(dispatchMark), markWords(finishMark)
+
+func markWords(m []byte) [3]uint64 {
+	n := len(m)
+	return [3]uint64{binary.LittleEndian.Uint64(m), binary.LittleEndian.Uint64(m[8:]), binary.LittleEndian.Uint64(m[n-8:])}
+}
+
+// startsWithMark reports whether msg starts with the n-byte marker (16 < n <= 24) of words w.
+func startsWithMark(msg []byte, w *[3]uint64, n int) bool {
+	return len(msg) >= n && binary.LittleEndian.Uint64(msg) == w[0] &&
+		binary.LittleEndian.Uint64(msg[8:]) == w[1] && binary.LittleEndian.Uint64(msg[n-8:]) == w[2]
 }
 
 // findSkipped finds Choreographer's "Skipped N frames!" anywhere in a message, whatever

@@ -19,7 +19,11 @@ type nameCache struct {
 	handlers  map[string]string
 	callbacks map[string]string
 	arena     []byte // append-only: the strings made from it alias it
-	msgs      []source.Message
+	// recent holds interned names in a place chosen by length and last byte: a name found
+	// there is returned without hashing it for the map (a thread's messages alternate between
+	// a few handlers)
+	recent [32]string
+	msgs   []source.Message
 }
 
 const (
@@ -44,7 +48,15 @@ func (c *nameCache) callback(b []byte) string {
 }
 
 func (c *nameCache) intern(m map[string]string, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	slot := &c.recent[(len(b)*7+int(b[len(b)-1]))&31]
+	if *slot == string(b) {
+		return *slot
+	}
 	if s, ok := m[string(b)]; ok {
+		*slot = s
 		return s
 	}
 	if len(m) >= maxInterned {
@@ -52,6 +64,7 @@ func (c *nameCache) intern(m map[string]string, b []byte) string {
 	}
 	s := c.copy(b)
 	m[s] = s
+	*slot = s
 	return s
 }
 

@@ -1,6 +1,7 @@
 package logcat
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -363,5 +364,25 @@ func TestOpenDispatches(t *testing.T) {
 	}
 	if after := d.OpenDispatches(nil, start+2000e6, 100e6); len(after) != 0 {
 		t.Errorf("announced after its Finished line: %v", after)
+	}
+}
+
+// TestNameCacheReturnsItsInput: the cache of recent names and the maps behind it hand back the
+// text asked for, whatever shares its place in the cache (same length and last byte), across
+// the maps' clearing when full, for handlers and callbacks with and without a hash.
+func TestNameCacheReturnsItsInput(t *testing.T) {
+	c := newNameCache()
+	names := []string{"a.B", "c.B", "x.Y$1", "z.W$1", "android.os.Handler", "androidx.os.Handle", "", "a.B$1@1f2e3d", "a.B$1@9f2e3d"}
+	for i := 0; i < 3*maxInterned; i++ {
+		n := names[i%len(names)]
+		if i%5 == 0 {
+			n = fmt.Sprintf("gen.Class%d", i) // fills the maps until they are cleared
+		}
+		if got := c.handler([]byte(n)); got != n {
+			t.Fatalf("handler(%q) = %q at %d", n, got, i)
+		}
+		if got := c.callback([]byte(n)); got != n {
+			t.Fatalf("callback(%q) = %q at %d", n, got, i)
+		}
 	}
 }

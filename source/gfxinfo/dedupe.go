@@ -349,7 +349,7 @@ func (ps *procState) byRows(w *Window) *winState {
 }
 
 // byTitle returns the remembered window titled as w (a trusted title). One already matched in
-// this dump is w again unless w has a view root of its own (then w is another window).
+// this dump is w again unless both have a view root (then w is another window).
 func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
 	var again *winState
 	for _, s := range ps.wins {
@@ -368,7 +368,9 @@ func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
 		}
 		return s
 	}
-	if again != nil && w.Root == "" {
+	if again != nil && (w.Root == "" || again.root == "") {
+		// (Nor when the one matched has no view root: its line was damaged, so nothing
+		// tells w from it, and two memories of one window would count its rows twice.)
 		return again
 	}
 	return nil

@@ -57,11 +57,17 @@ func FuzzParse(f *testing.F) {
 // FuzzTrackerDamage (issue 13): the state the tracker carries between polls under damaged
 // text. The input says which lines of three successive dumps are damaged and how (truncated,
 // garbage, newline lost, duplicated); whatever it says, no real frame is counted twice, no
-// window is invented, and no more frames come out than rows went in.
+// window is invented, and no more frames come out than rows went in. Its first byte's two top
+// bits choose how the dumps are read: after a clean first dump (the tracker has a memory to
+// tell damage by) or damaged from the first, and by a live tracker that knows the package or
+// as a capture (FromReader: the package is taken from the first dump, and a line lost between
+// two dumps runs them together).
 func FuzzTrackerDamage(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{3, 1, 7, 2, 40, 3, 90, 0, 5, 2})
 	f.Add(bytes.Repeat([]byte{1, 2, 3, 4}, 64))
+	f.Add([]byte{0x80, 0, 0x80 + 3, 1, 6, 2, 9, 3})         // damaged from the first dump
+	f.Add([]byte{0xc0, 2, 0xc0 + 6, 0, 0xc0 + 9, 2, 12, 1}) // a damaged capture
 	// Small dumps (16 and 4 rows, each dump sharing half its rows with the one before): what
 	// is checked needs rows carried between polls and two windows, not a full ring, and a
 	// cheap input is what lets CI's 8 s smoke run try thousands of damage patterns.
@@ -90,16 +96,26 @@ func FuzzTrackerDamage(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		tr := newTracker(pkg, "")
+		cleanFirst, capture := len(ops) == 0 || ops[0]&0x80 == 0, len(ops) > 0 && ops[0]&0x40 != 0
 		damaged := 0
-		// The state carried between polls is what is fuzzed: a first clean dump gives the
-		// tracker its memory (a first dump whose every title witness is damaged has none to
-		// tell a damaged title by; its titles are checked by the parser's tests).
-		evs := tr.apply(nil, dumps[0])
+		var in [][]byte
+		if cleanFirst {
+			// A first clean dump gives the tracker its memory; then every dump may be damaged.
+			in = append(in, dumps[0])
+		}
 		for i, d := range dumps {
 			var dd []byte
 			dd, damaged = damageLines(d, ops, i, damaged)
-			evs = tr.apply(evs, dd)
+			in = append(in, dd)
+		}
+		var evs []source.Event
+		if capture {
+			evs, _ = readAllEvents(t, bytes.NewReader(bytes.Join(in, nil)))
+		} else {
+			tr := newTracker(pkg, "")
+			for _, d := range in {
+				evs = tr.apply(evs, d)
+			}
 		}
 		seen := map[int64]bool{}
 		n := 0

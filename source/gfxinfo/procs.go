@@ -122,8 +122,10 @@ func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]sourc
 			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
 				Text: fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, old)})
 			pr.Pid = old
-			if pr.Name == "" {
-				pr.Name = t.procs.byPid[old].name
+			if ps := t.procs.byPid[old]; pr.Name == "" && ps != nil {
+				// (The app's pid may be known with nothing remembered: its first block had
+				// neither summary nor rows.)
+				pr.Name = ps.name
 			}
 		}
 	}

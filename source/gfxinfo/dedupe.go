@@ -249,10 +249,11 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 // frames completing while the dump is printed are in one and not yet the other.
 const shortSlack = 3
 
-// rowsShort reports whether w's rows, readable and unreadable, are fewer than the frames its
-// counter grew by since the last one accepted: the ring prints every frame drawn after the
-// newest row of that poll (up to its size), so rows went missing without a torn row to say so (lines run together, a
-// PROFILEDATA header lost). Charging the counter now would charge rows the next dump shows; it
+// rowsShort reports whether w's rows, readable and unreadable (those credited as new: torn
+// rows among frames already seen are old ones), are fewer than the frames its counter grew by
+// since the last one accepted: the ring prints every frame drawn after the newest row of that
+// poll (up to its size), so rows went missing without a torn row to say so (lines run
+// together, a PROFILEDATA header lost). Charging the counter now would charge rows the next dump shows; it
 // is deferred instead, at most twice in a row (then the rows are lost after all).
 func (ws *winState) rowsShort(w *Window, reset bool) bool {
 	if reset || !ws.total.known || w.TotalFrames <= ws.total.v {
@@ -266,8 +267,10 @@ func (ws *winState) rowsShort(w *Window, reset bool) bool {
 			n++
 		}
 	}
-	for _, tr := range w.torn {
-		n += int64(tr.n)
+	for _, g := range ws.gaps {
+		if !g.reported {
+			n += int64(g.n) // unreadable rows credited since the last reported counter
+		}
 	}
 	if n+shortSlack >= want || ws.short >= 2 {
 		ws.short = 0

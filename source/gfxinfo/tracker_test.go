@@ -329,3 +329,39 @@ func TestRunTogetherPidAndNameDamaged(t *testing.T) {
 		t.Errorf("%d frames, want 180", len(seen))
 	}
 }
+
+// A dump whose new rows are missing (no torn row says so) while old rows are torn: the torn
+// rows lie among frames already seen, so they are not the missing ones and the counter's
+// growth is deferred, not charged; the next dump shows the rows (a damaged capture charged 53
+// frames as lost and then emitted them).
+func TestTornOldRowsDoNotHideMissingNewOnes(t *testing.T) {
+	d1 := dumpAt(11_000, 100, win(120, 9, 1, 120))
+	var b []byte
+	for _, l := range bytes.SplitAfter(dumpAt(12_000, 100, win(120, 10, 61, 180)), []byte("\n")) {
+		var id int
+		if _, err := fmt.Sscanf(string(l), "0,%d,", &id); err == nil {
+			switch {
+			case id > 120:
+				continue // the new rows lost
+			case id > 61 && id < 120:
+				l = append(l[:len(l)/2:len(l)/2], '\n') // old rows torn
+			}
+		}
+		b = append(b, l...)
+	}
+	d3 := dumpAt(13_000, 100, win(120, 11, 121, 240))
+	evs := feed(t, d1, b, d3)
+	var lost int64
+	last := int64(-1)
+	for _, p := range polls(evs) {
+		if last >= 0 && p.TotalFrames >= last {
+			lost += p.TotalFrames - last - int64(p.NewRows)
+		}
+		if p.TotalFrames >= 0 {
+			last = p.TotalFrames
+		}
+	}
+	if n := len(frames(evs)); n != 240 || lost != 0 {
+		t.Errorf("%d frames and %d lost, want 240 and 0: %v", n, lost, polls(evs))
+	}
+}

@@ -346,8 +346,17 @@ func (t *messageTable) overlapping(from, to, offsetNs int64) []FrameMessage {
 		return nil
 	}
 	var out []FrameMessage
+	n := len(t.ring)
+	start := t.rhead - t.rlen // the oldest record (a division per record cost more than the test)
+	if start < 0 {
+		start += n
+	}
 	for i := 0; i < t.rlen; i++ {
-		r := &t.ring[(t.rhead-t.rlen+i+len(t.ring))%len(t.ring)]
+		j := start + i
+		if j >= n {
+			j -= n
+		}
+		r := &t.ring[j]
 		s, e := r.startNs+offsetNs, r.endNs+offsetNs
 		if e <= from || s >= to {
 			continue

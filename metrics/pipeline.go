@@ -123,7 +123,10 @@ type Pipeline struct {
 	rlen   int
 
 	worst []worstItem
-	hist  history
+	// worstEnd is the latest mainEnd of the worst frames: a message starting after it overlaps
+	// none of them, and the loop over them per message is skipped
+	worstEnd int64
+	hist     history
 
 	warn       warnTable
 	framesLost int64
@@ -210,7 +213,7 @@ func (p *Pipeline) Reset() {
 	p.msgs = newMessageTable()
 	p.recent = make([]recentFrame, p.cfg.RecentLen)
 	p.rhead, p.rlen = 0, 0
-	p.worst, p.hist = nil, newHistory(p.cfg.HistoryLen)
+	p.worst, p.worstEnd, p.hist = nil, 0, newHistory(p.cfg.HistoryLen)
 	p.warn = warnTable{}
 	p.framesLost, p.lostKnown = 0, false
 	p.procTotals, p.windowLost = map[int]int64{}, map[int]int64{}
@@ -579,7 +582,7 @@ func (p *Pipeline) addMessage(m *source.Message) {
 	}
 	// Worst frames that arrived before their messages (all or some of them) are attributed
 	// late.
-	if ok {
+	if ok && m.StartNs+shift < p.worstEnd {
 		for i := range p.worst {
 			it := &p.worst[i]
 			if m.EndNs+shift > it.vsync && m.StartNs+shift < it.mainEnd {

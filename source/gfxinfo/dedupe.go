@@ -208,13 +208,14 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 		ws *winState
 	}
 	var pairs []pair
-	damaged := false
+	damaged, heldBack := false, false
 	for wi := range pr.Windows {
 		w := &pr.Windows[wi]
 		if w.Rows == 0 && w.Summary == nil && len(w.torn) == 0 {
 			continue // a view root without framestats (plain dump or nothing drawn)
 		}
 		ws := ps.match(w, used, asm)
+		heldBack = heldBack || ws == nil
 		if ws == nil || (len(w.Frames) == 0 && len(w.torn) > 0) {
 			damaged = true
 		}
@@ -236,13 +237,26 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 		procAcct += accts[i]
 		// A window counter not reported (damaged) defers the process's too: reported later,
 		// the window's would charge again what the process's charged meanwhile.
-		procDeferred = !asm.windowPoll(t, ps, p.ws, p.w, accts[i], damaged) || procDeferred
+		// (A window held back may be an older copy of one matched: its rows and counters
+		// are of an earlier dump run into this one.)
+		deferred := damaged && (stale || heldBack || !p.ws.firstBase(ps, asm.at))
+		procDeferred = !asm.windowPoll(t, ps, p.ws, p.w, accts[i], deferred) || procDeferred
 	}
 	ps.polls++
 	ps.acct += procAcct
 	if pr.Summary != nil {
 		asm.processPoll(t, ps, pr, procRows, procDeferred)
 	}
+}
+
+// firstBase reports whether ws is first seen at this dump (at) with none of its frames new to
+// its counters: all completed by the dump's time, its process running before the session. Its
+// first counter is then a base to count from whatever rows of the dump could not be read or
+// placed; deferred, the base would be a later counter, and the frames drawn in between that
+// no dump showed would be neither seen nor lost. (Not for an older block of the process in
+// the same dump: its counter is of an earlier time than at.)
+func (ws *winState) firstBase(ps *procState, at int64) bool {
+	return !ws.total.known && !ps.fresh && ws.polls == 1 && at > 0 && ws.baseNs == at
 }
 
 // shortSlack is how many rows a window's block may lack against its counter's growth:

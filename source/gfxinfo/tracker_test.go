@@ -365,3 +365,31 @@ func TestTornOldRowsDoNotHideMissingNewOnes(t *testing.T) {
 		t.Errorf("%d frames and %d lost, want 240 and 0: %v", n, lost, polls(evs))
 	}
 }
+
+// The session's first dump has every row torn but a readable counter: none of its frames can
+// be new, so that counter is the base (not deferred to a next dump that, the ring having
+// turned over, would leave the 60 frames drawn in between neither seen nor lost).
+func TestFirstDumpTornRowsCounterIsTheBase(t *testing.T) {
+	var d1 []byte
+	for _, l := range bytes.SplitAfter(dumpAt(11_000, 100, win(120, 9, 1, 120)), []byte("\n")) {
+		if bytes.HasPrefix(l, []byte("0,")) {
+			l = append(l[:len(l)/2:len(l)/2], '\n')
+		}
+		d1 = append(d1, l...)
+	}
+	d2 := dumpAt(14_000, 100, win(120, 12, 181, 300))
+	evs := feed(t, d1, d2)
+	var lost int64
+	last := int64(-1)
+	for _, p := range polls(evs) {
+		if last >= 0 && p.TotalFrames >= last {
+			lost += p.TotalFrames - last - int64(p.NewRows)
+		}
+		if p.TotalFrames >= 0 {
+			last = p.TotalFrames
+		}
+	}
+	if n := len(frames(evs)); n != 120 || lost != 60 {
+		t.Errorf("%d frames and %d lost, want 120 and 60: %v", n, lost, polls(evs))
+	}
+}

@@ -27,6 +27,12 @@ func (p *parser) checkTitles(pr *Process) {
 		if w.Rows == 0 && w.Summary == nil && len(w.torn) == 0 {
 			continue // nothing reported for it
 		}
+		if w.rootDamaged && w.named {
+			// Text after its id ("@1#2b30 (visibility=0)" read as id 1): the id may be cut or
+			// hit, so it identifies nothing (as another id, it made a second memory of the
+			// window, "….Main#2"); the "Window:" line still titles it.
+			w.Root, w.rootTitle = "", ""
+		}
 		if (w.named && w.Title == "") || !printable(w.Title) || linesRunIn(w.Title) || (w.rootDamaged && !w.named) {
 			// Android never prints an empty "Window:" line (it was cut), nor a control byte
 			// or broken UTF-8 in a title (garbage: one read "\xd3\tcom.example.app/.Popup").

@@ -33,6 +33,12 @@ func (p *parser) checkTitles(pr *Process) {
 			// window, "….Main#2"); the "Window:" line still titles it.
 			w.Root, w.rootTitle = "", ""
 		}
+		if w.named && w.Root != "" && runInAfter(w.Title, w.rootTitle) {
+			// The "Window:" line is its view-root line's title with the next line run in
+			// ("….FeedActivityStats since: 301234851223462ns"): both lines name the window.
+			w.Title = w.rootTitle
+			p.warn("window title damaged: repaired from its view-root line")
+		}
 		if (w.named && w.Title == "") || !printable(w.Title) || linesRunIn(w.Title) || (w.rootDamaged && !w.named) {
 			// Android never prints an empty "Window:" line (it was cut), nor a control byte
 			// or broken UTF-8 in a title (garbage: one read "\xd3\tcom.example.app/.Popup").
@@ -123,6 +129,20 @@ func (p *parser) damaged() bool {
 // a line run into the title's line (one read "com.exaStats since: 1000000ns").
 var runTogetherMarks = []string{"Stats since:", "Total frames rendered", "Janky frames", "---PROFILEDATA---",
 	"Flags,", "View hierarchy:", "** Graphics info"}
+
+// runInAfter reports whether title is prefix (a title) followed at once by the start of a line
+// printed after a title.
+func runInAfter(title, prefix string) bool {
+	if prefix == "" || !strings.HasPrefix(title, prefix) || !printable(prefix) || linesRunIn(prefix) {
+		return false
+	}
+	for _, m := range runTogetherMarks {
+		if strings.HasPrefix(title[len(prefix):], m) {
+			return true
+		}
+	}
+	return false
+}
 
 // linesRunIn reports whether a title holds the start of another line.
 func linesRunIn(title string) bool {

@@ -393,3 +393,31 @@ func TestFirstDumpTornRowsCounterIsTheBase(t *testing.T) {
 		t.Errorf("%d frames and %d lost, want 120 and 60: %v", n, lost, polls(evs))
 	}
 }
+
+// A "Window:" line with the next line run in ("….MainStats since: …") is its view-root line's
+// title: in the session's first dump, where nothing remembered can place its rows, the window
+// is not held back, so its counter is the base and the 60 frames no dump showed are lost.
+func TestWindowLineRunInRepairedFromViewRoot(t *testing.T) {
+	d1 := bytes.Replace(dumpAt(11_000, 100, win(120, 9, 1, 120)), []byte("Window: "+pkg+"/.Main\n"), []byte("Window: "+pkg+"/.Main"), 1)
+	d2 := dumpAt(14_000, 100, win(120, 12, 181, 300))
+	evs := feed(t, d1, d2)
+	var lost int64
+	last := int64(-1)
+	for _, p := range polls(evs) {
+		if p.Window != pkg+"/.Main" {
+			t.Errorf("poll of window %q", p.Window)
+		}
+		if last >= 0 && p.TotalFrames >= last {
+			lost += p.TotalFrames - last - int64(p.NewRows)
+		}
+		if p.TotalFrames >= 0 {
+			last = p.TotalFrames
+		}
+	}
+	if n := len(frames(evs)); n != 240 || lost != 60 {
+		t.Errorf("%d frames and %d lost, want 240 and 60", n, lost)
+	}
+	if s := strings.Join(notices(evs), "\n"); !strings.Contains(s, "repaired from its view-root line") {
+		t.Errorf("no repair warned: %s", s)
+	}
+}

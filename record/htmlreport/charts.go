@@ -85,22 +85,8 @@ func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string) templ
 	if math.IsInf(lo, 0) {
 		lo, hi = 0, 1
 	}
-	if top <= 0 {
-		top = 60
-	}
-	xs := linScale{lo: lo, hi: hi, a: padLeft, b: chartW - padRight}
-	ys := linScale{lo: 0, hi: top * 1.08, a: fpsH - padBottom, b: padTop}
 	var s svg
-	s.start(chartW, fpsH, "chart fps", "frames per second over the session")
-	timeAxis(&s, xs, fpsH)
-	s.group("grid")
-	for _, v := range linTicks(top*1.08, 5) {
-		y := ys.at(v)
-		s.line(padLeft, y, chartW-padRight, y, "", "")
-		s.text(padLeft-6, y+4, "end", "tick", ms2(v))
-	}
-	s.endGroup()
-	s.text(padLeft-6, padTop-2, "end", "unit", "fps")
+	xs, ys := startFPSChart(&s, lo, hi, top, "chart fps", "frames per second over the session")
 	for si, g := range groups {
 		name := ""
 		if len(names) > si {
@@ -117,6 +103,28 @@ func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string) templ
 		s.line(padLeft, y, chartW-padRight, y, "refresh", fmt.Sprintf("display refresh rate %s Hz", ms2(refreshHz)))
 	}
 	return s.end()
+}
+
+// startFPSChart starts an FPS-over-time figure: the time axis from lo to hi seconds and an FPS
+// grid up to 8 % above top (60 when nothing is known). The report's bars and the comparison's
+// lines share it so both FPS charts have the same frame and read on the same scales.
+func startFPSChart(s *svg, lo, hi, top float64, class, title string) (xs, ys linScale) {
+	if top <= 0 {
+		top = 60
+	}
+	xs = linScale{lo: lo, hi: hi, a: padLeft, b: chartW - padRight}
+	ys = linScale{lo: 0, hi: top * 1.08, a: fpsH - padBottom, b: padTop}
+	s.start(chartW, fpsH, class, title)
+	timeAxis(s, xs, fpsH)
+	s.group("grid")
+	for _, v := range linTicks(top*1.08, 5) {
+		y := ys.at(v)
+		s.line(padLeft, y, chartW-padRight, y, "", "")
+		s.text(padLeft-6, y+4, "end", "tick", ms2(v))
+	}
+	s.endGroup()
+	s.text(padLeft-6, padTop-2, "end", "unit", "fps")
+	return xs, ys
 }
 
 func drawFPSBar(s *svg, g fpsGroup, xs linScale, ys linScale, target float64, name string) {

@@ -102,22 +102,8 @@ func fpsLines(sides [2][]*Session) template.HTML {
 			}
 		}
 	}
-	if top <= 0 {
-		top = 60
-	}
-	xs := linScale{lo: 0, hi: hi, a: padLeft, b: chartW - padRight}
-	ys := linScale{lo: 0, hi: top * 1.08, a: fpsH - padBottom, b: padTop}
 	var s svg
-	s.start(chartW, fpsH, "chart fps cmp", "frames per second over time, BASE and NEW overlaid")
-	timeAxis(&s, xs, fpsH)
-	s.group("grid")
-	for _, v := range linTicks(top*1.08, 5) {
-		y := ys.at(v)
-		s.line(padLeft, y, chartW-padRight, y, "", "")
-		s.text(padLeft-6, y+4, "end", "tick", ms2(v))
-	}
-	s.endGroup()
-	s.text(padLeft-6, padTop-2, "end", "unit", "fps")
+	xs, ys := startFPSChart(&s, 0, hi, top, "chart fps cmp", "frames per second over time, BASE and NEW overlaid")
 	for _, r := range runs {
 		s.group(fmt.Sprintf("run side%d", r.side))
 		var path []float64

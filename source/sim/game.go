@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"time"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -153,22 +152,21 @@ func (s *Sim) runGame(ctx context.Context, out chan<- []source.Event, g *gameScr
 	if s.dump != nil {
 		s.dump.SetWindow(cfg.Package+"/"+GameActivity(cfg.Package, cfg.Scenario), "", true, t0)
 	}
-	end := int64(math.MaxInt64)
-	if cfg.Duration > 0 {
-		end = t0 + int64(cfg.Duration)
-	}
-	batch := []source.Event{
-		&source.Session{Source: source.KindSim, Device: source.Device{Model: "fpstop simulator"},
-			Package: cfg.Package, Pid: cfg.Pid, RefreshHz: cfg.Hz, CostBasis: source.CostFrame,
-			StartMonoNs: t0, Scenario: cfg.Scenario, Seed: cfg.Seed, Layer: m.layer, LayerKind: "SurfaceView (BLAST)"},
-		&source.Refresh{AtNs: t0, Hz: cfg.Hz},
-		&source.Notice{AtNs: t0, Level: source.LevelInfo, State: source.StateLive,
-			Text: fmt.Sprintf("simulator: scenario %s at %g Hz, seed %d", cfg.Scenario, cfg.Hz, cfg.Seed)},
-	}
-	return s.pace(ctx, out, t0, end, batch, func(target int64, b []source.Event) ([]source.Event, error) {
+	end := s.endNs(t0)
+	nextTick := t0 + int64(TickEvery)
+	return s.pace(ctx, out, t0, end, s.header(t0, m.layer, "SurfaceView (BLAST)"), func(target int64, last bool, b []source.Event) ([]source.Event, error) {
 		n := len(b)
 		b = m.frames(t0, target, b)
-		return b, s.observeLayer(b[n:])
+		if err := s.observeLayer(b[n:]); err != nil {
+			return nil, err
+		}
+		for ; nextTick <= target; nextTick += int64(TickEvery) {
+			b = append(b, &source.Tick{NowNs: nextTick})
+		}
+		if last {
+			b = append(b, &source.Tick{NowNs: end}) // even when a tick fell on end, as recorded runs have it
+		}
+		return b, nil
 	})
 }
 
@@ -194,59 +192,4 @@ func (s *Sim) observeLayer(evs []source.Event) error {
 		}
 	}
 	return nil
-}
-
-// pace runs gen up to the virtual time reached (wall-clock paced when Speed > 0), adding
-// Ticks, and sends batches until end or ctx ends.
-func (s *Sim) pace(ctx context.Context, out chan<- []source.Event, t0, end int64, batch []source.Event,
-	gen func(target int64, b []source.Event) ([]source.Event, error)) error {
-	cfg := s.cfg
-	var wallStart time.Time
-	var ticker *time.Ticker
-	if cfg.Speed > 0 {
-		wallStart = time.Now()
-		ticker = time.NewTicker(wallBatch)
-		defer ticker.Stop()
-	}
-	target, nextTick := t0, t0+int64(TickEvery)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if cfg.Speed > 0 {
-			target = t0 + int64(float64(time.Since(wallStart))*cfg.Speed)
-		} else {
-			target += virtualBatch
-		}
-		last := target >= end
-		target = min(target, end)
-		var err error
-		if batch, err = gen(target, batch); err != nil {
-			return err
-		}
-		for ; nextTick <= target; nextTick += int64(TickEvery) {
-			batch = append(batch, &source.Tick{NowNs: nextTick})
-		}
-		s.now.Store(target)
-		if last {
-			batch = append(batch, &source.Tick{NowNs: end}, &source.Notice{AtNs: end, Level: source.LevelInfo,
-				State: source.StateEnded, Text: "simulator: end of run"})
-		}
-		select {
-		case out <- batch:
-			batch = nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		if last {
-			return nil
-		}
-		if ticker != nil {
-			select {
-			case <-ticker.C:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-	}
 }

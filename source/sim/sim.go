@@ -176,55 +176,87 @@ func (s *Sim) Run(ctx context.Context, out chan<- []source.Event) (err error) {
 	if g := gameScripts[s.cfg.Scenario]; g != nil {
 		return s.runGame(ctx, out, g)
 	}
-	cfg := s.cfg
 	t0 := StartNs
-	end := int64(math.MaxInt64)
-	if cfg.Duration > 0 {
-		end = t0 + int64(cfg.Duration)
+	end := s.endNs(t0)
+	rn := &runner{s: s, e: newEngine(s.cfg, s.prof, t0), nextTick: t0 + int64(TickEvery)}
+	return s.pace(ctx, out, t0, end, s.header(t0, "", ""), func(target int64, last bool, b []source.Event) ([]source.Event, error) {
+		rn.batch = b
+		if err := rn.collect(target); err != nil {
+			return nil, err
+		}
+		// the engine emits the model's ticks in time order; end gets one unless one fell on it
+		if last && rn.nextTick-int64(TickEvery) != end {
+			rn.batch = append(rn.batch, &source.Tick{NowNs: end})
+		}
+		return rn.batch, nil
+	})
+}
+
+// endNs is when a run started at t0 ends: after Duration, or never.
+func (s *Sim) endNs(t0 int64) int64 {
+	if s.cfg.Duration > 0 {
+		return t0 + int64(s.cfg.Duration)
 	}
-	rn := &runner{s: s, e: newEngine(cfg, s.prof, t0), nextTick: t0 + int64(TickEvery)}
-	rn.batch = []source.Event{
+	return math.MaxInt64
+}
+
+// header is a run's first batch: the session (naming the layer a game scenario draws on), the
+// refresh rate and the notice that the simulator is live.
+func (s *Sim) header(t0 int64, layer, layerKind string) []source.Event {
+	cfg := s.cfg
+	return []source.Event{
 		&source.Session{Source: source.KindSim, Device: source.Device{Model: "fpstop simulator"},
 			Package: cfg.Package, Pid: cfg.Pid, RefreshHz: cfg.Hz, CostBasis: source.CostFrame,
-			StartMonoNs: t0, Scenario: cfg.Scenario, Seed: cfg.Seed},
+			StartMonoNs: t0, Scenario: cfg.Scenario, Seed: cfg.Seed, Layer: layer, LayerKind: layerKind},
 		&source.Refresh{AtNs: t0, Hz: cfg.Hz},
 		&source.Notice{AtNs: t0, Level: source.LevelInfo, State: source.StateLive,
 			Text: fmt.Sprintf("simulator: scenario %s at %g Hz, seed %d", cfg.Scenario, cfg.Hz, cfg.Seed)},
 	}
-	target := t0
+}
+
+// pace advances a run's virtual time until end or until ctx ends, in virtualBatch steps or, when
+// Speed > 0, with the wall clock times Speed (a step every wallBatch). Each step gen moves all
+// that happened up to target into the batch (ticks included; last says target is end) and pace
+// sends it, with the end-of-run notice after the last. The Looper model and the game scenarios
+// share it so that both pace, end and hand over batches alike; empty batches are not sent.
+func (s *Sim) pace(ctx context.Context, out chan<- []source.Event, t0, end int64, batch []source.Event,
+	gen func(target int64, last bool, b []source.Event) ([]source.Event, error)) error {
+	speed := s.cfg.Speed
 	var wallStart time.Time
 	var ticker *time.Ticker
-	if cfg.Speed > 0 {
+	if speed > 0 {
 		wallStart = time.Now()
 		ticker = time.NewTicker(wallBatch)
 		defer ticker.Stop()
 	}
+	target := t0
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if cfg.Speed > 0 {
-			target = t0 + int64(float64(time.Since(wallStart))*cfg.Speed)
+		if speed > 0 {
+			target = t0 + int64(float64(time.Since(wallStart))*speed)
 		} else {
 			target += virtualBatch
 		}
 		last := target >= end
-		if last {
-			target = end
-		}
-		if err := rn.collect(target); err != nil {
+		target = min(target, end)
+		var err error
+		if batch, err = gen(target, last, batch); err != nil {
 			return err
 		}
 		s.now.Store(target)
 		if last {
-			if rn.nextTick-int64(TickEvery) != end {
-				rn.batch = append(rn.batch, &source.Tick{NowNs: end})
-			}
-			rn.batch = append(rn.batch, &source.Notice{AtNs: end, Level: source.LevelInfo, State: source.StateEnded,
+			batch = append(batch, &source.Notice{AtNs: end, Level: source.LevelInfo, State: source.StateEnded,
 				Text: "simulator: end of run"})
 		}
-		if err := rn.send(ctx, out); err != nil {
-			return err
+		if len(batch) > 0 {
+			select {
+			case out <- batch:
+				batch = make([]source.Event, 0, cap(batch))
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		if last {
 			return nil
@@ -287,18 +319,4 @@ func (rn *runner) collect(target int64) error {
 		return fmt.Errorf("writing truth: %w", werr)
 	}
 	return nil
-}
-
-// send hands the batch over (nothing when empty).
-func (rn *runner) send(ctx context.Context, out chan<- []source.Event) error {
-	if len(rn.batch) == 0 {
-		return nil
-	}
-	select {
-	case out <- rn.batch:
-		rn.batch = make([]source.Event, 0, cap(rn.batch))
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

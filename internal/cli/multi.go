@@ -105,25 +105,58 @@ func (a *app) startLab(ctx, runCtx context.Context, cancelRun context.CancelFunc
 // headlessMulti measures several devices at once (--all-devices, or -s A -s B) and prints
 // {"devices": [report…], "summary": {…}}.
 func (a *app) headlessMulti(ctx context.Context) error {
-	runCtx, cancelRun := a.labContext(ctx)
-	defer cancelRun()
-	l, err := a.startLab(ctx, runCtx, cancelRun)
+	r, err := a.startLabRun(ctx)
 	if err != nil {
 		return err
+	}
+	r.follow()
+	<-r.ctx.Done()
+	a.exportErr(r.stop())
+	return a.labReport(r.lab)
+}
+
+// labRun is a multi-device run under way, as the headless report and the overview both run it:
+// the lab, the run's context and the exports fed from it.
+type labRun struct {
+	*lab
+	ctx         context.Context // ends at --duration (when given) or at stop
+	cancel      context.CancelFunc
+	stopExports func() error
+	watchDone   chan struct{}
+}
+
+// startLabRun starts measuring the devices to start with, then the exports. On error nothing
+// it started is left running.
+func (a *app) startLabRun(ctx context.Context) (*labRun, error) {
+	runCtx, cancelRun := a.labContext(ctx)
+	l, err := a.startLab(ctx, runCtx, cancelRun)
+	if err != nil {
+		cancelRun()
+		return nil, err
 	}
 	stopExports, err := a.startExports(ctx, l.feed)
 	if err != nil {
 		cancelRun()
 		l.wg.Wait()
-		return err
+		return nil, err
 	}
-	watchDone := make(chan struct{})
-	go func() { l.watch(runCtx); close(watchDone) }()
-	<-runCtx.Done()
-	<-watchDone
-	l.wg.Wait()
-	a.exportErr(stopExports())
-	return a.labReport(l)
+	return &labRun{lab: l, ctx: runCtx, cancel: cancelRun, stopExports: stopExports, watchDone: make(chan struct{})}, nil
+}
+
+// follow starts watching the adb server's device list until the run ends. It is apart from
+// startLabRun because the watch tells of devices through notify, which the overview can only
+// point at its screen once the program exists.
+func (r *labRun) follow() {
+	go func() { r.watch(r.ctx); close(r.watchDone) }()
+}
+
+// stop ends the run and waits for the watch (follow must have been called) and every device's
+// session; it returns the exports' error, once they are stopped.
+func (r *labRun) stop() error {
+	r.cancel()
+	<-r.watchDone
+	r.wg.Wait()
+	return r.stopExports()
 }
 
 // initialDevices are the devices to start with: every online one (--all-devices), or each

@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"path/filepath"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/themes"
 	"github.com/fpstop/fpstop/ui"
 )
 
@@ -131,3 +135,38 @@ var (
 	_ ui.DeviceSwitcher = (*deviceScreen)(nil)
 	_ ui.LayerSwitcher  = (*deviceScreen)(nil)
 )
+
+// needTerminal refuses the dashboard and the overview when stdout is not a terminal: they would
+// write escape codes into a pipe.
+func (a *app) needTerminal() error {
+	if !a.env.StdoutIsTerminal {
+		return usageErr("the dashboard needs a terminal: use --headless (with --json) in scripts and CI")
+	}
+	return nil
+}
+
+// screenOptions are what the dashboard and the overview share: the colour profile, the theme
+// and the terminal's background. Call it before a program owns stdin (lipgloss #73: the reply
+// to the background query would race Bubble Tea's input reader).
+func (a *app) screenOptions() (ui.Options, error) {
+	if _, err := themes.SetupColor(a.opts.Color); err != nil {
+		return ui.Options{}, usageErr("%v", err)
+	}
+	theme, err := a.resolveTheme(a.opts.Theme)
+	if err != nil {
+		return ui.Options{}, usageErr("%v", err)
+	}
+	// Always asked: `t` cycles only the themes that suit the terminal's background.
+	light := !lipgloss.HasDarkBackground()
+	return ui.Options{Theme: theme, LightBackground: light, TargetFPS: a.opts.TargetFPS, Refresh: a.opts.Refresh}, nil
+}
+
+// newProgram is the full-screen program for m: the alternate screen on the app's stdin and
+// stdout, mouse reports unless --no-mouse, ended with ctx.
+func (a *app) newProgram(ctx context.Context, m tea.Model) *tea.Program {
+	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout)}
+	if !a.opts.NoMouse {
+		progOpts = append(progOpts, tea.WithMouseCellMotion())
+	}
+	return tea.NewProgram(m, progOpts...)
+}

@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/fpstop/fpstop/device"
 	"github.com/fpstop/fpstop/internal/session"
@@ -19,8 +18,8 @@ import (
 
 // dashboard runs the live screen.
 func (a *app) dashboard(ctx context.Context) error {
-	if !a.env.StdoutIsTerminal {
-		return usageErr("the dashboard needs a terminal: use --headless (with --json) in scripts and CI")
+	if err := a.needTerminal(); err != nil {
+		return err
 	}
 	if a.opts.Record != "" {
 		// A recording that cannot be created is refused before the source starts.
@@ -37,18 +36,10 @@ func (a *app) dashboard(ctx context.Context) error {
 
 // runScreen shows the dashboard for op (replay: with its controls).
 func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl) error {
-	if _, err := themes.SetupColor(a.opts.Color); err != nil {
-		return usageErr("%v", err)
-	}
-	theme, err := a.resolveTheme(a.opts.Theme)
+	opts, err := a.screenOptions()
 	if err != nil {
-		return usageErr("%v", err)
+		return err
 	}
-	// Ask the terminal for its background only when the theme needs it, and before the program
-	// owns stdin (lipgloss #73: the reply would race Bubble Tea's input reader).
-	// Always: `t` cycles only the themes that suit the terminal's background.
-	light := !lipgloss.HasDarkBackground()
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sess := session.Start(ctx, a.sessionConfig(true), op.src, nil)
@@ -67,18 +58,11 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 			return recordingErr(err)
 		}
 	}
-	opts := ui.Options{
-		Theme: theme, LightBackground: light, TargetFPS: a.opts.TargetFPS, Refresh: a.opts.Refresh,
-		Session: screenSession{sess}, Replay: replay, Note: op.note, PickDevice: op.pick,
-	}
+	opts.Session, opts.Replay, opts.Note, opts.PickDevice = screenSession{sess}, replay, op.note, op.pick
 	if replay == nil && a.opts.Input == "" {
 		opts.Session = &deviceScreen{screenSession: screenSession{sess}, a: a, ctx: ctx, kind: deviceKind(a.opts.Source)}
 	}
-	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout)}
-	if !a.opts.NoMouse {
-		progOpts = append(progOpts, tea.WithMouseCellMotion())
-	}
-	prog := tea.NewProgram(ui.New(opts), progOpts...)
+	prog := a.newProgram(ctx, ui.New(opts))
 	if op.fallback {
 		go a.announceDevices(ctx, prog)
 	}

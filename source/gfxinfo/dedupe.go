@@ -253,10 +253,10 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 // its counters: all completed by the dump's time, its process running before the session. Its
 // first counter is then a base to count from whatever rows of the dump could not be read or
 // placed; deferred, the base would be a later counter, and the frames drawn in between that
-// no dump showed would be neither seen nor lost. (Not for an older block of the process in
-// the same dump: its counter is of an earlier time than at.)
+// no dump showed would be neither seen nor lost. (The last block of the process in the dump
+// only, when dumps ran together: an older block's counter is of an earlier time than at.)
 func (ws *winState) firstBase(ps *procState, at int64) bool {
-	return !ws.total.known && !ps.fresh && ws.polls == 1 && at > 0 && ws.baseNs == at
+	return !ws.total.known && !ps.fresh && at > 0 && ws.baseNs == at
 }
 
 // shortSlack is how many rows a window's block may lack against its counter's growth:

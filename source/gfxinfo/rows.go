@@ -77,7 +77,9 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 			acct -= rem // never came back: lost after all
 		}
 	}
-	if !firstSight {
+	if !firstSight && ws.baseNs < asm.at {
+		// (Not in the dump the window is first seen in, even in a later block of it: every
+		// row of that dump completed by its time, the window's base.)
 		// Unreadable rows between the same two readable rows are one group: those of them
 		// that are old are the remembered frames between those rows; the rest are new.
 		for i := 0; i < len(w.torn); {

@@ -421,3 +421,38 @@ func TestWindowLineRunInRepairedFromViewRoot(t *testing.T) {
 		t.Errorf("no repair warned: %s", s)
 	}
 }
+
+// The session's first chunk is two dumps run together (the line between them lost), every
+// row torn: the last block's counter is the base, and its torn rows are not new (they all
+// completed by then), so the 90 frames drawn before the next readable dump and never shown
+// are lost (not a base taken at that dump, with nothing lost).
+func TestFirstChunkRunTogetherTornCounterIsTheBase(t *testing.T) {
+	tear := func(d []byte) []byte {
+		var out []byte
+		for _, l := range bytes.SplitAfter(d, []byte("\n")) {
+			if bytes.HasPrefix(l, []byte("0,")) {
+				l = append(l[:len(l)/2:len(l)/2], '\n')
+			}
+			out = append(out, l...)
+		}
+		return out
+	}
+	d0 := tear(dumpAt(10_500, 100, win(60, 9.5, 1, 60)))
+	d1 := tear(dumpAt(11_000, 100, win(90, 9.5, 1, 90)))
+	d1 = bytes.Replace(d1, []byte("Applications Graphics Acceleration Info:\n"), nil, 1)
+	d2 := dumpAt(14_000, 100, win(120, 12, 181, 300))
+	evs := feed(t, append(d0, d1...), d2)
+	var lost int64
+	last := int64(-1)
+	for _, p := range polls(evs) {
+		if last >= 0 && p.TotalFrames >= last {
+			lost += p.TotalFrames - last - int64(p.NewRows)
+		}
+		if p.TotalFrames >= 0 {
+			last = p.TotalFrames
+		}
+	}
+	if n := len(frames(evs)); n != 120 || lost != 90 {
+		t.Errorf("%d frames and %d lost, want 120 and 90", n, lost)
+	}
+}

@@ -75,7 +75,9 @@ func frozenOnDevice(t *testing.T, seed int64, want string, args ...string) {
 			if b := frozenBadge.FindStringSubmatch(s.header); b != nil && b[2] == name && s.after >= m.StartNs && s.at <= m.EndNs+lag && onset < 0 {
 				onset = s.at - m.StartNs
 			}
-			if strings.Contains(s.header, "IDLE") && s.after >= m.StartNs && s.at-lag <= m.EndNs+int64(time.Second) {
+			// IDLE read before the block began (a read can take most of a second on a loaded
+			// machine) may be the idle time before it
+			if strings.Contains(s.header, "IDLE") && s.at >= m.StartNs && s.at-lag <= m.EndNs+int64(time.Second) {
 				t.Errorf("IDLE %.2f s into a %d ms block (%s):\n%s", float64(s.at-m.StartNs)/1e9, (m.EndNs-m.StartNs)/1e6, name, s.header)
 			}
 			judged = judged || s.at >= m.StartNs+onsetMax && s.after <= m.EndNs

@@ -104,6 +104,7 @@ type pump struct {
 	extrapolate bool
 	lag         time.Duration
 	advancedAt  time.Time // host time when the line clock last advanced
+	clock       lineClock // live: the device's time now, from the promptest lines
 	// hook, when set, runs on the stream's goroutine after each chunk and each flush period.
 	hook func()
 }
@@ -184,7 +185,11 @@ func (p *pump) flush(ctx context.Context) error {
 	}
 	if p.extrapolate {
 		// live: a main-thread message open this long is announced before its Finished line —
-		// measured without the Ticks' lag, else a freeze would be named a second late
+		// measured without the Ticks' lag, else a freeze would be named a second late, and
+		// from the stream's usual latency, not the newest line's (a late line is late)
+		if est, ok := p.clock.now(time.Now()); ok && est > host {
+			host = min(est, host+lineClockMaxGain)
+		}
 		batch = p.d.OpenDispatches(batch, host, openDispatchAfterNs)
 	}
 	if p.raw && len(p.rawBuf) > 0 {
@@ -227,6 +232,12 @@ func (p *pump) stream(ctx context.Context, r io.Reader, stop <-chan struct{}) (e
 		case c := <-chunks:
 			if len(c.b) > 0 {
 				p.feed(c.b)
+				if p.extrapolate && len(p.lastLine) > 0 {
+					// when the newest line arrived, for the stream's latency
+					p.d.NoteTime(p.lastLine)
+					p.lastLine = p.lastLine[:0]
+					p.clock.note(time.Now(), p.d.NowNs())
+				}
 				if p.hook != nil {
 					p.hook()
 				}

@@ -58,7 +58,8 @@ func frozenOnDevice(t *testing.T, seed int64, want string, args ...string) {
 	// what the screen shows lags the phone by the logcat stream, the 250 ms refresh and the
 	// capture: a sample may show the state up to lag before it was taken
 	const lag = int64(600 * time.Millisecond)
-	first, last := samples[0].at, samples[len(samples)-1].at
+	// a block that began before fpstop's logcat stream did has a Dispatching line it never saw
+	first, last := max(samples[0].at, ph.streamedAt.Load()), samples[len(samples)-1].at
 	long, unseen := 0, 0
 	var onsets []string
 	for _, m := range msgs {

@@ -34,6 +34,9 @@ type phone struct {
 	damage      *damager     // damages the gfxinfo and logcat output's lines (nil: none)
 	pid         atomic.Int64 // the app's pid (tests change it to act out a restart)
 	cutAfter    atomic.Int64 // a logcat stream ends by itself after this many ns (0 never)
+	// streamedAt is the simulator's time when a streaming logcat first started (0: none yet):
+	// what the app logged before it never reaches that stream (the fake prints no -T backlog)
+	streamedAt atomic.Int64
 	// printer: the app prints Looper printer lines (Looper.setMessageLogging), as debug builds
 	// that call it do; off, its logcat has only Choreographer's Skipped lines, as most apps'.
 	printer atomic.Bool
@@ -165,6 +168,7 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 // streamLogcat writes the app's log as `logcat -v monotonic -v usec` prints it, as it happens.
 func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
 	sub := p.subscribe()
+	p.streamedAt.CompareAndSwap(0, p.sim.Now())
 	defer p.unsubscribe(sub)
 	start := time.Now()
 	announced := map[int64]bool{} // a long message's Dispatching line is printed while it runs

@@ -76,27 +76,8 @@ type Poller struct {
 
 // NewPoller returns a source polling d for cfg.Package.
 func NewPoller(d Dumper, cfg PollerConfig) *Poller {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = sleepCtx
-	}
+	cfg.Now, cfg.Sleep = source.WallClock(cfg.Now, cfg.Sleep)
 	return &Poller{d: d, cfg: cfg}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Run polls until ctx is cancelled. Dumper errors are retried with backoff (250 ms doubling to
@@ -125,46 +106,30 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 			}
 		}
 	}()
-	backoff := backoffStart
-	disconnected := false
+	var data []byte
 	var gapFrom int64 // device time last seen before a disconnection
-	for {
-		start := p.cfg.Now()
-		var data []byte
-		var err error
+	loop := source.PollLoop{Now: p.cfg.Now, Sleep: p.cfg.Sleep, BackoffStart: backoffStart, BackoffMax: backoffMax}
+	loop.Poll = func(ctx context.Context) (err error) {
 		if rd != nil {
 			data, err = rd.GfxinfoReset(ctx, p.cfg.Package)
 		} else {
 			data, err = p.d.Gfxinfo(ctx, p.cfg.Package)
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		return err
+	}
+	loop.Failed = func(ctx context.Context, err error, first bool) error {
+		if !first {
+			return nil
 		}
-		var evs []source.Event
-		if err != nil {
-			if !disconnected {
-				disconnected = true
-				evs = append(evs, &source.Notice{AtNs: st.lastNs, Level: source.LevelErr,
-					State: source.StateDisconnected, Text: source.RetryText("gfxinfo", err, backoffMax)})
-				if e := send(ctx, out, evs); e != nil {
-					return e
-				}
-			}
-			if e := p.cfg.Sleep(ctx, backoff); e != nil {
-				return e
-			}
-			backoff *= 2
-			if backoff > backoffMax {
-				backoff = backoffMax
-			}
-			continue
-		}
-		backoff = backoffStart
-		if disconnected {
-			disconnected = false
+		return send(ctx, out, []source.Event{&source.Notice{AtNs: st.lastNs, Level: source.LevelErr,
+			State: source.StateDisconnected, Text: source.RetryText("gfxinfo", err, backoffMax)}})
+	}
+	loop.Polled = func(ctx context.Context, start time.Time, back bool) (time.Duration, error) {
+		if back {
 			gapFrom = st.lastNs
 			st.state = "" // the next dump re-announces its state
 		}
+		var evs []source.Event
 		if p.cfg.KeepRaw {
 			evs = append(evs, &source.Raw{AtNs: st.lastNs, Stream: "gfxinfo", Text: data})
 		}
@@ -178,13 +143,12 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		}
 		if len(evs) > 0 {
 			if e := send(ctx, out, evs); e != nil {
-				return e
+				return 0, e
 			}
 		}
-		if e := p.cfg.Sleep(ctx, p.wait(st, evs, start)); e != nil {
-			return e
-		}
+		return p.wait(st, evs, start), nil
 	}
+	return loop.Run(ctx)
 }
 
 // damagedPolls is how many polls after a damaged dump are taken at a quarter of the adaptive

@@ -72,27 +72,8 @@ type Poller struct {
 
 // NewPoller returns a source polling d for cfg.Package.
 func NewPoller(d Device, cfg Config) *Poller {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = sleepCtx
-	}
+	cfg.Now, cfg.Sleep = source.WallClock(cfg.Now, cfg.Sleep)
 	return &Poller{d: d, cfg: cfg}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // run is one Run's state.
@@ -133,42 +114,26 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	if err := send(ctx, out, r.flush()); err != nil {
 		return err
 	}
-	backoff := backoffStart
-	disconnected := false
-	for {
-		begin := p.cfg.Now()
-		err := r.step(ctx)
-		if ctx.Err() != nil {
-			return ctx.Err()
+	loop := source.PollLoop{Now: p.cfg.Now, Sleep: p.cfg.Sleep, BackoffStart: backoffStart, BackoffMax: backoffMax,
+		Poll: r.step}
+	loop.Failed = func(ctx context.Context, err error, first bool) error {
+		if first {
+			r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelErr,
+				State: source.StateDisconnected, Text: source.RetryText("surfaceflinger", err, backoffMax)})
 		}
-		if err != nil {
-			if !disconnected {
-				disconnected = true
-				r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelErr,
-					State: source.StateDisconnected, Text: source.RetryText("surfaceflinger", err, backoffMax)})
-			}
-			if e := send(ctx, out, r.flush()); e != nil {
-				return e
-			}
-			if e := p.cfg.Sleep(ctx, backoff); e != nil {
-				return e
-			}
-			backoff = min(backoff*2, backoffMax)
-			continue
-		}
-		if disconnected {
-			disconnected = false
+		return send(ctx, out, r.flush())
+	}
+	loop.Polled = func(ctx context.Context, begin time.Time, back bool) (time.Duration, error) {
+		if back {
 			r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelInfo, State: source.StateLive,
 				Text: "surfaceflinger: device back"})
 		}
-		backoff = backoffStart
-		if e := send(ctx, out, r.flush()); e != nil {
-			return e
+		if err := send(ctx, out, r.flush()); err != nil {
+			return 0, err
 		}
-		if e := p.cfg.Sleep(ctx, r.wait(begin)); e != nil {
-			return e
-		}
+		return r.wait(begin), nil
 	}
+	return loop.Run(ctx)
 }
 
 func (r *run) wait(begin time.Time) time.Duration {

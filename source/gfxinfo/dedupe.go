@@ -152,8 +152,9 @@ const maxRatePeriodNs = 4_000_000
 
 // check judges counter value v printed at device time at. minFrames is what the dump's rows
 // prove (a counter below them is damaged); a counter never goes down (reset mode aside) and
-// never grows faster than frames can be drawn. Three rejections in a row re-base it.
-func (c *counter) check(v, at int64, minFrames int, reset bool) int {
+// never grows faster than frames can be drawn by windows windows (1 for a window's counter; a
+// process counter sums all its windows). Three rejections in a row re-base it.
+func (c *counter) check(v, at int64, minFrames, windows int, reset bool) int {
 	if v < 0 {
 		return counterSkip
 	}
@@ -172,7 +173,7 @@ func (c *counter) check(v, at int64, minFrames int, reset bool) int {
 	// No display refreshes faster than every 4 ms (250 Hz), and a window draws at most once a
 	// refresh; a quarter more and a few frames of slack for the dumps' timing.
 	elapsed := at - c.at
-	ok := v >= c.v && (v == c.v || (elapsed > 0 && v-c.v <= elapsed/maxRatePeriodNs*5/4+4))
+	ok := v >= c.v && (v == c.v || (elapsed > 0 && v-c.v <= (elapsed/maxRatePeriodNs*5/4+4)*int64(max(windows, 1))))
 	if !ok && c.rejects < 2 {
 		c.rejects++
 		return counterSkip
@@ -377,11 +378,13 @@ func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
 			again = s
 			continue
 		}
-		if w.Root != "" && s.root != "" && w.Root != s.root && len(w.Frames) >= minNewRootRows {
-			// A new view root under the same title (the activity was recreated; its rows are
-			// none of the memory's, or byRows would have matched): its counters start again.
-			// A block with hardly a readable row cannot tell that from a damaged view-root id.
+		if w.Root != "" && s.root != "" && w.Root != s.root && (len(w.Frames) >= minNewRootRows || restarted(w, s)) {
+			// A new view root under the same title (the activity was recreated, a popup shown
+			// again; its rows are none of the memory's, or byRows would have matched): its
+			// counters start again. A block with hardly a readable row cannot tell that from a
+			// damaged view-root id, unless its counter started again with it.
 			s.root, s.total, s.gaps = w.Root, counter{}, nil
+			ps.replaced = true
 		}
 		return s
 	}
@@ -391,6 +394,13 @@ func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
 		return again
 	}
 	return nil
+}
+
+// restarted reports whether w's counter says it is a new window under s's title: lower than
+// s's and no more than the rows w printed (a popup shown again under the same
+// "PopupWindow:c9cbcba" title started at 1 with its one row: its old counter stood at 27).
+func restarted(w *Window, s *winState) bool {
+	return s.total.known && w.TotalFrames >= 0 && w.TotalFrames < s.total.v && w.TotalFrames <= int64(len(w.Frames))
 }
 
 // minNewRootRows is how many readable rows, none of them remembered, tell a recreated view

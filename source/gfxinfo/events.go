@@ -72,7 +72,7 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	case !histogramAgrees(w.Summary):
 		a.warn(histogramWarning)
 	default:
-		verdict = ws.total.check(w.TotalFrames, a.at, len(w.Frames), t.reset)
+		verdict = ws.total.check(w.TotalFrames, a.at, len(w.Frames), 1, t.reset)
 	}
 	if verdict != counterSkip {
 		ws.countedHwm, ws.deferred = ws.hwm, nil
@@ -121,16 +121,18 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 	}
 	prev := ps.total.v
 	verdict := counterSkip
+	closed := ps.replaced || len(pr.Windows) < ps.windows
+	ps.replaced, ps.windows = false, len(pr.Windows)
 	switch {
 	case damaged:
 	case !histogramAgrees(pr.Summary):
 		a.warn(histogramWarning)
 		return
-	case ps.outgrown(v, len(pr.Windows), t.reset):
+	case !closed && ps.outgrown(v, len(pr.Windows), t.reset):
 		a.warn("gfxinfo: a process \"Total frames rendered\" counter that grew beyond its windows' frames deferred (damaged, or a window closed)")
 		return
 	default:
-		verdict = ps.total.check(v, a.at, 0, t.reset)
+		verdict = ps.total.check(v, a.at, 0, len(pr.Windows)+1, t.reset) // its windows, and one that closed
 	}
 	var newRows int
 	switch verdict {
@@ -243,7 +245,7 @@ type deferredCounter struct{ v, at int64 }
 // last reported counter, every unreadable row credited and not read since being lost.
 func (t *tracker) flushDeferred(ps *procState, ws *winState) *source.Poll {
 	d := ws.deferred
-	if d == nil || !ws.total.known || t.reset || ws.total.check(d.v, d.at, 0, false) != counterOK {
+	if d == nil || !ws.total.known || t.reset || ws.total.check(d.v, d.at, 0, 1, false) != counterOK {
 		return nil
 	}
 	newRows := ws.acct + ws.total.credit

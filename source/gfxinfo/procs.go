@@ -30,6 +30,11 @@ type procState struct {
 	// polledBefore: the process was polled in an earlier dump than the current one.
 	polledBefore bool
 	seen         int64 // procTable poll number when last seen
+	// windows: how many windows its last poll printed; replaced: a window of this dump is a new
+	// view root under a remembered title (a popup shown again). Either way a window closed since
+	// the last poll, and the process counter rightly outgrows the windows' own.
+	windows  int
+	replaced bool
 }
 
 // procTable holds the per-pid states, bounded: the least recently seen is forgotten.

@@ -347,8 +347,8 @@ func (m frameTimeModel) legend(g ftGraph) string {
 	case len(g.fs) == 0:
 		return st.Muted.Render("no frames yet")
 	}
-	legend := st.Budget.Render("─") + st.Muted.Render(fmt.Sprintf(" budget %s ms · last %d frames · worst %s ms",
-		ms(g.budget), len(g.fs), ms(g.worst)))
+	legend := st.Budget.Render("─") + st.Muted.Render(fmt.Sprintf(" budget %s · last %d frames · worst %s",
+		msu(g.budget), len(g.fs), msu(g.worst)))
 	if m.phases {
 		legend += st.Muted.Render(" · no phase data")
 	}

@@ -302,7 +302,7 @@ func (m messagesModel) render() messagesModel {
 	case len(m.rows) == 0:
 		over := "one frame interval"
 		if m.slowMs > 0 {
-			over = ms(m.slowMs) + " ms"
+			over = msu(m.slowMs)
 		}
 		body = append(body, st.Muted.Render("No main-thread message has taken "+over+" or more yet."))
 	default:

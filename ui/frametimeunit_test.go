@@ -1,0 +1,26 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/themes"
+)
+
+// The frame-time legend gives each duration one unit: a worst frame of 1.4 s read
+// "worst 1.4s ms" (the seconds form of ms() with " ms" after it) in --scenario frozen.
+func TestFrameTimeLegendUnits(t *testing.T) {
+	th, _ := themes.Get(themes.Default)
+	st := themes.NewStyles(th, false)
+	m := newFrameTime(&st)
+	for _, c := range []struct {
+		worst float64
+		want  string
+	}{{1400, "worst 1.4 s"}, {102, "worst 102 ms"}, {16.2, "worst 16.2 ms"}} {
+		got := m.legend(ftGraph{fs: []metrics.FramePoint{{}}, budget: 16.7, worst: c.worst})
+		if !strings.Contains(got, c.want) || strings.Contains(got, "s ms") || !strings.Contains(got, "budget 16.7 ms") {
+			t.Errorf("worst %v ms: legend %q, want %q and one unit each", c.worst, got, c.want)
+		}
+	}
+}

@@ -12,8 +12,6 @@ import (
 	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/source/sim"
 )
 
 // TestCleanCaptureHasNoWarnings: undamaged dumps of every frame-drawing scenario at 60 and
@@ -23,36 +21,9 @@ import (
 func TestCleanCaptureHasNoWarnings(t *testing.T) {
 	for _, sc := range []string{"janky", "demo", "stress"} {
 		for _, hz := range []float64{60, 120} {
-			s, err := sim.New(sim.Config{Scenario: sc, Hz: hz, Seed: 7, Speed: 0, Duration: 40 * time.Second, Package: pkg})
-			if err != nil {
-				t.Fatal(err)
-			}
-			dump := sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
-			ch := make(chan []source.Event)
-			errc := make(chan error, 1)
-			go func() { errc <- s.Run(context.Background(), ch); close(ch) }()
-			var out bytes.Buffer
-			poll := time.Second
-			next := sim.StartNs + int64(poll)
-			for b := range ch {
-				dump.Observe(b)
-				var now int64
-				for _, ev := range b {
-					if tk, ok := ev.(*source.Tick); ok && tk.NowNs > now {
-						now = tk.NowNs
-					}
-				}
-				for ; now >= next; next += int64(poll) {
-					if err := dump.Render(&out, now, sim.LayoutAndroid13); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if err := <-errc; err != nil {
-				t.Fatal(err)
-			}
+			capture, _, _ := simCapture(t, sc, nil, hz, 40*time.Second, time.Second, 7)
 			path := t.TempDir() + "/c.txt"
-			if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			if err := os.WriteFile(path, capture, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			var o, e bytes.Buffer

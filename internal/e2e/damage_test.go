@@ -121,7 +121,13 @@ func TestDamagedOutput(t *testing.T) {
 // the device time of the first dump (as its Uptime line prints it).
 func damagedCapture(t *testing.T, d *damager, hz float64, dur, poll time.Duration, seed int64) (capture, truth []byte, firstNs int64) {
 	t.Helper()
-	s, err := sim.New(sim.Config{Scenario: "demo", Hz: hz, Seed: seed, Speed: 0, Duration: dur, Package: pkg})
+	return simCapture(t, "demo", d, hz, dur, poll, seed)
+}
+
+// simCapture is damagedCapture of any scenario (d nil: no damage).
+func simCapture(t *testing.T, scenario string, d *damager, hz float64, dur, poll time.Duration, seed int64) (capture, truth []byte, firstNs int64) {
+	t.Helper()
+	s, err := sim.New(sim.Config{Scenario: scenario, Hz: hz, Seed: seed, Speed: 0, Duration: dur, Package: pkg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"strconv"
+
+	"github.com/fpstop/fpstop/internal/hwui"
 )
 
 // Concatenated `dumpsys gfxinfo <pkg> framestats` outputs as anchors-perf.md describes them:
@@ -103,18 +105,8 @@ func (g *fsGen) summary(since, total int64) {
 		"Number Missed Vsync: 0\nNumber High input latency: 0\nNumber Slow UI thread: 0\n"+
 		"Number Slow bitmap uploads: 0\nNumber Slow issue draw commands: 0\nNumber Frame deadline missed: 0\n"+
 		"HISTOGRAM:"...)
-	for i := 0; i < 154; i++ {
-		ms := i + 5
-		if i >= 57 {
-			ms = (i-57)*50 + 150
-		} else {
-			if ms > 32 {
-				ms += ms - 32
-			}
-			if ms > 48 {
-				ms += ms - 48 + 1
-			}
-		}
+	for i := 0; i < hwui.NumBuckets; i++ {
+		ms := hwui.BucketMs(i) // the label Android prints
 		c := int64(0)
 		switch i {
 		case 2:

@@ -3,6 +3,8 @@ package gfxinfo
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/fpstop/fpstop/internal/hwui"
 )
 
 // Synthetic dumpsys gfxinfo text for tests, fuzz seeds and the benchmark, in the shapes real
@@ -140,19 +142,9 @@ func appendSummary(b []byte, since, total int64, modern bool) []byte {
 	b = append(b, "Number Missed Vsync: 0\nNumber High input latency: 0\nNumber Slow UI thread: 0\n"+
 		"Number Slow bitmap uploads: 0\nNumber Slow issue draw commands: 0\nNumber Frame deadline missed: 0\n"...)
 	b = append(b, "HISTOGRAM:"...)
-	for i := 0; i < 154; i++ {
+	for i := 0; i < hwui.NumBuckets; i++ {
 		b = append(b, ' ')
-		ms := i + 5
-		if i >= 57 {
-			ms = (i-57)*50 + 150
-		} else {
-			if ms > 32 {
-				ms += ms - 32
-			}
-			if ms > 48 {
-				ms += ms - 48 + 1
-			}
-		}
+		ms := hwui.BucketMs(i) // the label Android prints
 		b = strconv.AppendInt(b, int64(ms), 10)
 		b = append(b, "ms="...)
 		c := int64(0)

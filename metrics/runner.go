@@ -16,7 +16,7 @@ type Runner struct {
 	p       *Pipeline
 	refresh time.Duration
 	snap    atomic.Pointer[Snapshot]
-	ctl     chan func(*Pipeline)
+	ctl     chan ctlReq
 	tap     func([]source.Event)
 	changes chan struct{}
 	// the published state and busy message
@@ -29,7 +29,7 @@ func NewRunner(p *Pipeline, refresh time.Duration) *Runner {
 	if refresh <= 0 {
 		refresh = 250 * time.Millisecond
 	}
-	r := &Runner{p: p, refresh: refresh, ctl: make(chan func(*Pipeline)), changes: make(chan struct{}, 1)}
+	r := &Runner{p: p, refresh: refresh, ctl: make(chan ctlReq), changes: make(chan struct{}, 1)}
 	r.store(p.Snapshot())
 	return r
 }
@@ -63,12 +63,13 @@ func (r *Runner) stateChanged() bool {
 // through Do while running.
 func (r *Runner) SetTap(fn func([]source.Event)) { r.tap = fn }
 
-// Do runs fn on the pipeline's goroutine and waits for it (clear, report, tap changes). It
+// Do runs fn on the pipeline's goroutine and waits for it and for the snapshot that shows its
+// effect to be published (clear, report, tap changes, a switch's reset). It
 // returns false when the runner has stopped or ctx ended first.
 func (r *Runner) Do(ctx context.Context, fn func(*Pipeline)) bool {
 	done := make(chan struct{})
 	select {
-	case r.ctl <- func(p *Pipeline) { fn(p); close(done) }:
+	case r.ctl <- ctlReq{fn: fn, done: done}:
 	case <-ctx.Done():
 		return false
 	}
@@ -78,6 +79,12 @@ func (r *Runner) Do(ctx context.Context, fn func(*Pipeline)) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// ctlReq is a Do: fn to run on the runner's goroutine, done closed once its effect is published.
+type ctlReq struct {
+	fn   func(*Pipeline)
+	done chan struct{}
 }
 
 // drain applies the batches queued in in now, not those sent later (a busy source cannot
@@ -130,14 +137,15 @@ func (r *Runner) Run(ctx context.Context, in <-chan []source.Event) error {
 				early = time.Now()
 				publish()
 			}
-		case fn := <-r.ctl:
+		case req := <-r.ctl:
 			// Batches already queued were sent before fn was asked for: apply them first, so
 			// a Switch's reset is not followed by the old source's last frames and rate (they
 			// would show as the new phone's, and its rate as "refresh rate changed").
 			r.drain(in)
-			fn(r.p)
+			req.fn(r.p)
 			dirty = true
 			publish()
+			close(req.done) // after the publish: Latest shows fn's effect once Do returns
 		case <-t.C:
 			publish()
 		}

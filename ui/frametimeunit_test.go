@@ -24,3 +24,15 @@ func TestFrameTimeLegendUnits(t *testing.T) {
 		}
 	}
 }
+
+// Columns headed "… ms" hold plain ms: the messages table showed "9.1s" under "total ms".
+func TestMsColumnsHoldMs(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{9120.4, "9120"}, {1303, "1303"}, {412, "412"}, {71.7, "71.7"}, {0.04, "0.0"}} {
+		if got := msCell(c.v); got != c.want {
+			t.Errorf("msCell(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}

@@ -385,7 +385,7 @@ func (m messagesModel) table(inner, ih int) []string {
 		if i == m.sel {
 			cur = "▶ "
 		}
-		line := row(cur, classFit(c.h, ws[0]), classFit(c.cb, ws[1]), c.what, count(r.Count), ms(r.MaxMs), ms(r.TotalMs), ms(r.P95Ms))
+		line := row(cur, classFit(c.h, ws[0]), classFit(c.cb, ws[1]), c.what, count(r.Count), msCell(r.MaxMs), msCell(r.TotalMs), msCell(r.P95Ms))
 		switch {
 		case i == m.sel:
 			line = st.Selected.Render(fit(line, inner))

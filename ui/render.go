@@ -267,6 +267,15 @@ func ms(f float64) string {
 	return fmt.Sprintf("%.1f", f)
 }
 
+// msCell formats a duration in ms for a column whose heading already says "ms": whole ms from
+// 100 ms up ("1432", never "1.4s", which would read as 1.4 ms under that heading).
+func msCell(f float64) string {
+	if f >= 100 && !math.IsInf(f, 0) {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return ms(f)
+}
+
 // count formats a count compactly: 999, 12.3k, 4.5M.
 func count(n int64) string {
 	switch {

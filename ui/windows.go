@@ -123,7 +123,7 @@ func (m windowsModel) render() windowsModel {
 		}
 		p90 := "—"
 		if w.Totals.Percentiles != nil {
-			p90 = ms(float64(w.Totals.Percentiles.P90))
+			p90 = msCell(float64(w.Totals.Percentiles.P90))
 		}
 		jank := "—"
 		if w.Totals.Frames > 0 {

@@ -31,7 +31,7 @@ func (a *assembly) warn(text string) {
 
 // frames adds the rows at idx of w (new frames of window ws).
 func (a *assembly) frames(t *tracker, ps *procState, ws *winState, w *Window, idx []int) {
-	frs := frameCopies(w, idx, ws.title, ps.name)
+	frs := frameCopies(&t.slab, w, idx, ws.title, ps.name)
 	for i := range frs {
 		frs[i].History = t.live && frs[i].VsyncNs < t.startNs
 		a.newFrames = append(a.newFrames, &frs[i])

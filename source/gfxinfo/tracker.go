@@ -43,8 +43,9 @@ type tracker struct {
 	// scratch for a dump's new frames and polls before they are copied into its events
 	scratchFrames []*source.Frame
 	scratchTail   []source.Event
-	parser        Parser // reused: it remembers the last good PROFILEDATA header
-	damaged       int    // polls left at the damaged-output interval (Poller.wait)
+	slab          frameSlab // storage of the emitted frames
+	parser        Parser    // reused: it remembers the last good PROFILEDATA header
+	damaged       int       // polls left at the damaged-output interval (Poller.wait)
 }
 
 func newTracker(pkg, input string) *tracker {

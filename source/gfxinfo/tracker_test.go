@@ -503,3 +503,37 @@ func TestPopupShownAgainIsNoDamage(t *testing.T) {
 		t.Errorf("popup counters %v (want [27 1]), process counters reported %d (want 2)", popupTotals, procPolls)
 	}
 }
+
+// The frames a dump emits are the consumer's: later dumps (the parser reuses its storage, the
+// tracker carves new frames from a shared slab) never rewrite them or their phases.
+func TestEmittedFramesNotRewritten(t *testing.T) {
+	tr := newTracker(pkg, "")
+	type kept struct {
+		f  *source.Frame
+		cp source.Frame
+		ph source.Phases
+	}
+	var all []kept
+	for i := 0; i < 30; i++ {
+		evs := tr.apply(nil, dumpAt(int64(12_000+1000*i), 5, win(120, float64(10+i), int64(1+60*i), int64(60*(i+2)))))
+		for _, f := range frames(evs) {
+			if f.Phases == nil {
+				t.Fatal("frame without phases")
+			}
+			all = append(all, kept{f, *f, *f.Phases})
+		}
+	}
+	if len(all) < 30*60 {
+		t.Fatalf("%d frames", len(all))
+	}
+	ids := map[int64]bool{}
+	for _, k := range all {
+		if *k.f != k.cp || *k.f.Phases != k.ph {
+			t.Fatalf("frame %d rewritten after it was emitted", k.cp.VsyncID)
+		}
+		if ids[k.cp.VsyncID] {
+			t.Fatalf("frame %d emitted twice", k.cp.VsyncID)
+		}
+		ids[k.cp.VsyncID] = true
+	}
+}

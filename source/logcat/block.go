@@ -53,12 +53,11 @@ func (d *Decoder) plain(b []byte, t *ttHeader) {
 	d.stats.LogLines++
 	d.p.longMode = false
 	kind, rest := classify(b[t.msg:])
-	if kind == kindNone {
+	if kind == kindNone || !d.keeps(t.pid, nil) {
 		return
 	}
-	l := &d.line
-	t.fill(b, l)
-	d.handle(l, kind, rest)
+	// no Line is built: the header's offsets give all a kept line needs
+	d.act(kind, rest, t.pid, t.tid, d.p.threadtimeNs(b[:t.tsEnd]), true)
 }
 
 // SWAR constants: a byte repeated in every byte of a word.

@@ -2,6 +2,7 @@ package logcat
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 
 	"github.com/fpstop/fpstop/source"
@@ -53,9 +54,7 @@ const UntimedNotice = "logcat text without timestamps: Looper messages are count
 // thread is the pairing state of one Looper thread.
 type thread struct {
 	open    bool
-	buf     []byte // the open Dispatching's "<handler> <callback>" text
-	hs, he  int
-	cs      int
+	cur     *target // the open Dispatching's target: one of recent, or long
 	what    int
 	startNs int64
 	timed   bool
@@ -63,9 +62,74 @@ type thread struct {
 	// seenNs (log time)
 	announced bool
 	seenNs    int64
-	// the names of the thread's last message: reused while the next message has the same
-	// (comparing them costs less than hashing the text for the name cache)
+	// recent holds the thread's last few targets with their names: a thread's messages
+	// mostly repeat a few (Choreographer's frame, RecyclerView's prefetch, ActivityThread's
+	// H), and one found here is neither copied nor split nor named again — a Dispatching costs
+	// a compare, its Finished another. next is the slot refilled on a miss.
+	recent [recentTargets]target
+	next   int
+	long   target // a target longer than maxRecentTarget (not kept once closed)
+}
+
+const (
+	recentTargets   = 4
+	maxRecentTarget = 256 // longer targets are not cached: 4096 threads' caches stay under 5 MB
+)
+
+// target is the text of a Dispatching line, "<handler> <callback>" as printed, and the names
+// of its message once one was paired.
+type target struct {
+	text              []byte
+	hs, he, cs        int // the handler (text[hs:he]) and the callback (text[cs:])
+	named             bool
 	handler, callback string
+}
+
+// sameTarget reports whether a and b are the same text. Targets of one class often differ only
+// in the object hashes near their end: their last eight bytes are compared first.
+func sameTarget(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if n := len(a); n >= 8 && binary.LittleEndian.Uint64(a[n-8:]) != binary.LittleEndian.Uint64(b[n-8:]) {
+		return false
+	}
+	return string(a) == string(b)
+}
+
+// set makes g the target b, its names not yet known.
+func (g *target) set(b []byte) {
+	g.text = append(g.text[:0], b...)
+	g.hs, g.he, g.cs = splitTarget(g.text)
+	g.named = false
+}
+
+// names returns the handler and callback names of g (made once per target).
+func (g *target) names(c *nameCache) (handler, callback string) {
+	if !g.named {
+		g.handler, g.callback, g.named = c.handler(g.text[g.hs:g.he]), c.callback(g.text[g.cs:]), true
+	}
+	return g.handler, g.callback
+}
+
+// target finds the thread's copy of target b (a new Dispatching's), making one if needed.
+func (t *thread) target(b []byte) *target {
+	if t.cur != nil && sameTarget(t.cur.text, b) {
+		return t.cur
+	}
+	if len(b) > maxRecentTarget {
+		t.long.set(b)
+		return &t.long
+	}
+	for i := range t.recent {
+		if g := &t.recent[i]; sameTarget(g.text, b) {
+			return g
+		}
+	}
+	g := &t.recent[t.next]
+	t.next = (t.next + 1) % recentTargets
+	g.set(b)
+	return g
 }
 
 // Decoder parses logcat lines and pairs Looper printer lines per thread. It is the whole
@@ -157,43 +221,50 @@ func (d *Decoder) Line(b []byte) {
 
 // handle acts on a parsed line of the given kind.
 func (d *Decoder) handle(l *Line, kind msgKind, rest []byte) {
-	if kind == kindNone {
-		return
-	}
-	if d.pkg != "" && len(l.Pkg) > 0 {
-		if string(l.Pkg) != d.pkg {
-			return
-		}
-		d.pkgSeen = true
-		if d.pid == 0 {
-			d.pid = l.Pid
-		}
-	}
-	if d.pid != 0 && l.Pid != 0 && l.Pid != d.pid {
+	if kind == kindNone || !d.keeps(l.Pid, l.Pkg) {
 		return
 	}
 	var at int64
 	timed := l.HasTime()
 	if timed {
 		at = d.p.TimeNs(l)
-		if at > d.nowNs {
-			d.nowNs = at
+	}
+	d.act(kind, rest, l.Pid, l.Tid, at, timed)
+}
+
+// keeps applies SetPid and SetPackage to a line of process pid (pkg: its package column).
+func (d *Decoder) keeps(pid int, pkg []byte) bool {
+	if d.pkg != "" && len(pkg) > 0 {
+		if string(pkg) != d.pkg {
+			return false
 		}
+		d.pkgSeen = true
+		if d.pid == 0 {
+			d.pid = pid
+		}
+	}
+	return d.pid == 0 || pid == 0 || pid == d.pid
+}
+
+// act acts on a kept line of the given kind (not kindNone) of thread pid/tid, logged at at.
+func (d *Decoder) act(kind msgKind, rest []byte, pid, tid int, at int64, timed bool) {
+	if timed && at > d.nowNs {
+		d.nowNs = at
 	}
 	switch kind {
 	case kindDispatch:
 		d.stats.Dispatching++
 		d.noteUntimed(timed)
-		d.dispatch(l, rest, at, timed)
+		d.dispatch(pid, tid, rest, at, timed)
 	case kindFinish:
 		d.stats.Finished++
 		d.noteUntimed(timed)
-		d.finish(l, rest, at, timed)
+		d.finish(pid, tid, rest, at, timed)
 	case kindSkipped:
 		n, _ := parseSkipped(rest)
 		d.stats.Skipped++
 		d.stats.SkippedFrames += int64(n)
-		d.events = append(d.events, &source.Skipped{AtNs: at, Pid: l.Pid, Frames: n})
+		d.events = append(d.events, &source.Skipped{AtNs: at, Pid: pid, Frames: n})
 	case kindSlow:
 		s := parseSlow(rest)
 		s.AtNs = at
@@ -255,44 +326,38 @@ func (d *Decoder) unpaired(at int64, tid int, reason string) {
 	d.events = append(d.events, &source.UnpairedLine{AtNs: at, Tid: tid, Reason: reason})
 }
 
-func (d *Decoder) dispatch(l *Line, rest []byte, at int64, timed bool) {
+func (d *Decoder) dispatch(pid, tid int, rest []byte, at int64, timed bool) {
 	dp, ok := parseDispatch(rest)
 	if !ok {
-		d.unpaired(at, l.Tid, ReasonMalformed)
+		d.unpaired(at, tid, ReasonMalformed)
 		return
 	}
-	t := d.thread(l.Pid, l.Tid)
+	t := d.thread(pid, tid)
 	if t.open {
-		d.unpaired(t.startNs, l.Tid, ReasonNoFinished)
+		d.unpaired(t.startNs, tid, ReasonNoFinished)
 	}
 	t.open, t.announced = true, false
-	t.buf = append(t.buf[:0], dp.target...)
-	t.hs, t.he, t.cs = dp.hs, dp.he, dp.cs
+	t.cur = t.target(dp.target)
 	t.what, t.startNs, t.timed = dp.what, at, timed
 }
 
-func (d *Decoder) finish(l *Line, rest []byte, at int64, timed bool) {
+func (d *Decoder) finish(pid, tid int, rest []byte, at int64, timed bool) {
 	rest = trimRight(rest)
-	t := d.thread(l.Pid, l.Tid)
+	t := d.thread(pid, tid)
 	if !t.open {
-		d.unpaired(at, l.Tid, ReasonNoDispatching)
+		d.unpaired(at, tid, ReasonNoDispatching)
 		return
 	}
 	t.open = false
-	if !bytes.Equal(rest, t.buf) {
-		d.unpaired(t.startNs, l.Tid, ReasonClosedByOther)
-		d.unpaired(at, l.Tid, ReasonMismatch)
+	if !bytes.Equal(rest, t.cur.text) {
+		d.unpaired(t.startNs, tid, ReasonClosedByOther)
+		d.unpaired(at, tid, ReasonMismatch)
 		return
 	}
-	if h := t.buf[t.hs:t.he]; string(h) != t.handler {
-		t.handler = d.names.handler(h)
-	}
-	if cb := t.buf[t.cs:]; string(cb) != t.callback {
-		t.callback = d.names.callback(cb)
-	}
+	h, cb := t.cur.names(&d.names)
 	m := d.names.message()
-	*m = source.Message{Pid: l.Pid, Tid: l.Tid, Handler: t.handler, Callback: t.callback, What: t.what}
-	if l.Pid != 0 && l.Tid == l.Pid {
+	*m = source.Message{Pid: pid, Tid: tid, Handler: h, Callback: cb, What: t.what}
+	if pid != 0 && tid == pid {
 		m.Thread = "main"
 	}
 	if t.timed && timed {
@@ -318,8 +383,9 @@ func (d *Decoder) OpenDispatches(evs []source.Event, nowNs, minAgeNs int64) []so
 			continue
 		}
 		t.announced, t.seenNs = true, nowNs
-		evs = append(evs, &source.Dispatch{Pid: pid, Tid: tid, Thread: "main", Handler: d.names.handler(t.buf[t.hs:t.he]),
-			Callback: d.names.callback(t.buf[t.cs:]), What: t.what, StartNs: t.startNs, SeenNs: nowNs})
+		h, cb := t.cur.names(&d.names)
+		evs = append(evs, &source.Dispatch{Pid: pid, Tid: tid, Thread: "main", Handler: h, Callback: cb, What: t.what,
+			StartNs: t.startNs, SeenNs: nowNs})
 	}
 	return evs
 }

@@ -386,3 +386,69 @@ func TestNameCacheReturnsItsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetCacheNamesEachMessage: a thread's messages cycle through more targets than its
+// cache holds — classes whose targets differ only in their object hashes (fresh per message),
+// targets that differ only before their last eight bytes, one longer than the cache takes, a
+// Finished that does not match — and every message still gets the names of its own text.
+func TestTargetCacheNamesEachMessage(t *testing.T) {
+	type msg struct{ target, handler, callback string }
+	long := "com.example." + strings.Repeat("very.", 60) + "Long$1@7f"
+	cycle := []msg{
+		{vsyncTarget, "android.view.Choreographer$FrameHandler", "android.view.Choreographer$FrameDisplayEventReceiver@1589ea03"},
+		{"Handler (android.view.ViewRootImpl$ViewRootHandler) {ab209b8} android.view.View$PerformClick@%x", "android.view.ViewRootImpl$ViewRootHandler", "android.view.View$PerformClick@%x"},
+		{"Handler (androidx.recyclerview.widget.GapWorker) {8343033} null", "androidx.recyclerview.widget.GapWorker", "null"},
+		{"Handler (androidx.recyclerview.widget.GapWorkeR) {8343033} null", "androidx.recyclerview.widget.GapWorkeR", "null"},
+		{"Handler (android.os.Handler) {%x} com.example.feed.ImageLoader$1@%x", "android.os.Handler", "com.example.feed.ImageLoader$1@%x"},
+		{"Handler (android.os.Handler) {1f2e3d} " + long, "android.os.Handler", long},
+		{"com.example.CustomHandler@1 com.example.Task@%x", "com.example.CustomHandler@1", "com.example.Task@%x"},
+	}
+	fill := func(s string, i int) string {
+		n := strings.Count(s, "%x")
+		args := make([]any, n)
+		for k := range args {
+			args[k] = 0x5105464 + 977*i
+		}
+		return fmt.Sprintf(s, args...)
+	}
+	d := NewDecoder()
+	var want []msg
+	for i := 0; i < 200; i++ {
+		m := cycle[(i*i+i/3)%len(cycle)]
+		target := fill(m.target, i)
+		ts := fmt.Sprintf("01-01 00:00:%02d.%03d", i/100, i%100*10)
+		d.Line([]byte(ts + "  100  100 D Looper  : >>>>> Dispatching to " + target + ": 0"))
+		if i%17 == 5 {
+			d.Line([]byte(ts + "  100  100 D Looper  : <<<<< Finished to " + target + "1"))
+			continue
+		}
+		d.Line([]byte(ts + "  100  100 D Looper  : <<<<< Finished to " + target + "  "))
+		want = append(want, msg{target, m.handler, fill(m.callback, i)})
+	}
+	got := ofType[*source.Message](d.Events())
+	if len(got) != len(want) {
+		t.Fatalf("%d messages, want %d", len(got), len(want))
+	}
+	for i, m := range got {
+		if w := want[i]; m.Handler != w.handler || m.Callback != w.callback {
+			t.Errorf("message %d (%q): handler %q callback %q, want %q %q", i, w.target, m.Handler, m.Callback, w.handler, w.callback)
+		}
+	}
+	if st := d.Stats(); st.Unpaired != 2*int64(200-len(want)) {
+		t.Errorf("stats %+v: want %d unpaired lines", st, 2*(200-len(want)))
+	}
+}
+
+// TestEndsInHash: a callback keeps its hash when the text after its last '@' is hex digits.
+func TestEndsInHash(t *testing.T) {
+	for _, c := range []string{"", "@", "a@", "@1", "a@1", "a@F0f9", "a@x1", "a@1x", "a@1@2", "a@x@2", "a@1@x", "abc", "1234",
+		"a.B$1@3f6a0e", "a.B$$Lambda@1 ", "a@@1", "a@-1", "a@1.0"} {
+		want := false
+		if i := strings.LastIndexByte(c, '@'); i >= 0 && i+1 < len(c) {
+			want = strings.Trim(c[i+1:], "0123456789abcdefABCDEF") == ""
+		}
+		if got := endsInHash([]byte(c)); got != want {
+			t.Errorf("endsInHash(%q) = %v, want %v", c, got, want)
+		}
+	}
+}

@@ -181,8 +181,6 @@ func isDispatchTook(m []byte) bool {
 // dispatch is a parsed Dispatching line.
 type dispatch struct {
 	target []byte // "<handler> <callback>" as printed (before the last ": ")
-	hs, he int    // the handler class (or whole handler text) within target
-	cs     int    // the callback's start within target (it runs to the end)
 	what   int
 }
 
@@ -209,7 +207,6 @@ func parseDispatch(rest []byte) (d dispatch, ok bool) {
 		return d, false
 	}
 	d.target, d.what = rest[:i-2], v
-	d.hs, d.he, d.cs = splitTarget(d.target)
 	return d, true
 }
 

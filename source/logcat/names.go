@@ -1,7 +1,6 @@
 package logcat
 
 import (
-	"bytes"
 	"unsafe"
 
 	"github.com/fpstop/fpstop/source"
@@ -41,10 +40,21 @@ func (c *nameCache) handler(b []byte) string { return c.intern(c.handlers, b) }
 
 // callback returns b (a callback as printed) as a string.
 func (c *nameCache) callback(b []byte) string {
-	if i := bytes.LastIndexByte(b, '@'); i >= 0 && i+1 < len(b) && isHexBytes(b[i+1:]) {
+	if endsInHash(b) {
 		return c.copy(b)
 	}
 	return c.intern(c.callbacks, b)
+}
+
+// endsInHash reports whether b ends in "@<hex>": whether the text after its last '@' is hex
+// digits. It reads b backwards over the hex digits only (the hash is short, the class name
+// before it long: a search for the last '@' read the whole name byte by byte).
+func endsInHash(b []byte) bool {
+	i := len(b)
+	for i > 0 && isHex(b[i-1]) {
+		i--
+	}
+	return i > 0 && i < len(b) && b[i-1] == '@'
 }
 
 func (c *nameCache) intern(m map[string]string, b []byte) string {
@@ -95,11 +105,4 @@ func (c *nameCache) message() *source.Message {
 	return m
 }
 
-func isHexBytes(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return len(b) > 0
-}
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

@@ -1,6 +1,9 @@
 package logcat
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // The fast path for plain threadtime, the layout `adb logcat -v threadtime` prints.
 
@@ -145,4 +148,23 @@ func field5Value(x uint64) int {
 	const lo5 = 0x0101010101
 	d := x | 0x10*lo5 - 0x30*lo5
 	return int(d&0xFF)*10000 + int(d>>8&0xFF)*1000 + int(d>>16&0xFF)*100 + int(d>>24&0xFF)*10 + int(d>>32&0xFF)
+}
+
+// threadtimeNs is TimeNs for the timestamp of a plain threadtime line ("MM-DD HH:MM:SS." and
+// its digits, as scanThreadtime and plainLine accept it), without building a Line: most lines
+// that matter share their second with the previous one, and their fraction has 3, 6 or 9
+// digits, read here without TimeNs's general loop.
+func (p *Parser) threadtimeNs(ts []byte) int64 {
+	if len(ts) >= 15 && p.secOK && binary.LittleEndian.Uint64(ts) == p.secKey0 && binary.LittleEndian.Uint64(ts[6:]) == p.secKey1 {
+		f := ts[15:]
+		switch len(f) {
+		case 3:
+			return p.secNs + int64(f[0]-'0')*1e8 + int64(f[1]-'0')*1e7 + int64(f[2]-'0')*1e6
+		case 6:
+			return p.secNs + int64(f[0]-'0')*1e8 + int64(f[1]-'0')*1e7 + int64(f[2]-'0')*1e6 +
+				int64(f[3]-'0')*1e5 + int64(f[4]-'0')*1e4 + int64(f[5]-'0')*1e3
+		}
+	}
+	l := Line{ts: ts, tsKind: tsMonthDay}
+	return p.TimeNs(&l)
 }

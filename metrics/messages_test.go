@@ -138,7 +138,7 @@ func TestEvictedSignatureForgotten(t *testing.T) {
 	}
 	tab.add(msg("v", 1), 0) // v is the recent one in its place
 	w := "w.Evicts"
-	if recentSlot(&sigKey{handler: w, callback: "null"}) == recentSlot(&sigKey{handler: "v", callback: "null"}) {
+	if recentSlot(w, "null", 0) == recentSlot("v", "null", 0) {
 		t.Fatal("pick names with different cache places")
 	}
 	tab.add(msg(w, 5), 0) // evicts v, the least severe
@@ -149,5 +149,58 @@ func TestEvictedSignatureForgotten(t *testing.T) {
 	s := tab.sigs[sigKey{handler: "v", callback: "null"}]
 	if s == nil || s.count != 1 || s.maxMs != 3 {
 		t.Fatalf("v after eviction: %+v", s)
+	}
+}
+
+// TestRecentSignaturesCounted: messages found through the cache of recent signatures are
+// counted on the signature their normalised names make, as a plain map of them counts: names
+// that share lengths and last bytes (one cache place), hashes that change per message, lambdas
+// whose index is dropped, the same callback under other handlers and whats.
+func TestRecentSignaturesCounted(t *testing.T) {
+	handlers := []string{"a.H", "b.H", "android.os.Handler", "android.os.Handlex"}
+	cbs := []string{"a.B$1", "a.C$1", "a.C$$ExternalSyntheticLambda3", "a.C$$ExternalSyntheticLambda4", "null", "a.C$$Lambda$12/0x0000000801234"}
+	r := rand.New(rand.NewSource(3))
+	tab := newMessageTable()
+	want := map[sigKey]int64{}
+	for i := 0; i < 5000; i++ {
+		h, cb, what := handlers[r.Intn(len(handlers))], cbs[r.Intn(len(cbs))], r.Intn(3)
+		if r.Intn(2) == 0 {
+			cb += fmt.Sprintf("@%x", r.Intn(1<<24))
+		}
+		// the names as a source gives them: a new string per message
+		h, cb = strings.Clone(h), strings.Clone(cb)
+		tab.add(&source.Message{Handler: h, Callback: cb, What: what, StartNs: 1e9, EndNs: 1e9 + 1e6}, 0)
+		want[sigKey{handler: h, callback: NormalizeCallback(cb), what: what}]++
+	}
+	if len(tab.sigs) != len(want) {
+		t.Fatalf("%d signatures, want %d", len(tab.sigs), len(want))
+	}
+	for k, n := range want {
+		if s := tab.sigs[k]; s == nil || s.count != n {
+			t.Errorf("%+v: %+v, want count %d", k, s, n)
+		}
+	}
+}
+
+// TestWithoutHash: the one-scan hash strip agrees with NormalizeCallback's rule (the text after
+// the last '@' when it is all hex, never the whole callback) on callbacks built from the
+// characters that matter.
+func TestWithoutHash(t *testing.T) {
+	ref := func(cb string) string {
+		if i := strings.LastIndexByte(cb, '@'); i > 0 && isHex(cb[i+1:]) {
+			return cb[:i]
+		}
+		return cb
+	}
+	alphabet := "@a9Fg$."
+	r := rand.New(rand.NewSource(5))
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, r.Intn(9))
+		for j := range b {
+			b[j] = alphabet[r.Intn(len(alphabet))]
+		}
+		if got, want := withoutHash(string(b)), ref(string(b)); got != want {
+			t.Fatalf("withoutHash(%q) = %q, want %q", b, got, want)
+		}
 	}
 }

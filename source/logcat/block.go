@@ -12,8 +12,9 @@ import (
 // pass (plainLine), and a Line is built only for the few lines that may matter.
 func (d *Decoder) Block(block []byte) (end int, last []byte) {
 	pos := 0
+	st := newBlockScan()
 	for pos < len(block) {
-		e := d.plainLine(block[pos:])
+		e := d.plainLine(block[pos:], &st)
 		if e < 0 {
 			i := bytes.IndexByte(block[pos:], '\n')
 			if i < 0 {
@@ -26,6 +27,24 @@ func (d *Decoder) Block(block []byte) (end int, last []byte) {
 		pos += e + 1
 	}
 	return pos, last
+}
+
+// blockScan is what plainLine keeps from line to line of a block.
+type blockScan struct {
+	// the header words of the last line plainLine accepted: the timestamp "MM-DD HH:MM:SS." (its
+	// 16th byte cleared) and the ids " %5d %5d" as two overlapping words. Consecutive lines
+	// mostly share them, and an equal word needs no check.
+	time0, time1, id0, id1 uint64
+}
+
+// timeMask clears the 16th header byte (the fraction's first digit, checked apart).
+const timeMask = 0x00FF_FFFF_FFFF_FFFF
+
+func newBlockScan() blockScan {
+	// words that pass the checks, so that a line equal to them is right to pass
+	return blockScan{time0: binary.LittleEndian.Uint64([]byte("00-00 00")),
+		time1: binary.LittleEndian.Uint64([]byte(":00:00.0")) & timeMask,
+		id0:   binary.LittleEndian.Uint64([]byte("     1  ")), id1: binary.LittleEndian.Uint64([]byte("     1  "))}
 }
 
 // fastLine decodes one line exactly as Line does.
@@ -104,17 +123,23 @@ func wordOK(x, dig, sepMask, sep uint64) bool {
 }
 
 // plainLine decodes the line at the start of b (the rest of a block) if it is plain threadtime
-// with its ids where logcat prints them, reading each byte about once: the header by its fixed
-// offsets, then the tag and the message word by word, looking for the tag's ':', the line's
-// '\n' and the only bytes a line that matters must hold ('>', '<', '!'; or a message starting
-// with 'S' or 'D'). A line with none of them is counted without more work; one with them goes
-// through classify as before, so what is decoded cannot differ. It returns the index of the
-// line's '\n', or -1 (nothing done) for anything else — the caller then decodes it with
-// fastLine, which gives the same result for every line plainLine accepts.
-func (d *Decoder) plainLine(b []byte) int {
-	if len(b) < 64 || !wordOK(binary.LittleEndian.Uint64(b), hdrDig0, hdrSepMask0, hdrSep0) ||
-		!wordOK(binary.LittleEndian.Uint64(b[8:]), hdrDig1, hdrSepMask1, hdrSep1) {
+// with its ids where logcat prints them: the header by its fixed offsets (words equal to the last
+// line's need no check), then one pass of lineCues finds the line's end, the tag's ':' and
+// whether the line holds a cue: a '!' (Choreographer's "Skipped N frames!") or what a Looper
+// printer marker starts with. A line without cues whose message does not start with 'S' or 'D',
+// most lines, is counted without more work; the others go through scanMsg and classify as
+// before, so what is decoded cannot differ. It returns the index of the line's '\n', or -1
+// (nothing done) for anything else — the caller then decodes it with fastLine, which gives the
+// same result for every line plainLine accepts.
+func (d *Decoder) plainLine(b []byte, st *blockScan) int {
+	if len(b) < 64 {
 		return -1
+	}
+	if t0, t1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])&timeMask; t0 != st.time0 || t1 != st.time1 {
+		if !wordOK(t0, hdrDig0, hdrSepMask0, hdrSep0) || !wordOK(t1, hdrDig1, hdrSepMask1, hdrSep1) {
+			return -1
+		}
+		st.time0, st.time1 = t0, t1
 	}
 	i := 15
 	for i < 24 && isDigit(b[i]) {
@@ -122,26 +147,31 @@ func (d *Decoder) plainLine(b []byte) int {
 	}
 	// " %5d %5d L " at i, and the tag's first byte.
 	u0, u1 := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+6:])
-	if !idWordOK(u0) || !idWordOK(u1) || b[i+14] != ' ' || !isLevel(b[i+13]) {
+	if u0 != st.id0 || u1 != st.id1 {
+		if !idWordOK(u0) || !idWordOK(u1) {
+			return -1
+		}
+		st.id0, st.id1 = u0, u1
+	}
+	if b[i+14] != ' ' || !isLevel(b[i+13]) {
 		return -1
 	}
 	tag := i + 15
-	k := scanTag(b, tag)
-	if k < 0 {
+	e, k, cue := lineCues(b[tag:])
+	if e < 0 || k < 0 {
 		return -1
 	}
-	var msg, e int
-	cand := false
-	switch b[k+1] {
-	case ' ':
-		msg = k + 2
-		if e, cand = scanMsg(b, msg); e < 0 {
+	e += tag
+	k += tag
+	// the tag ends at the first ':' followed by a space or the line's end
+	if c := b[k+1]; c != ' ' && c != '\n' && (c != '\r' || b[k+2] != '\n') {
+		if k = scanTag(b, k+1); k < 0 {
 			return -1
 		}
-	case '\n':
-		msg, e = k+1, k+1
-	default: // "\r\n"
-		msg, e = k+1, k+2
+	}
+	msg := k + 1
+	if b[msg] == ' ' {
+		msg++
 	}
 	n := e // the line without its '\r'
 	if b[n-1] == '\r' {
@@ -151,6 +181,10 @@ func (d *Decoder) plainLine(b []byte) int {
 	s := msg
 	for b[s] == ' ' {
 		s++
+	}
+	cand := false
+	if cue {
+		_, cand = scanMsg(b, msg)
 	}
 	if !cand && b[s] != 'S' && b[s] != 'D' {
 		d.stats.Lines++
@@ -166,6 +200,54 @@ func (d *Decoder) plainLine(b []byte) int {
 	d.plain(b[:n], &h)
 	return e
 }
+
+// lineCues reads a line from its tag (b, the rest of a block): nl is the index of the first
+// '\n' (-1: none), colon that of the first ':' before it (-1: none), and cue is true when a
+// byte before nl is a '!' or a Looper printer marker may start there — false when the line
+// cannot matter but for a message starting with 'S' or 'D'.
+//
+// lineCuesGo is lineCues in Go (other CPUs, and the last line of a block for lineCuesAVX2).
+func lineCuesGo(b []byte) (nl, colon int, cue bool) {
+	nl = bytes.IndexByte(b, '\n')
+	if nl < 0 {
+		return -1, -1, false
+	}
+	colon = bytes.IndexByte(b[:nl], ':')
+	cue = bytes.IndexByte(b[:nl], '!') >= 0 || markPairs(b, nl) != 0
+	return nl, colon, cue
+}
+
+// markPairs is nonzero when b[:e] may hold a Looper printer marker, ">>>>> Di" or "<<<<< Fi"
+// (e is the index of the line's '\n'). Every marker starts with five equal bytes, so it fills
+// at least one of the 2-byte lanes counted from b's start: a lane of two bytes each '<' or '>' is all
+// it looks for, 8 bytes a word, without a branch until the line's end (a lone '<' or '>',
+// which most log lines hold, is no hit). Lanes past e are read too (a hit there only costs the
+// exact scan); near the block's end, where a word cannot be read, it reports a hit.
+func markPairs(b []byte, e int) uint64 {
+	if e+8 > len(b) {
+		return 1
+	}
+	// The constants are read from a variable: as constants, the compiler rebuilt each one (a
+	// 10-byte move) in every round of the loop.
+	bits2, gt2, lo16, hi16 := pairWords[0], pairWords[1], pairWords[2], pairWords[3]
+	var acc uint64
+	m := b[:e+7] // whole words until one holds e-1
+	for len(m) >= 16 {
+		x := binary.LittleEndian.Uint64(m) | bits2 ^ gt2 // '<' and '>' differ only in bit 1
+		y := binary.LittleEndian.Uint64(m[8:]) | bits2 ^ gt2
+		acc |= ((x-lo16)&^x | (y-lo16)&^y) & hi16
+		m = m[16:]
+	}
+	if len(m) >= 8 {
+		x := binary.LittleEndian.Uint64(m) | bits2 ^ gt2
+		acc |= (x - lo16) & ^x & hi16
+	}
+	return acc
+}
+
+// pairWords are markPairs' constants: bit 1 in every byte, "">>"" in every 2-byte lane, and the
+// lowest and highest bit of every lane.
+var pairWords = [4]uint64{2 * lo8, ('>'<<8 | '>') * 0x0001_0001_0001_0001, 0x0001_0001_0001_0001, 0x8000_8000_8000_8000}
 
 // idWordOK reports whether the word x is " %5d " and one more byte: a space, five bytes of
 // spaces followed by at least one digit, a space (what field5 accepts, for a whole word in a

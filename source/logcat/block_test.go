@@ -3,6 +3,8 @@ package logcat
 import (
 	"bytes"
 	"fmt"
+	"iter"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -74,9 +76,11 @@ func TestBlockMatchesLine(t *testing.T) {
 			if size == 1 && len(data) > 200_000 {
 				continue
 			}
-			lw, bw := decodeBoth(data, size)
-			if !reflect.DeepEqual(lw, bw) {
-				t.Fatalf("%s, blocks of %d: Block and Line differ\nLine:\n%s\nBlock:\n%s", name, size, show(lw), show(bw))
+			for _, cues := range cueScanners(t) {
+				lw, bw := decodeBoth(data, size)
+				if !reflect.DeepEqual(lw, bw) {
+					t.Fatalf("%s, blocks of %d, %s: Block and Line differ\nLine:\n%s\nBlock:\n%s", name, size, cues, show(lw), show(bw))
+				}
 			}
 		}
 	}
@@ -120,11 +124,87 @@ func FuzzBlock(f *testing.F) {
 		if size <= 0 || size > 1<<16 {
 			size = 1 + (size&0xffff+0xffff)%97
 		}
-		lw, bw := decodeBoth(text, size)
-		if !reflect.DeepEqual(lw, bw) {
-			t.Fatalf("Block and Line differ\nLine:\n%s\nBlock:\n%s", show(lw), show(bw))
+		for _, cues := range cueScanners(t) {
+			lw, bw := decodeBoth(text, size)
+			if !reflect.DeepEqual(lw, bw) {
+				t.Fatalf("%s: Block and Line differ\nLine:\n%s\nBlock:\n%s", cues, show(lw), show(bw))
+			}
 		}
 	})
+}
+
+// cueScanners runs the caller's loop body once with each lineCues this CPU has (AVX2, Go): it
+// names the one in use; the CPU's choice is restored when the test ends.
+func cueScanners(t *testing.T) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		had := useAVX2
+		defer func() { useAVX2 = had }()
+		if had && !yield(0, "AVX2") {
+			return
+		}
+		useAVX2 = false
+		yield(1, "Go")
+	}
+}
+
+// refCues is what lineCues must find, byte by byte: the first '\n', the first ':' before it,
+// whether a byte before it is a '!' or the first of five that are each '<' or '>' (what every
+// Looper printer marker starts with: the cues no lineCues may miss), and whether one is a '!' or
+// the first of two such bytes (what lineCuesAVX2 reports).
+func refCues(b []byte) (nl, colon int, must, pair bool) {
+	nl, colon = -1, -1
+	angles := 0 // '<' or '>' in a row
+	for i, c := range b {
+		if c == '\n' {
+			nl = i
+			break
+		}
+		if c == ':' && colon < 0 {
+			colon = i
+		}
+		if c|2 == '>' {
+			angles++
+		} else {
+			angles = 0
+		}
+		must = must || c == '!' || angles >= 5
+		pair = pair || c == '!' || angles >= 2
+	}
+	if nl < 0 {
+		return -1, -1, false, false
+	}
+	return nl, colon, must, pair
+}
+
+// TestLineCues: lineCuesGo finds the '\n' and the ':' exactly and never misses a cue, on random
+// text of the bytes it looks for, from every offset.
+func TestLineCues(t *testing.T) {
+	forCueTexts(func(b []byte) {
+		nl, colon, must, _ := refCues(b)
+		if gn, gc, gcue := lineCuesGo(b); gn != nl || nl >= 0 && (gc != colon || must && !gcue) {
+			t.Fatalf("on %q: (%d, %d, %v), want (%d, %d, %v)", b, gn, gc, gcue, nl, colon, must)
+		}
+	})
+}
+
+// forCueTexts calls f with random text of the bytes lineCues looks for, from every offset.
+func forCueTexts(f func(b []byte)) {
+	const alphabet = "\n:!<>  aaaaaaaaaaaaaaaaaaaa\r"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 3000 {
+		b := make([]byte, rng.IntN(300))
+		density := 1 + round%40 // from every byte a cue to a cue every 40 bytes or so
+		for i := range b {
+			if rng.IntN(density) == 0 {
+				b[i] = alphabet[rng.IntN(6)]
+			} else {
+				b[i] = alphabet[6+rng.IntN(len(alphabet)-6)]
+			}
+		}
+		for off := 0; off < len(b); off++ {
+			f(b[off:])
+		}
+	}
 }
 
 func show(d decoded) string {

@@ -113,8 +113,6 @@ func hasPrefix(b []byte, s string) bool {
 	return len(b) >= len(s) && string(b[:len(s)]) == s
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // firstInt parses the first (optionally signed) decimal integer in b, skipping leading blanks.
 func firstInt(b []byte) (int64, bool) {
 	b = trimLeft(b)

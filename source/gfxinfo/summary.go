@@ -150,7 +150,7 @@ func (p *parser) counterLine(l []byte) bool {
 	case 'T':
 		if hasPrefix(l, "Total frames rendered:") {
 			if v, ok := firstInt(l[len("Total frames rendered:"):]); ok {
-				p.summary().TotalFrames = ptr(v)
+				p.summary().TotalFrames = p.ps.count(v)
 			} else {
 				p.warn("unreadable Total frames rendered line")
 			}
@@ -159,7 +159,7 @@ func (p *parser) counterLine(l []byte) bool {
 	case 'J':
 		if hasPrefix(l, "Janky frames (legacy):") {
 			if v, ok := firstInt(l[len("Janky frames (legacy):"):]); ok {
-				p.summary().JankyLegacy = ptr(v)
+				p.summary().JankyLegacy = p.ps.count(v)
 			} else {
 				p.warn("unreadable Janky frames (legacy) line")
 			}
@@ -167,7 +167,7 @@ func (p *parser) counterLine(l []byte) bool {
 		}
 		if hasPrefix(l, "Janky frames:") {
 			if v, ok := firstInt(l[len("Janky frames:"):]); ok {
-				p.summary().JankyFrames = ptr(v)
+				p.summary().JankyFrames = p.ps.count(v)
 			} else {
 				p.warn("unreadable Janky frames line")
 			}
@@ -325,17 +325,17 @@ func (p *parser) number(b []byte) {
 	s := p.summary()
 	switch name {
 	case "Missed Vsync":
-		s.MissedVsync = ptr(v)
+		s.MissedVsync = p.ps.count(v)
 	case "High input latency":
-		s.HighInput = ptr(v)
+		s.HighInput = p.ps.count(v)
 	case "Slow UI thread":
-		s.SlowUIThread = ptr(v)
+		s.SlowUIThread = p.ps.count(v)
 	case "Slow bitmap uploads":
-		s.SlowBitmap = ptr(v)
+		s.SlowBitmap = p.ps.count(v)
 	case "Slow issue draw commands", "Slow draw":
-		s.SlowIssue = ptr(v)
+		s.SlowIssue = p.ps.count(v)
 	case "Frame deadline missed":
-		s.DeadlineMiss = ptr(v)
+		s.DeadlineMiss = p.ps.count(v)
 	case "Frame deadline missed (legacy)":
 		// Android 12+'s legacy counter; AndroidSummary has no field for it (Android 9–11 printed
 		// the same counter as "Frame deadline missed", which is kept).
@@ -387,17 +387,17 @@ func (p *parser) percentile(l []byte) bool {
 		p.warn("unreadable percentile line")
 		return true
 	}
-	f := float64(v)
+	f := p.ps.ms(float64(v))
 	s := p.summary()
 	switch which {
 	case 50:
-		s.P50Ms = &f
+		s.P50Ms = f
 	case 90:
-		s.P90Ms = &f
+		s.P90Ms = f
 	case 95:
-		s.P95Ms = &f
+		s.P95Ms = f
 	case 99:
-		s.P99Ms = &f
+		s.P99Ms = f
 	}
 	return true
 }
@@ -453,10 +453,10 @@ func anyHistogram(b []byte, hist []source.Bucket) (_ []source.Bucket, ok bool) {
 }
 
 // histogramLabels holds " <ms>ms=" for every bucket of Android's histogram, in order, as the
-// little-endian word of its (at most 8) bytes and a mask of them.
+// little-endian word of its (at most 8) bytes and a mask of them, and the bucket's ms.
 var histogramLabels = func() (l [hwui.NumBuckets]struct {
 	word, mask uint64
-	n          int
+	n, ms      int
 }) {
 	for i := range l {
 		lab := " " + strconv.Itoa(hwui.BucketMs(i)) + "ms="
@@ -464,6 +464,7 @@ var histogramLabels = func() (l [hwui.NumBuckets]struct {
 		copy(b[:], lab)
 		l[i].word, l[i].n = binary.LittleEndian.Uint64(b[:]), len(lab)
 		l[i].mask = ^uint64(0) >> (64 - 8*len(lab))
+		l[i].ms = hwui.BucketMs(i)
 	}
 	return l
 }()
@@ -491,7 +492,7 @@ func standardHistogram(b []byte, hist []source.Bucket) ([]source.Bucket, bool) {
 		if i == s || i-s > 12 {
 			return nil, false
 		}
-		hist = append(hist, source.Bucket{Ms: hwui.BucketMs(k), Count: c})
+		hist = append(hist, source.Bucket{Ms: lab.ms, Count: c})
 	}
 	for i < n && (b[i] == ' ' || b[i] == '\t') {
 		i++

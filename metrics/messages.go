@@ -145,6 +145,12 @@ type messageTable struct {
 	ring  []msgRecord
 	rhead int
 	rlen  int
+	// spans bound the times of the ring's records chunk by chunk, so overlapping skips the
+	// chunks that cannot overlap a frame instead of testing all 8 192 records (63 k instructions
+	// per worst frame looked up, 2.5 % of a logcat run). cur covers the records written in a
+	// chunk since the ring last entered it, old the records of the lap before that the chunk
+	// still holds while the ring is writing it.
+	cur, old [msgRingLen / ringChunk]ringSpan
 
 	// recent is a direct-mapped cache in front of normalize and sigs, by what a message says
 	// (handler, callback without its identity hash, what): a few signatures make most
@@ -169,6 +175,33 @@ type recentSig struct {
 	handler, base string
 	what          int
 	s             *sigStats
+}
+
+// ringChunk is how many ring records one ringSpan covers.
+const ringChunk = 64
+
+// ringSpan is the earliest start and latest end of some ring records (set: any).
+type ringSpan struct {
+	minStart, maxEnd int64
+	set              bool
+}
+
+func (a *ringSpan) widen(start, end int64) {
+	if !a.set {
+		*a = ringSpan{minStart: start, maxEnd: end, set: true}
+		return
+	}
+	a.minStart, a.maxEnd = min(a.minStart, start), max(a.maxEnd, end)
+}
+
+// mayOverlap reports whether a record within the chunk's spans could overlap [from, to]
+// (offsetNs added to record times).
+func (t *messageTable) mayOverlap(chunk int, from, to, offsetNs int64) bool {
+	a, b := t.cur[chunk], t.old[chunk]
+	if b.set {
+		a.widen(b.minStart, b.maxEnd)
+	}
+	return a.set && a.maxEnd+offsetNs > from && a.minStart+offsetNs < to
 }
 
 func newMessageTable() *messageTable {
@@ -244,7 +277,15 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 	}
 	r := &t.ring[t.rhead]
 	*r = msgRecord{startNs: m.StartNs, endNs: m.EndNs, handler: m.Handler, callback: m.Callback, what: m.What}
+	chunk := t.rhead / ringChunk
+	if t.rhead%ringChunk == 0 { // entering the chunk: what it held is the lap before
+		t.old[chunk], t.cur[chunk] = t.cur[chunk], ringSpan{}
+	}
+	t.cur[chunk].widen(m.StartNs, m.EndNs)
 	t.rhead = (t.rhead + 1) % len(t.ring)
+	if t.rhead%ringChunk == 0 { // the chunk is all this lap's
+		t.old[chunk] = ringSpan{}
+	}
 	if t.rlen < len(t.ring) {
 		t.rlen++
 	}
@@ -389,6 +430,10 @@ func (t *messageTable) overlapping(from, to, offsetNs int64) []FrameMessage {
 		j := start + i
 		if j >= n {
 			j -= n
+		}
+		if (i == 0 || j%ringChunk == 0) && !t.mayOverlap(j/ringChunk, from, to, offsetNs) {
+			i += ringChunk - 1 - j%ringChunk // on to the next chunk
+			continue
 		}
 		r := &t.ring[j]
 		s, e := r.startNs+offsetNs, r.endNs+offsetNs

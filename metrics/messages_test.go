@@ -204,3 +204,53 @@ func TestWithoutHash(t *testing.T) {
 		}
 	}
 }
+
+// overlappingScan is overlapping as first written: every record of the ring tested.
+func overlappingScan(t *messageTable, from, to, offsetNs int64) []FrameMessage {
+	var out []FrameMessage
+	for i := 0; i < t.rlen; i++ {
+		r := &t.ring[(t.rhead-t.rlen+i+len(t.ring))%len(t.ring)]
+		s, e := r.startNs+offsetNs, r.endNs+offsetNs
+		if ov := min(e, to) - max(s, from); e > from && s < to && ov > 0 && to > from {
+			out = append(out, FrameMessage{Handler: r.handler, Callback: r.callback, What: r.what,
+				WhatName: WhatName(r.handler, r.what), Ms: R2(float64(ov) / 1e6)})
+		}
+	}
+	return out
+}
+
+// TestOverlappingSkipsChunks: the chunk spans skip only records that cannot overlap — the same
+// messages as testing every record, for frames anywhere in (and around) the ring, as the ring
+// fills and wraps, with messages arriving out of start order (threads finishing in turn) and
+// long ones among short ones.
+func TestOverlappingSkipsChunks(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	tab := newMessageTable()
+	at := int64(5e9)
+	for n := 0; n < 3*msgRingLen+100; n++ {
+		start := at - r.Int63n(50e6) // another thread's message, begun earlier
+		end := start + r.Int63n(4e6)
+		if r.Intn(500) == 0 {
+			end = start + r.Int63n(2e9) // a long one
+		}
+		at += r.Int63n(3e6)
+		tab.add(&source.Message{Handler: fmt.Sprintf("h%d", r.Intn(5)), Callback: "null", StartNs: start, EndNs: end}, 0)
+		if n%97 != 0 && n != msgRingLen-1 && n != msgRingLen {
+			continue
+		}
+		for k := 0; k < 20; k++ {
+			from := at - r.Int63n(int64(msgRingLen)*2e6)
+			to := from + r.Int63n(60e6)
+			off := r.Int63n(2e6) - 1e6
+			got, want := tab.overlapping(from, to, off), overlappingScan(tab, from, to, off)
+			if len(got) != len(want) {
+				t.Fatalf("after %d messages, [%d, %d] %+d: %d messages, every record gives %d", n+1, from, to, off, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("after %d messages: message %d is %+v, every record gives %+v", n+1, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

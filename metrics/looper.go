@@ -56,9 +56,13 @@ import (
 type LooperFrames struct {
 	intervalNs int64
 	names      map[int]string
+	namesGen   int // SetProcessName calls: a stream's cached window name is from one of them
 	streams    map[uint64]*looperStream
-	firstPid   int
-	out        []LooperFrame
+	// near holds streams by tid: a message's stream without hashing its key (a few threads
+	// make all the messages)
+	near     [8]*looperStream
+	firstPid int
+	out      []LooperFrame
 }
 
 // LooperFrame is a frame derived from a vsync message and the display refreshes it cost
@@ -115,6 +119,10 @@ type looperStream struct {
 
 	pending []pendingVsync
 
+	// window and process name its frames carry, worked out for names generation winGen-1
+	window, process string
+	winGen          int
+
 	prevStart int64 // vsync of the previous frame (0 none)
 	held      *LooperFrame
 	heldEnd   int64 // the held frame's Finished
@@ -149,7 +157,10 @@ func (l *LooperFrames) SetInterval(intervalNs int64) {
 }
 
 // SetProcessName names the frames of process pid (the package or process name).
-func (l *LooperFrames) SetProcessName(pid int, name string) { l.names[pid] = name }
+func (l *LooperFrames) SetProcessName(pid int, name string) {
+	l.names[pid] = name
+	l.namesGen++
+}
 
 // IntervalNs returns the T in use for a thread (0 while unknown) and whether it was learned.
 func (l *LooperFrames) IntervalNs(pid, tid int) (int64, bool) {
@@ -171,19 +182,17 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 	if m == nil || m.EndNs == 0 || m.StartNs == 0 || m.EndNs < m.StartNs {
 		return l.out
 	}
-	s := l.streams[looperKey(m.Pid, m.Tid)]
-	if s == nil {
-		s = &looperStream{pid: m.Pid, tid: m.Tid, T: l.intervalNs}
-		l.streams[looperKey(m.Pid, m.Tid)] = s
-		if len(l.streams) == 1 {
-			l.firstPid = m.Pid
-		}
+	s := l.near[m.Tid&7]
+	if s == nil || s.tid != m.Tid || s.pid != m.Pid {
+		s = l.stream(m.Pid, m.Tid)
+		l.near[m.Tid&7] = s
 	}
 	s.fine = s.fine || m.StartNs%1_000_000 != 0 || m.EndNs%1_000_000 != 0
 	prompt := !s.haveLast || m.StartNs-s.lastEnd >= PromptGapNs
 	behind := s.haveLast && s.lastFrame && !prompt
-	s.haveLast, s.lastEnd, s.lastFrame = true, m.EndNs, m.IsVsync()
-	if !m.IsVsync() {
+	vsync := m.IsVsync()
+	s.haveLast, s.lastEnd, s.lastFrame = true, m.EndNs, vsync
+	if !vsync {
 		// A message dispatched after the held frame's Finished tick: no frame started during
 		// the held frame's overrun.
 		if s.held != nil && s.haveAnchor && m.StartNs >= s.tickAtOrAfter(s.heldEnd) {
@@ -231,6 +240,19 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 	}
 	l.frame(s, m, prompt, behind)
 	return l.out
+}
+
+// stream returns thread (pid, tid)'s stream, new when it has none yet.
+func (l *LooperFrames) stream(pid, tid int) *looperStream {
+	s := l.streams[looperKey(pid, tid)]
+	if s == nil {
+		s = &looperStream{pid: pid, tid: tid, T: l.intervalNs}
+		l.streams[looperKey(pid, tid)] = s
+		if len(l.streams) == 1 {
+			l.firstPid = pid
+		}
+	}
+	return s
 }
 
 // Flush releases every held-back frame (end of input), assuming 60 Hz where T is still unknown;
@@ -355,18 +377,21 @@ func (l *LooperFrames) releaseHeld(s *looperStream, next int64) {
 }
 
 func (l *LooperFrames) newFrame(s *looperStream, m *source.Message, v int64) source.Frame {
-	name := l.names[m.Pid]
-	win := name
-	if win == "" {
-		win = "main thread"
-		switch {
-		case m.Tid != 0 && m.Tid != m.Pid:
-			win = fmt.Sprintf("thread %d (pid %d)", m.Tid, m.Pid)
-		case m.Pid != l.firstPid:
-			win = fmt.Sprintf("main thread (pid %d)", m.Pid)
+	if s.winGen != l.namesGen+1 { // names the stream's frames once, not per frame
+		name := l.names[m.Pid]
+		win := name
+		if win == "" {
+			win = "main thread"
+			switch {
+			case m.Tid != 0 && m.Tid != m.Pid:
+				win = fmt.Sprintf("thread %d (pid %d)", m.Tid, m.Pid)
+			case m.Pid != l.firstPid:
+				win = fmt.Sprintf("main thread (pid %d)", m.Pid)
+			}
 		}
+		s.window, s.process, s.winGen = win, name, l.namesGen+1
 	}
-	return source.Frame{Window: win, Process: name, VsyncNs: v, UIDoneNs: m.EndNs, IntervalNs: s.T}
+	return source.Frame{Window: s.window, Process: s.process, VsyncNs: v, UIDoneNs: m.EndNs, IntervalNs: s.T}
 }
 
 func (s *looperStream) addPrompt(t int64) {
@@ -508,11 +533,19 @@ func learnPeriod(deltas, base []int64, prev int64, prevRefined bool) (int64, boo
 		return int64(math.Round(T)), refined
 	}
 	newest := base[len(base)-1]
-	ests := make([]float64, 0, len(base))
+	// the periods each baseline spans, and the estimates: on the stack (this runs every 16
+	// vsync spacings on every thread)
+	var periods [looperBaseRing]float64
+	var estBuf [looperBaseRing]float64
+	ns, ests := periods[:], estBuf[:0]
+	if len(base) > len(ns) {
+		ns = make([]float64, len(base))
+	}
 	for {
 		used, excluded := 0.0, 0
-		for _, p := range base {
+		for i, p := range base {
 			n := math.Round(float64(newest-p) / T)
+			ns[i] = n
 			if n > maxN {
 				excluded++
 			} else {
@@ -521,10 +554,9 @@ func learnPeriod(deltas, base []int64, prev int64, prevRefined bool) (int64, boo
 		}
 		// The longest half of the usable baselines: jitter matters least there.
 		ests = ests[:0]
-		for _, p := range base {
-			span := float64(newest - p)
-			if n := math.Round(span / T); n >= 1 && n <= maxN && n >= used/2 {
-				ests = append(ests, span/n)
+		for i, p := range base {
+			if n := ns[i]; n >= 1 && n <= maxN && n >= used/2 {
+				ests = append(ests, float64(newest-p)/n)
 			}
 		}
 		if len(ests) < 3 {
@@ -547,7 +579,8 @@ func modalSpacing(deltas []int64) int64 {
 	if len(deltas) == 0 {
 		return 0
 	}
-	d := slices.Clone(deltas)
+	var buf [looperDeltaRing]int64
+	d := append(buf[:0], deltas...) // on the stack: deltas hold at most looperDeltaRing
 	slices.Sort(d)
 	const width = 2_000_000
 	bestI, bestN := 0, 0

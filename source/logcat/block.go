@@ -31,20 +31,28 @@ func (d *Decoder) Block(block []byte) (end int, last []byte) {
 
 // blockScan is what plainLine keeps from line to line of a block.
 type blockScan struct {
-	// the header words of the last line plainLine accepted: the timestamp "MM-DD HH:MM:SS." (its
-	// 16th byte cleared) and the ids " %5d %5d" as two overlapping words. Consecutive lines
-	// mostly share them, and an equal word needs no check.
-	time0, time1, id0, id1 uint64
+	// header words of lines plainLine accepted, which need no check when a line repeats them:
+	// the last timestamp "MM-DD HH:MM:SS." (its 16th byte cleared), shared by consecutive
+	// lines, and ids " %5d %5d" (two overlapping words) by a hash of the pair: a few threads
+	// write most lines.
+	time0, time1 uint64
+	ids          [1 << idSlotsLog][2]uint64
 }
+
+const idSlotsLog = 5
 
 // timeMask clears the 16th header byte (the fraction's first digit, checked apart).
 const timeMask = 0x00FF_FFFF_FFFF_FFFF
 
 func newBlockScan() blockScan {
 	// words that pass the checks, so that a line equal to them is right to pass
-	return blockScan{time0: binary.LittleEndian.Uint64([]byte("00-00 00")),
-		time1: binary.LittleEndian.Uint64([]byte(":00:00.0")) & timeMask,
-		id0:   binary.LittleEndian.Uint64([]byte("     1  ")), id1: binary.LittleEndian.Uint64([]byte("     1  "))}
+	st := blockScan{time0: binary.LittleEndian.Uint64([]byte("00-00 00")),
+		time1: binary.LittleEndian.Uint64([]byte(":00:00.0")) & timeMask}
+	id := binary.LittleEndian.Uint64([]byte("     1  "))
+	for i := range st.ids {
+		st.ids[i] = [2]uint64{id, id}
+	}
+	return st
 }
 
 // fastLine decodes one line exactly as Line does.
@@ -62,21 +70,22 @@ func (d *Decoder) fastLine(line []byte) {
 		d.Line(line)
 		return
 	}
-	d.plain(b, &t)
+	d.plain(b, t.msg, t.tsEnd, t.pid, t.tid)
 }
 
 // plain decodes a line scanThreadtime (or plainLine) accepted: Parse's fast path, without
 // building a Line for a line that does not matter.
-func (d *Decoder) plain(b []byte, t *ttHeader) {
+// b[msg:] is the message, b[:tsEnd] the timestamp.
+func (d *Decoder) plain(b []byte, msg, tsEnd, pid, tid int) {
 	d.stats.Lines++
 	d.stats.LogLines++
 	d.p.longMode = false
-	kind, rest := classify(b[t.msg:])
-	if kind == kindNone || !d.keeps(t.pid, nil) {
+	kind, rest := classify(b[msg:])
+	if kind == kindNone || !d.keeps(pid, nil) {
 		return
 	}
 	// no Line is built: the header's offsets give all a kept line needs
-	d.act(kind, rest, t.pid, t.tid, d.p.threadtimeNs(b[:t.tsEnd]), true)
+	d.act(kind, rest, pid, tid, d.p.threadtimeNs(b[:tsEnd]), true)
 }
 
 // SWAR constants: a byte repeated in every byte of a word.
@@ -141,17 +150,20 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 		}
 		st.time0, st.time1 = t0, t1
 	}
-	i := 15
-	for i < 24 && isDigit(b[i]) {
-		i++
+	i := 18 // the fraction's end: milliseconds, mostly
+	if f := binary.LittleEndian.Uint32(b[15:]); f&0xFF_F0F0F0 != ' '<<24|0x30_3030 || (f+0x06_0606)&0xF0_F0F0 != 0x30_3030 {
+		i = 15
+		for i < 24 && isDigit(b[i]) {
+			i++
+		}
 	}
 	// " %5d %5d L " at i, and the tag's first byte.
 	u0, u1 := binary.LittleEndian.Uint64(b[i:]), binary.LittleEndian.Uint64(b[i+6:])
-	if u0 != st.id0 || u1 != st.id1 {
+	if slot := &st.ids[(u0^u1)*0x9E37_79B9_7F4A_7C15>>(64-idSlotsLog)]; u0 != slot[0] || u1 != slot[1] {
 		if !idWordOK(u0) || !idWordOK(u1) {
 			return -1
 		}
-		st.id0, st.id1 = u0, u1
+		*slot = [2]uint64{u0, u1}
 	}
 	if b[i+14] != ' ' || !isLevel(b[i+13]) {
 		return -1
@@ -192,12 +204,7 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 		d.p.longMode = false
 		return e
 	}
-	te := k
-	for te > tag && (b[te-1] == ' ' || b[te-1] == '\t') {
-		te--
-	}
-	h := ttHeader{pid: field5Value(u0 >> 8 & 0xFF_FFFF_FFFF), tid: field5Value(u1 >> 8 & 0xFF_FFFF_FFFF), tagS: tag, tagE: te, msg: msg, tsEnd: i, lvl: b[i+13]}
-	d.plain(b[:n], &h)
+	d.plain(b[:n], msg, i, field5Value(u0>>8&0xFF_FFFF_FFFF), field5Value(u1>>8&0xFF_FFFF_FFFF))
 	return e
 }
 

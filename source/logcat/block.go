@@ -11,7 +11,7 @@ import (
 // line. It is Line's fast path for a buffer of text: a plain threadtime line is read in one
 // pass (plainLine), and a Line is built only for the few lines that may matter.
 func (d *Decoder) Block(block []byte) (end int, last []byte) {
-	pos := 0
+	pos, lastPos := 0, -1
 	st := newBlockScan()
 	for pos < len(block) {
 		e := d.plainLine(block[pos:], &st)
@@ -23,8 +23,11 @@ func (d *Decoder) Block(block []byte) (end int, last []byte) {
 			e = i
 			d.fastLine(block[pos : pos+e])
 		}
-		last = block[pos : pos+e]
+		lastPos = pos
 		pos += e + 1
+	}
+	if lastPos >= 0 {
+		last = block[lastPos : pos-1]
 	}
 	return pos, last
 }
@@ -133,7 +136,7 @@ func wordOK(x, dig, sepMask, sep uint64) bool {
 
 // plainLine decodes the line at the start of b (the rest of a block) if it is plain threadtime
 // with its ids where logcat prints them: the header by its fixed offsets (words equal to the last
-// line's need no check), then one pass of lineCues finds the line's end, the tag's ':' and
+// line's need no check), then one pass of lineCuesAVX2 (or lineCuesGo) finds the line's end, the tag's ':' and
 // whether the line holds a cue: a '!' (Choreographer's "Skipped N frames!") or what a Looper
 // printer marker starts with. A line without cues whose message does not start with 'S' or 'D',
 // most lines, is counted without more work; the others go through scanMsg and classify as
@@ -169,7 +172,13 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 		return -1
 	}
 	tag := i + 15
-	e, k, cue := lineCues(b[tag:])
+	e, k, cue := -1, -1, false
+	if useAVX2 {
+		e, k, cue = lineCuesAVX2(b[tag:])
+	}
+	if e < 0 {
+		e, k, cue = lineCuesGo(b[tag:])
+	}
 	if e < 0 || k < 0 {
 		return -1
 	}
@@ -194,10 +203,8 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 	for b[s] == ' ' {
 		s++
 	}
-	cand := false
-	if cue {
-		_, cand = scanMsg(b, msg)
-	}
+	// a printer line's message mostly starts with its marker: then no scan is needed
+	cand := cue && (cueMatters(b, msg) || scanMsgCue(b, msg))
 	if !cand && b[s] != 'S' && b[s] != 'D' {
 		d.stats.Lines++
 		d.stats.LogLines++
@@ -208,12 +215,12 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 	return e
 }
 
-// lineCues reads a line from its tag (b, the rest of a block): nl is the index of the first
+// lineCuesAVX2 and lineCuesGo read a line from its tag (b, the rest of a block): nl is the index of the first
 // '\n' (-1: none), colon that of the first ':' before it (-1: none), and cue is true when a
 // byte before nl is a '!' or a Looper printer marker may start there — false when the line
 // cannot matter but for a message starting with 'S' or 'D'.
 //
-// lineCuesGo is lineCues in Go (other CPUs, and the last line of a block for lineCuesAVX2).
+// lineCuesGo is for other CPUs, and for the last line of a block where lineCuesAVX2 gives up.
 func lineCuesGo(b []byte) (nl, colon int, cue bool) {
 	nl = bytes.IndexByte(b, '\n')
 	if nl < 0 {
@@ -345,6 +352,12 @@ func scanMsg(b []byte, s int) (e int, cand bool) {
 		}
 	}
 	return -1, cand
+}
+
+// scanMsgCue is scanMsg's cue answer.
+func scanMsgCue(b []byte, s int) bool {
+	_, cand := scanMsg(b, s)
+	return cand
 }
 
 // cues marks the first '<', '>' or '!' of x exactly (see zeroBytes). '<' (0x3C) and '>' (0x3E)

@@ -133,7 +133,7 @@ func FuzzBlock(f *testing.F) {
 	})
 }
 
-// cueScanners runs the caller's loop body once with each lineCues this CPU has (AVX2, Go): it
+// cueScanners runs the caller's loop body once with each cue scanner this CPU has (AVX2, Go): it
 // names the one in use; the CPU's choice is restored when the test ends.
 func cueScanners(t *testing.T) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
@@ -147,9 +147,9 @@ func cueScanners(t *testing.T) iter.Seq2[int, string] {
 	}
 }
 
-// refCues is what lineCues must find, byte by byte: the first '\n', the first ':' before it,
+// refCues is what lineCuesAVX2 and lineCuesGo must find, byte by byte: the first '\n', the first ':' before it,
 // whether a byte before it is a '!' or the first of five that are each '<' or '>' (what every
-// Looper printer marker starts with: the cues no lineCues may miss), and whether one is a '!' or
+// Looper printer marker starts with: the cues neither may miss), and whether one is a '!' or
 // the first of two such bytes (what lineCuesAVX2 reports).
 func refCues(b []byte) (nl, colon int, must, pair bool) {
 	nl, colon = -1, -1
@@ -187,7 +187,7 @@ func TestLineCues(t *testing.T) {
 	})
 }
 
-// forCueTexts calls f with random text of the bytes lineCues looks for, from every offset.
+// forCueTexts calls f with random text of the bytes the cue scanners look for, from every offset.
 func forCueTexts(f func(b []byte)) {
 	const alphabet = "\n:!<>  aaaaaaaaaaaaaaaaaaaa\r"
 	rng := rand.New(rand.NewPCG(1, 2))

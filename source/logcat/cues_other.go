@@ -4,4 +4,5 @@ package logcat
 
 var useAVX2 = false
 
-func lineCues(b []byte) (nl, colon int, cue bool) { return lineCuesGo(b) }
+// lineCuesAVX2 never answers: lineCuesGo does.
+func lineCuesAVX2([]byte) (nl, colon int, cue bool) { return -1, -1, false }

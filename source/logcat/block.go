@@ -83,8 +83,25 @@ func (d *Decoder) plain(b []byte, msg, tsEnd, pid, tid int) {
 	d.stats.Lines++
 	d.stats.LogLines++
 	d.p.longMode = false
-	kind, rest := classify(b[msg:])
-	if kind == kindNone || !d.keeps(pid, nil) {
+	m := b[msg:]
+	keep := d.keeps(pid, nil)
+	// The printer's own lines, most of those that matter, are told by their first word
+	// without classify (and a Finished line by the target it closes: see closes).
+	if keep && len(m) >= len(dispatchMark) {
+		w := binary.LittleEndian.Uint64(m)
+		if w == dispatchWords[0] && startsWithMark(m, &dispatchWords, len(dispatchMark)) {
+			at := d.p.threadtimeNs(b[:tsEnd])
+			d.nowNs = max(d.nowNs, at)
+			d.stats.Dispatching++
+			d.dispatch(pid, tid, m[len(dispatchMark):], at, true)
+			return
+		}
+		if w == finishWords[0] && d.closes(m, b[:tsEnd], pid, tid) {
+			return
+		}
+	}
+	kind, rest := classify(m)
+	if kind == kindNone || !keep {
 		return
 	}
 	// no Line is built: the header's offsets give all a kept line needs

@@ -2,7 +2,6 @@ package logcat
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 
 	"github.com/fpstop/fpstop/source"
@@ -50,87 +49,6 @@ const NoPrinterHelp = "no Looper printer lines in logcat: message durations and 
 // timestamp: messages are paired and counted, but their durations are unknown (EndNs 0).
 const UntimedNotice = "logcat text without timestamps: Looper messages are counted, their durations are unknown " +
 	"(capture with `adb logcat -v threadtime` or `-v monotonic -v usec`)"
-
-// thread is the pairing state of one Looper thread.
-type thread struct {
-	open    bool
-	cur     *target // the open Dispatching's target: one of recent, or long
-	what    int
-	startNs int64
-	timed   bool
-	// announced: the open Dispatching was already reported as a source.Dispatch, last at
-	// seenNs (log time)
-	announced bool
-	seenNs    int64
-	// recent holds the thread's last few targets with their names: a thread's messages
-	// mostly repeat a few (Choreographer's frame, RecyclerView's prefetch, ActivityThread's
-	// H), and one found here is neither copied nor split nor named again — a Dispatching costs
-	// a compare, its Finished another. next is the slot refilled on a miss.
-	recent [recentTargets]target
-	next   int
-	long   target // a target longer than maxRecentTarget (not kept once closed)
-}
-
-const (
-	recentTargets   = 4
-	maxRecentTarget = 256 // longer targets are not cached: 4096 threads' caches stay under 5 MB
-)
-
-// target is the text of a Dispatching line, "<handler> <callback>" as printed, and the names
-// of its message once one was paired.
-type target struct {
-	text              []byte
-	hs, he, cs        int // the handler (text[hs:he]) and the callback (text[cs:])
-	named             bool
-	handler, callback string
-}
-
-// sameTarget reports whether a and b are the same text. Targets of one class often differ only
-// in the object hashes near their end: their last eight bytes are compared first.
-func sameTarget(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if n := len(a); n >= 8 && binary.LittleEndian.Uint64(a[n-8:]) != binary.LittleEndian.Uint64(b[n-8:]) {
-		return false
-	}
-	return string(a) == string(b)
-}
-
-// set makes g the target b, its names not yet known.
-func (g *target) set(b []byte) {
-	g.text = append(g.text[:0], b...)
-	g.hs, g.he, g.cs = splitTarget(g.text)
-	g.named = false
-}
-
-// names returns the handler and callback names of g (made once per target).
-func (g *target) names(c *nameCache) (handler, callback string) {
-	if !g.named {
-		g.handler, g.callback, g.named = c.handler(g.text[g.hs:g.he]), c.callback(g.text[g.cs:]), true
-	}
-	return g.handler, g.callback
-}
-
-// target finds the thread's copy of target b (a new Dispatching's), making one if needed.
-func (t *thread) target(b []byte) *target {
-	if t.cur != nil && sameTarget(t.cur.text, b) {
-		return t.cur
-	}
-	if len(b) > maxRecentTarget {
-		t.long.set(b)
-		return &t.long
-	}
-	for i := range t.recent {
-		if g := &t.recent[i]; sameTarget(g.text, b) {
-			return g
-		}
-	}
-	g := &t.recent[t.next]
-	t.next = (t.next + 1) % recentTargets
-	g.set(b)
-	return g
-}
 
 // Decoder parses logcat lines and pairs Looper printer lines per thread. It is the whole
 // text-to-events path of the logcat source, usable on its own (tests, benchmarks, other
@@ -321,6 +239,40 @@ func (d *Decoder) thread(pid, tid int) *thread {
 	return t
 }
 
+// openThread is thread without making one: nil when pid/tid has no pairing state.
+func (d *Decoder) openThread(pid, tid int) *thread {
+	key := uint64(uint32(pid))<<32 | uint64(uint32(tid))
+	if d.last != nil && d.lastKey == key {
+		return d.last
+	}
+	t := d.threads[key]
+	if t != nil {
+		d.last, d.lastKey = t, key
+	}
+	return t
+}
+
+// closes pairs a plain threadtime line (message msg, timestamp ts) of thread pid/tid that
+// starts with "<<<<< Finished to " and closes its thread's open Dispatching, without classify:
+// it is a Finished line (not a Dispatching, which classify makes of a line where ">>>>>
+// Dispatching to " follows) when its text is the open target's and that holds no '>'. For any
+// other line it reports false having changed nothing, and the line takes the general path.
+func (d *Decoder) closes(msg, ts []byte, pid, tid int) bool {
+	if !startsWithMark(msg, &finishWords, len(finishMark)) {
+		return false
+	}
+	t := d.openThread(pid, tid)
+	if t == nil || !t.open || t.cur.arrow || !bytes.Equal(trimRight(msg[len(finishMark):]), t.cur.text) {
+		return false
+	}
+	at := d.p.threadtimeNs(ts)
+	d.nowNs = max(d.nowNs, at)
+	d.stats.Finished++
+	t.open = false
+	d.pair(t, pid, tid, at, true)
+	return true
+}
+
 func (d *Decoder) unpaired(at int64, tid int, reason string) {
 	d.stats.Unpaired++
 	d.events = append(d.events, &source.UnpairedLine{AtNs: at, Tid: tid, Reason: reason})
@@ -354,6 +306,11 @@ func (d *Decoder) finish(pid, tid int, rest []byte, at int64, timed bool) {
 		d.unpaired(at, tid, ReasonMismatch)
 		return
 	}
+	d.pair(t, pid, tid, at, timed)
+}
+
+// pair emits the Message of thread t's Dispatching, closed by a Finished line at at.
+func (d *Decoder) pair(t *thread, pid, tid int, at int64, timed bool) {
 	h, cb := t.cur.names(&d.names)
 	m := d.names.message()
 	*m = source.Message{Pid: pid, Tid: tid, Handler: h, Callback: cb, What: t.what}

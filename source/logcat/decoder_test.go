@@ -2,6 +2,7 @@ package logcat
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -450,5 +451,28 @@ func TestEndsInHash(t *testing.T) {
 		if got := endsInHash([]byte(c)); got != want {
 			t.Errorf("endsInHash(%q) = %v, want %v", c, got, want)
 		}
+	}
+}
+
+// TestFinishedWithArrowsMatchesLine: Block pairs a plain threadtime Finished line without
+// classify only when it closes its thread's open target and that holds no '>'; targets with
+// '>' (and ">>>>> Dispatching to " inside, which makes a line a Dispatching) decode as Line does.
+func TestFinishedWithArrowsMatchesLine(t *testing.T) {
+	const h = "06-23 14:06:07.808  1863  1863 D Looper  : "
+	var sb strings.Builder
+	for _, target := range []string{hTarget, "a>b c", "x >>>>> Dispatching to y", "x >>>>> Dispatching to y: 4", "p<q> r", vsyncTarget} {
+		for _, fin := range []string{target, target + "  ", target + " >>>>> Dispatching to " + hTarget + ": 2", target + ">", "other"} {
+			sb.WriteString(h + ">>>>> Dispatching to " + target + ": 1\n")
+			sb.WriteString(h + "<<<<< Finished to " + fin + "\n")
+			sb.WriteString(h + "<<<<< Finished to " + fin + "\n")
+		}
+	}
+	text := []byte(sb.String())
+	lw, bw := decodeBoth(text, 1<<20)
+	if !reflect.DeepEqual(lw, bw) {
+		t.Fatalf("Block and Line differ\nLine:\n%s\nBlock:\n%s", show(lw), show(bw))
+	}
+	if lw.Stats.Pairs < 8 || lw.Stats.Unpaired == 0 {
+		t.Errorf("stats %+v: the text should pair some lines and leave others", lw.Stats)
 	}
 }

@@ -217,8 +217,13 @@ func splitTarget(t []byte) (hs, he, cs int) {
 		if e := bytes.IndexByte(t[len(pre):], ')'); e >= 0 {
 			e += len(pre)
 			if e+2 < len(t) && t[e+1] == ' ' && t[e+2] == '{' {
-				if c := bytes.IndexByte(t[e+3:], '}'); c >= 0 && e+3+c+1 < len(t) && t[e+3+c+1] == ' ' {
-					return len(pre), e, e + 3 + c + 2
+				// the hash is a few bytes: a loop costs less than a call
+				c := e + 3
+				for c < len(t) && t[c] != '}' {
+					c++
+				}
+				if c+1 < len(t) && t[c+1] == ' ' {
+					return len(pre), e, c + 2
 				}
 			}
 		}

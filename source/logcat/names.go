@@ -105,4 +105,12 @@ func (c *nameCache) message() *source.Message {
 	return m
 }
 
-func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+func isHex(c byte) bool { return hexDigits[c] }
+
+// hexDigits marks the hex digits (a table: three range tests per byte cost more).
+var hexDigits = func() (t [256]bool) {
+	for _, c := range []byte("0123456789abcdefABCDEF") {
+		t[c] = true
+	}
+	return t
+}()

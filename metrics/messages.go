@@ -113,10 +113,15 @@ func (s *sigStats) p95() float64 {
 		return 0
 	}
 	rank := uint64(math.Ceil(0.95 * float64(s.count)))
-	var cum uint64
-	for b, c := range s.hist {
-		cum += uint64(c)
-		if cum >= rank {
+	// The lowest bucket whose cumulative count reaches rank, found from the top: no bucket
+	// above the max's holds any, and going down it is the first where the count at and above
+	// it exceeds count − rank (≤ 5 % of the count). Scanning up from 0 ms crossed every empty
+	// bucket below a signature's shortest message, for each listed signature on every
+	// snapshot (3.3 k instructions each; 5 % of a run on logs of distinct handlers).
+	var atOrAbove uint64
+	for b := durBucket(s.maxMs); b >= 0; b-- {
+		atOrAbove += uint64(s.hist[b])
+		if atOrAbove > uint64(s.count)-rank {
 			return math.Min(bucketUpper(b), s.maxMs)
 		}
 	}

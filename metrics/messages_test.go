@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -251,6 +252,40 @@ func TestOverlappingSkipsChunks(t *testing.T) {
 					t.Fatalf("after %d messages: message %d is %+v, every record gives %+v", n+1, i, got[i], want[i])
 				}
 			}
+		}
+	}
+}
+
+// TestP95FromTheTop: the p95 found scanning down from the max's bucket is the nearest-rank
+// bucket an upward scan of the histogram finds, for signatures of one message, of a few, with
+// outliers, and of whole and fractional milliseconds.
+func TestP95FromTheTop(t *testing.T) {
+	upward := func(s *sigStats) float64 {
+		rank := uint64(math.Ceil(0.95 * float64(s.count)))
+		var cum uint64
+		for b, c := range s.hist {
+			if cum += uint64(c); cum >= rank {
+				return math.Min(bucketUpper(b), s.maxMs)
+			}
+		}
+		return s.maxMs
+	}
+	r := rand.New(rand.NewSource(9))
+	for trial := 0; trial < 3000; trial++ {
+		s := &sigStats{}
+		n := 1 + r.Intn(1+[]int{1, 20, 400}[trial%3])
+		for i := 0; i < n; i++ {
+			ms := float64(r.Intn(40))
+			switch r.Intn(8) {
+			case 0:
+				ms = r.Float64() * 3000 // an outlier, not whole
+			case 1:
+				ms = r.Float64() / 50 // under the first bucket
+			}
+			s.add(ms, 0, 0)
+		}
+		if got, want := s.p95(), upward(s); got != want {
+			t.Fatalf("trial %d (%d messages, max %v): p95 %v, the upward scan gives %v", trial, n, s.maxMs, got, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 
@@ -286,6 +287,57 @@ func TestP95FromTheTop(t *testing.T) {
 		}
 		if got, want := s.p95(), upward(s); got != want {
 			t.Fatalf("trial %d (%d messages, max %v): p95 %v, the upward scan gives %v", trial, n, s.maxMs, got, want)
+		}
+	}
+}
+
+// TestListedTopN: the signatures listed when more than n qualify are the first n of the whole
+// table sorted by the full order (max, total, names), with many ties on max and total.
+func TestListedTopN(t *testing.T) {
+	r := rand.New(rand.NewSource(21))
+	tab := newMessageTable()
+	for i := 0; i < 3000; i++ {
+		ms := int64(1 + r.Intn(30))
+		tab.add(&source.Message{Handler: fmt.Sprintf("h%d", r.Intn(40)), Callback: fmt.Sprintf("c%d", r.Intn(20)),
+			What: r.Intn(3), StartNs: 1e9, EndNs: 1e9 + ms*1e6}, 0)
+	}
+	var all []*sigStats
+	for _, s := range tab.sigs {
+		all = append(all, s)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.maxMs != b.maxMs {
+			return a.maxMs > b.maxMs
+		}
+		if a.totalMs != b.totalMs {
+			return a.totalMs > b.totalMs
+		}
+		if a.key.handler != b.key.handler {
+			return a.key.handler < b.key.handler
+		}
+		if a.key.callback != b.key.callback {
+			return a.key.callback < b.key.callback
+		}
+		return a.key.what < b.key.what
+	})
+	for _, slow := range []float64{0, 10, 25, 31} {
+		for _, n := range []int{0, 1, 7, 50, 200, 5000} {
+			var want []*sigStats
+			for _, s := range all {
+				if s.maxMs >= slow && len(want) < n {
+					want = append(want, s)
+				}
+			}
+			got := tab.listed(slow, n)
+			if len(got) != len(want) {
+				t.Fatalf("slow %v n %d: %d listed, want %d", slow, n, len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("slow %v n %d: #%d is %+v, want %+v", slow, n, i, got[i].key, want[i].key)
+				}
+			}
 		}
 	}
 }

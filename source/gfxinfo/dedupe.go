@@ -16,9 +16,6 @@ import (
 // keep is how many emitted frames a window remembers: two rings.
 const keep = 2 * ringFrames
 
-// frameID is what identifies a row across dumps.
-type frameID struct{ id, vsync, done int64 }
-
 // winState is what the tracker remembers of one window of one process, bounded whatever the
 // session's length: the newest IntendedVsync emitted (high-water mark), the identities of the
 // last two rings of frames emitted, and the unreadable rows it credited at the last poll.
@@ -31,8 +28,13 @@ type winState struct {
 	ring   [keep]frameID
 	head   int // next slot to write
 	n      int
-	// The ring's identities (slot by vsync id, IntendedVsync, FrameCompleted): what has asks.
-	ids, vs, dones slotTable
+	// The ring's identities, what has asks (frameset.go): FrameCompleted by a table, vsync id
+	// and IntendedVsync by the ring itself while it is in order by them. maxID and maxDone
+	// are the largest vsync id and FrameCompleted ever remembered: a row above them is not a
+	// repeat without a lookup.
+	dones          slotTable
+	ids, vsyncs    keyIndex
+	maxID, maxDone int64
 	total          counter
 	acct           int   // frames accounted since the last accepted counter
 	gaps           []gap // unreadable rows credited, expected back in the next dump
@@ -64,28 +66,38 @@ func newWinState(title, root string) *winState {
 
 // has reports whether f is a frame already emitted.
 func (ws *winState) has(f *source.Frame) bool {
-	if ws.dones.has(f.DoneNs) {
+	if ws.hasDone(f.DoneNs) {
 		return true
 	}
 	if f.VsyncID > 0 {
 		// Two frames of one window can share an IntendedVsync (real Android 13 rows do),
 		// never a vsync id.
-		return ws.ids.has(f.VsyncID)
+		return ws.hasID(f.VsyncID)
 	}
-	return ws.vs.has(f.VsyncNs)
+	return f.VsyncNs <= ws.hwm && ws.lookup(&ws.vsyncs, keyVsync, f.VsyncNs)
+}
+
+// hasDone reports whether a remembered frame completed at done.
+func (ws *winState) hasDone(done int64) bool {
+	return done <= ws.maxDone && ws.dones.has(done)
+}
+
+// hasID reports whether a remembered frame has vsync id id (> 0).
+func (ws *winState) hasID(id int64) bool {
+	return id <= ws.maxID && ws.lookup(&ws.ids, keyID, id)
 }
 
 // stale reports whether f is older than every frame remembered while the memory is full: a
 // row that old was emitted long ago (its identity damaged) or cannot be placed.
 func (ws *winState) stale(f *source.Frame) bool {
-	return ws.n == keep && f.VsyncNs < ws.ring[ws.head].vsync
+	return ws.n == keep && f.VsyncNs < ws.ring[ws.head][keyVsync]
 }
 
 // countIn returns how many remembered frames have an IntendedVsync in (lo, hi).
 func (ws *winState) countIn(lo, hi int64) int {
 	n := 0
 	for i := 0; i < ws.n; i++ {
-		if v := ws.ring[i].vsync; v > lo && v < hi {
+		if v := ws.ring[i][keyVsync]; v > lo && v < hi {
 			n++
 		}
 	}
@@ -94,22 +106,11 @@ func (ws *winState) countIn(lo, hi int64) int {
 
 // add remembers f, forgetting the oldest frame when full.
 func (ws *winState) add(f *source.Frame) {
-	slot := int32(ws.head)
-	if ws.n == keep {
-		old := ws.ring[ws.head]
-		ws.ids.delSlot(old.id, slot)
-		ws.vs.delSlot(old.vsync, slot)
-		ws.dones.delSlot(old.done, slot)
-	} else {
-		ws.n++
-	}
-	ws.ring[ws.head] = frameID{f.VsyncID, f.VsyncNs, f.DoneNs}
+	ws.remember(frameID{f.VsyncID, f.VsyncNs, f.DoneNs})
 	if f.VsyncID > 0 {
-		ws.ids.set(f.VsyncID, slot)
+		ws.maxID = max(ws.maxID, f.VsyncID)
 	}
-	ws.vs.set(f.VsyncNs, slot)
-	ws.dones.set(f.DoneNs, slot)
-	ws.head = (ws.head + 1) % keep
+	ws.maxDone = max(ws.maxDone, f.DoneNs)
 	if f.VsyncNs > ws.hwm {
 		ws.hwm = f.VsyncNs
 	}
@@ -355,7 +356,7 @@ func (ps *procState) byRows(w *Window) *winState {
 	for _, s := range ps.wins {
 		n := 0
 		for i := range w.Frames {
-			if s.dones.has(w.Frames[i].DoneNs) {
+			if s.hasDone(w.Frames[i].DoneNs) {
 				n++
 			}
 		}

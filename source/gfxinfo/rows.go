@@ -195,7 +195,7 @@ func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) [
 // completion time).
 func (ps *procState) elsewhere(ws *winState, f *source.Frame) bool {
 	for _, o := range ps.wins {
-		if o != ws && o.dones.has(f.DoneNs) && (f.VsyncID <= 0 || o.ids.has(f.VsyncID)) {
+		if o != ws && o.hasDone(f.DoneNs) && (f.VsyncID <= 0 || o.hasID(f.VsyncID)) {
 			return true
 		}
 	}

@@ -1,0 +1,77 @@
+package gfxinfo
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// A window's identity lookups answer what a scan of the frames it remembers answers, whether
+// they are asked often (tables kept up to date) or seldom (tables dropped and built again):
+// ascending runs broken by repeats, frames out of order, shared IntendedVsyncs and vsync ids
+// that identify nothing.
+func TestFrameIdentitiesMatchScan(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, seed*7))
+		disorder := []int{0, 2, 50, 400}[seed%4] // per mille of frames out of order
+		ws := newWinState("w", "")
+		var live []frameID // oldest first
+		next := int64(1000)
+		holds := func(k int, v int64) bool {
+			for _, id := range live {
+				if id[k] == v && identifies(k, v) {
+					return true
+				}
+			}
+			return false
+		}
+		for step := 0; step < 3000; step++ {
+			next += int64(1 + r.IntN(3))
+			id := frameID{next, next * 10, next*10 + 5}
+			if r.IntN(1000) < disorder {
+				id[r.IntN(3)] -= int64(r.IntN(600))
+			}
+			if r.IntN(100) == 0 {
+				id[keyID] = int64(-r.IntN(2)) // -1 or 0: no vsync id
+			}
+			if r.IntN(50) == 0 && len(live) > 0 {
+				id[keyVsync] = live[len(live)-1][keyVsync] // an IntendedVsync two frames share
+			}
+			ws.remember(id)
+			if live = append(live, id); len(live) > keep {
+				live = live[1:]
+			}
+			asks := 4
+			if seed%3 == 0 && r.IntN(300) > 0 {
+				asks = 0 // asked seldom: tables dropped and built again
+			}
+			for q := 0; q < asks; q++ {
+				k := r.IntN(3)
+				var v int64
+				switch r.IntN(3) {
+				case 0: // a remembered frame's
+					v = live[r.IntN(len(live))][k]
+				case 1: // the one after the last asked for, or new
+					v = live[len(live)-1][k] + int64(r.IntN(3))
+				default:
+					v = live[0][k] - int64(r.IntN(40)) + 20
+				}
+				if k == keyID && v <= 0 {
+					continue // never asked (has asks vsync ids > 0 only)
+				}
+				if got, want := lookupKey(ws, k, v), holds(k, v); got != want {
+					t.Fatalf("seed %d step %d: holds(%d, %d) = %v, the frames remembered say %v", seed, step, k, v, got, want)
+				}
+			}
+		}
+	}
+}
+
+func lookupKey(ws *winState, k int, v int64) bool {
+	switch k {
+	case keyID:
+		return ws.lookup(&ws.ids, keyID, v)
+	case keyVsync:
+		return ws.lookup(&ws.vsyncs, keyVsync, v)
+	}
+	return ws.dones.has(v)
+}

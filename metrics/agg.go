@@ -87,11 +87,16 @@ type agg struct {
 	histSumNs   int64 // Σ of the frame times counted in hist
 	// display time → count, for the exact 1 % low (values are few: multiples of T).
 	display map[int64]int64
-	// run is the last display time added and runKey the key it is counted under (in display,
-	// where a time's key never changes once added); runN more frames of it are not in display's
-	// count yet. Consecutive frames mostly share their display time: a counter instead of two
-	// map operations a frame, twice (the run's aggregate and the window's).
-	run, runKey, runN int64
+	// pend holds the counts of the few display times seen last that are not in display yet,
+	// each with the key it counts under there (a time's key never changes once resolved: a key
+	// in display stays, and a full map folds a time to the same key every time); cur is the
+	// entry the last frame counted in. A frame costs one compare and one increment instead of
+	// a map lookup and a map write each time the display time changes (every other frame on
+	// the generated 23-column framestats input, twice: the run's aggregate and the window's).
+	pend [displayPend]pendingDisplay
+	cur  int
+	// evict is the entry the next display time not in pend replaces (round robin).
+	evict int
 
 	// PerfDog: the previous three frame times.
 	prev     [3]int64
@@ -113,6 +118,7 @@ func newAgg(seriesLen int) *agg {
 // frameFacts is what the pipeline computed for one frame.
 type frameFacts struct {
 	cost, interval, dropped, displayNs, histNs int64
+	histIdx                                    int // hwui.Index(histNs), when inHist
 	level                                      Level
 	flagged, inHist                            bool
 	hasDeadline, deadlineJanky                 bool
@@ -145,7 +151,8 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	a.levels.add(ff.level)
 	a.dropped += ff.dropped
 	if ff.inHist {
-		a.hist.Add(ff.histNs)
+		a.hist.Counts[ff.histIdx]++ // hist.Add(ff.histNs), the bucket found once for both aggregates
+		a.hist.Total++
 		a.histSumNs += ff.histNs
 	}
 	if vsync > a.lastFrameNs {
@@ -159,18 +166,10 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	if a.slots != nil && a.slots.add(vsync/vsyncKeyNs) {
 		a.refreshes++
 	}
-	if a.runN > 0 && ff.displayNs == a.run {
-		a.runN++
+	if e := &a.pend[a.cur]; e.ns == ff.displayNs && e.n > 0 {
+		e.n++
 	} else {
-		a.flushRun()
-		key := ff.displayNs
-		if _, ok := a.display[key]; !ok && len(a.display) >= maxDisplayKeys {
-			// Pathological spread of frame intervals: fold into the nearest larger key so the
-			// map stays bounded (the 1 % low stays conservative).
-			key = foldKey(a.display, key)
-		}
-		a.display[key] += 0 // (present from now on: its count is the run's until flushed)
-		a.run, a.runKey, a.runN = ff.displayNs, key, 1
+		a.countDisplay(ff.displayNs)
 	}
 
 	// PerfDog: frame time > 2× mean of previous three and > 83.33 / 125 ms.
@@ -246,12 +245,52 @@ func (a *agg) fps() float64 {
 	return float64(a.rateFrames) * 1e9 / float64(a.displayNs)
 }
 
-// flushRun adds the frames of the current run of display times to display.
-func (a *agg) flushRun() {
-	if a.runN > 0 {
-		a.display[a.runKey] += a.runN
-		a.runN = 0
+// displayPend is how many display times agg.pend keeps counting outside the map: a window
+// mostly shows one to three (T, 2T, 3T).
+const displayPend = 4
+
+// pendingDisplay is one display time counted outside agg.display: n frames of ns, to be added
+// under key; n 0 is an empty entry.
+type pendingDisplay struct{ ns, key, n int64 }
+
+// countDisplay counts one frame of display time ns that is not agg.pend's current entry.
+func (a *agg) countDisplay(ns int64) {
+	for i := range a.pend {
+		if e := &a.pend[i]; e.ns == ns && e.n > 0 {
+			e.n++
+			a.cur = i
+			return
+		}
 	}
+	i := a.evict
+	a.evict = (a.evict + 1) % displayPend
+	e := &a.pend[i]
+	if e.n > 0 {
+		a.display[e.key] += e.n
+	}
+	key := ns
+	if _, ok := a.display[key]; !ok && len(a.display) >= maxDisplayKeys {
+		// Pathological spread of frame intervals: fold into the nearest larger key so the
+		// map stays bounded (the 1 % low stays conservative).
+		key = foldKey(a.display, key)
+	}
+	a.display[key] += 0 // (present from now on: its count is pend's until flushed)
+	*e = pendingDisplay{ns: ns, key: key, n: 1}
+	a.cur = i
+}
+
+// displayCounts is display with pend's counts added: display time key → frames.
+func (a *agg) displayCounts() map[int64]int64 {
+	m := make(map[int64]int64, len(a.display))
+	for k, n := range a.display {
+		m[k] = n
+	}
+	for _, e := range a.pend {
+		if e.n > 0 {
+			m[e.key] += e.n
+		}
+	}
+	return m
 }
 
 // low1pct is 1000 / (99th percentile of (dropped+1)·T in ms), nearest rank.
@@ -268,8 +307,10 @@ func (a *agg) low1pct() float64 {
 	var cum int64
 	for _, k := range keys {
 		cum += a.display[k]
-		if k == a.runKey {
-			cum += a.runN // (not flushed: low1pct only reads)
+		for i := range a.pend {
+			if a.pend[i].key == k {
+				cum += a.pend[i].n // (not flushed: low1pct only reads)
+			}
 		}
 		if cum >= rank {
 			return 1e12 / float64(k) / 1e3 // 1000 / (k ns / 1e6 ms)
@@ -414,30 +455,54 @@ const vsyncKeyNs = 1_000_000
 // refresh count once. Frames arrive in near time order (sorted per poll), so a key newer than
 // every key seen is new at once, and an older one is looked up among the recent keys only:
 // bounded, and cheaper than a map on the per-frame path.
+//
+// The lookup goes through last, indexed by the key's low bits, which holds the serial number
+// of the newest key added with those bits: when that key is the one looked up it is there,
+// when that serial is older than the ring no key with those bits is, and only when another
+// recent key shares the bits (keys 4 s apart: a window drawing frames that old) is the ring
+// scanned. Scanning the ring on every lookup, as it once did, cost ~280 instructions a frame on
+// the generated 23-column framestats input (a second window's frames looked up keys the first
+// window's frames had put ~128 entries back), a quarter of the frame path.
 type slotSet struct {
-	ring [256]int64
-	head int
-	n    int
-	max  int64
+	ring  [slotKeys]int64 // the key of serial number n is at ring[(n-1)%slotKeys]
+	added int64           // serial number of the newest key (keys added so far)
+	max   int64
+	last  [slotSpan]int64 // key&(slotSpan-1) → serial number of the newest such key; 0 none
 }
+
+const (
+	slotKeys = 256
+	slotSpan = 4096 // keys are ms: 4.1 s of refreshes
+)
 
 func newSlotSet() *slotSet { return &slotSet{} }
 
 // add records key and reports whether it was new.
 func (s *slotSet) add(key int64) bool {
-	if s.n == 0 || key > s.max {
+	if s.added == 0 || key > s.max {
 		s.max = key
-	} else {
-		for i := 0; i < s.n; i++ {
-			if s.ring[i] == key {
-				return false
-			}
+	} else if s.has(key) {
+		return false
+	}
+	s.added++
+	s.ring[(s.added-1)%slotKeys] = key
+	s.last[key&(slotSpan-1)] = s.added
+	return true
+}
+
+// has reports whether key is among the last slotKeys keys added.
+func (s *slotSet) has(key int64) bool {
+	n := s.last[key&(slotSpan-1)]
+	switch {
+	case n == 0 || n <= s.added-slotKeys:
+		return false // no recent key has these low bits
+	case s.ring[(n-1)%slotKeys] == key:
+		return true
+	}
+	for i := int64(0); i < slotKeys && i < s.added; i++ {
+		if s.ring[i] == key {
+			return true
 		}
 	}
-	s.ring[s.head] = key
-	s.head = (s.head + 1) % len(s.ring)
-	if s.n < len(s.ring) {
-		s.n++
-	}
-	return true
+	return false
 }

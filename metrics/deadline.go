@@ -20,8 +20,15 @@ const maxBudgetKeys = 64
 
 // budgetTally is the per-window tally of the budgets (FrameDeadline − IntendedVsync) of frames
 // that started on their intended vsync, in budgetQuantumNs steps, with its running mode.
+//
+// The steps and their counts are two short slices searched from the step counted last: a
+// window has two or three steps and keeps to one of them for long runs, so a frame costs a
+// compare or two where a map cost a hash and a write (mapassign was the per-frame map write
+// on the framestats path: ~90 instructions a frame).
 type budgetTally struct {
-	counts map[int64]int64
+	steps  []int64
+	counts []int64
+	last   int   // index of the step counted last
 	modeQ  int64 // most frequent step; ties go to the smaller step
 	modeN  int64
 }
@@ -29,18 +36,32 @@ type budgetTally struct {
 // add counts a budget (ns) and keeps the mode current.
 func (b *budgetTally) add(budgetNs int64) {
 	q := roundDiv(budgetNs, budgetQuantumNs)
-	if b.counts == nil {
-		b.counts = make(map[int64]int64, 4)
+	i := b.last
+	if i >= len(b.steps) || b.steps[i] != q {
+		i = b.find(q)
+		if i < 0 {
+			if len(b.steps) >= maxBudgetKeys {
+				return
+			}
+			i = len(b.steps)
+			b.steps, b.counts = append(b.steps, q), append(b.counts, 0)
+		}
+		b.last = i
 	}
-	c, ok := b.counts[q]
-	if !ok && len(b.counts) >= maxBudgetKeys {
-		return
-	}
-	c++
-	b.counts[q] = c
-	if c > b.modeN || (c == b.modeN && q < b.modeQ) {
+	b.counts[i]++
+	if c := b.counts[i]; c > b.modeN || (c == b.modeN && q < b.modeQ) {
 		b.modeQ, b.modeN = q, c
 	}
+}
+
+// find returns the index of step q, -1 when not counted yet.
+func (b *budgetTally) find(q int64) int {
+	for i, s := range b.steps {
+		if s == q {
+			return i
+		}
+	}
+	return -1
 }
 
 // mode returns the most frequent budget in ns, ok=false before any on-time frame.

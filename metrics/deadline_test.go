@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"math/rand"
 	"testing"
 
 	"github.com/fpstop/fpstop/source"
@@ -125,6 +126,40 @@ func TestHistoryFramesAreNotWorstFrames(t *testing.T) {
 	for _, w := range r.WorstFrames {
 		if w.CostMs > 21 {
 			t.Errorf("a history frame (%.1f ms) among the worst frames", float64(w.CostMs))
+		}
+	}
+}
+
+// TestBudgetTallyMode: the tally's mode is the most frequent budget step (the smaller of
+// equals) over the first maxBudgetKeys steps seen, as counting every budget in a map says,
+// for runs of one budget, a few alternating ones and a spread wider than the tally keeps.
+func TestBudgetTallyMode(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for trial := 0; trial < 60; trial++ {
+		var b budgetTally
+		counts := map[int64]int64{}
+		spread := 1 + rng.Intn(3)
+		if trial%3 == 0 {
+			spread = 2 * maxBudgetKeys
+		}
+		var budget int64
+		for i := 0; i < 5000; i++ {
+			if i == 0 || rng.Intn(3) == 0 {
+				budget = int64(8+rng.Intn(spread))*budgetQuantumNs + rng.Int63n(budgetQuantumNs/2)
+			}
+			b.add(budget)
+			if q := roundDiv(budget, budgetQuantumNs); counts[q] > 0 || len(counts) < maxBudgetKeys {
+				counts[q]++
+			}
+			var wantQ, wantN int64
+			for q, n := range counts {
+				if n > wantN || n == wantN && q < wantQ {
+					wantQ, wantN = q, n
+				}
+			}
+			if got, ok := b.mode(); !ok || got != wantQ*budgetQuantumNs {
+				t.Fatalf("trial %d, budget #%d: mode %d (ok %v), want %d", trial, i, got, ok, wantQ*budgetQuantumNs)
+			}
 		}
 	}
 }

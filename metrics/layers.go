@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -162,7 +163,8 @@ func (p *Pipeline) countLayerFrame(l *layerState, present, gap, t int64, first b
 
 // addLayerFacts adds one classified frame to the layer and, for the measured layer, the run.
 func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int64, first bool) {
-	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true}
+	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true,
+		histIdx: hwui.Index(display)}
 	ff.level = Classify(dropped, p.thresholdsFor(RateHz(t)))
 	p.touch(present - display)
 	idx := int64(0)

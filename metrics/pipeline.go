@@ -148,6 +148,13 @@ type Pipeline struct {
 	assumedWarn  bool
 	thresholdsHz int64
 	thresholds   [4]int64
+	// levelsT is the interval the frame drop levels were last classified with, levels its
+	// thresholds (RateHz rounds a float division: once per interval, not per frame)
+	levelsT int64
+	levels  [4]int64
+	// sliceLo is where slice sliceIdx starts (ns from the origin): the slice of the last
+	// frame, for sliceOf
+	sliceLo, sliceIdx int64
 
 	// Looper-derived frames (cost basis main_thread) and the logcat→gfxinfo clock alignment
 	// (gfxinfo+logcat); nil when the session does not need them.
@@ -418,109 +425,6 @@ func (p *Pipeline) thresholdsFor(hz int64) [4]int64 {
 		p.thresholds = Thresholds(p.cfg.DropLevels, hz)
 	}
 	return p.thresholds
-}
-
-// addFrame counts one frame. looperDropped is the drops LooperFrames worked out for a
-// Looper-derived frame (they depend on when the next frame started, which only it knows), −1
-// for every other frame.
-func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
-	if f.Flags&source.FlagSkippedFrame != 0 {
-		return // hwui's skipped frames are not frames; their timestamps are garbage
-	}
-	end := f.DoneNs
-	if end == 0 {
-		end = f.UIDoneNs
-		// A Looper-derived frame's intended vsync (DESIGN §4's rule: at or after the previous
-		// frame's Finished) can fall after its own Finished when the previous frame overran:
-		// it was on time for the tick it was meant for, so its main-thread cost is 0.
-		if end > 0 && end < f.VsyncNs {
-			end = f.VsyncNs
-		}
-	}
-	if f.VsyncNs <= 0 || end <= 0 || end < f.VsyncNs {
-		p.warn.add("frames with impossible timestamps ignored")
-		return
-	}
-	if p.aligner != nil {
-		p.aligner.ObserveFrame(f)
-	}
-	w := p.window(f.Window, f.Process)
-	t := p.intervalFor(f, w)
-	w.lastVsync = f.VsyncNs
-	cost := end - f.VsyncNs
-	// Android's own view of the frame (histogram duration, deadline and legacy jank) from
-	// JankTracker's rules. Every source, the simulator included, carries FrameDeadline as
-	// Android prints it (hwui's stuffing extension already in it).
-	af := w.jank.Frame(f, t)
-	ff := frameFacts{cost: cost, interval: t, dropped: p.dropped(f, w, t, cost, af, looperDropped), histNs: af.DurationNs,
-		inHist: af.Counted, flagged: f.Flags != 0, hasDeadline: af.HasDeadline, deadlineJanky: af.DeadlineJanky,
-		legacyKnown: f.DoneNs > 0, legacyJanky: af.LegacyJanky, history: f.History}
-	ff.displayNs = (ff.dropped + 1) * t
-	ff.level = Classify(ff.dropped, p.thresholdsFor(RateHz(t)))
-	if !f.History {
-		// A frame drawn before a live session started is history: it sets neither the
-		// session's origin nor a slice (DESIGN §4).
-		p.touch(f.VsyncNs)
-		p.touch(end)
-		p.main.lastDone = max(p.main.lastDone, end)
-	}
-	idx := int64(0)
-	if f.VsyncNs > p.originNs {
-		idx = (f.VsyncNs - p.originNs) / p.cfg.SliceNs
-	}
-	ff.endIdx = idx
-	if end > p.originNs {
-		ff.endIdx = (end - p.originNs) / p.cfg.SliceNs
-	}
-	p.total.add(&ff, idx, f.VsyncNs)
-	w.agg.add(&ff, idx, f.VsyncNs)
-	if !f.History {
-		// A frame occupies its refresh: the slice it falls in is at least that long for
-		// fps_wall, so a rate never exceeds R in a slice the session is still in.
-		p.total.slotEnd = max(p.total.slotEnd, f.VsyncNs+t-p.originNs)
-		w.agg.slotEnd = max(w.agg.slotEnd, f.VsyncNs+t-p.originNs)
-	}
-
-	rf := &p.recent[p.rhead]
-	*rf = recentFrame{window: w.name, vsync: f.VsyncNs, cost: cost, interval: t, dropped: ff.dropped,
-		level: ff.level, phases: f.Phases, uiDone: f.UIDoneNs, doneNs: f.DoneNs}
-	p.rhead = (p.rhead + 1) % len(p.recent)
-	if p.rlen < len(p.recent) {
-		p.rlen++
-	}
-	if !f.History {
-		// Worst frames are for finding the message behind a stutter: a frame drawn before
-		// the session started has none to find (logcat and the clock start with the session).
-		p.considerWorst(w.name, f, cost, ff.dropped)
-		p.hist.add(FrameMark{Window: w.name, VsyncNs: f.VsyncNs, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
-	}
-	if p.onFrame != nil {
-		p.onFrame(ClassifiedFrame{Frame: *f, IntervalNs: t, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
-	}
-}
-
-// dropped is DESIGN §4's `dropped` for one frame: against the budget the frame really had on
-// Android 12+ rows (DeadlineDropped), by the era's rule on rows without a deadline (Android's
-// JankTracker duration, IntendedVsync → FrameCompleted less the sync stall, in whole periods
-// past the first), and from the main thread's own vsync grid for Looper-derived frames
-// (looperDropped ≥ 0: LooperFrames' pipelined rule).
-func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, af AndroidFrame, looperDropped int64) int64 {
-	if looperDropped >= 0 {
-		return looperDropped
-	}
-	if f.DoneNs == 0 { // main-thread cost only, from elsewhere than LooperFrames
-		return Dropped(cost, t)
-	}
-	if f.DeadlineNs != 0 {
-		if d, ok := DeadlineDropped(f, t, &w.budgets); ok {
-			return d
-		}
-	}
-	switch {
-	case af.Counted:
-		return Dropped(af.DurationNs, t)
-	}
-	return Dropped(cost, t)
 }
 
 // mainEnd is the end of a frame's main-thread part: SyncStart when known, else the vsync

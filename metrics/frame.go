@@ -1,0 +1,148 @@
+package metrics
+
+import (
+	"github.com/fpstop/fpstop/internal/hwui"
+	"github.com/fpstop/fpstop/source"
+)
+
+// The frame path: every frame a source sends goes through addFrame once (a million times for a
+// 1 M-row framestats file), so its shortcuts were measured with callgrind on the generated
+// framestats inputs; each says what it saved.
+
+// addFrame counts one frame. looperDropped is the drops LooperFrames worked out for a
+// Looper-derived frame (they depend on when the next frame started, which only it knows), −1
+// for every other frame.
+func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
+	if f.Flags&source.FlagSkippedFrame != 0 {
+		return // hwui's skipped frames are not frames; their timestamps are garbage
+	}
+	end := f.DoneNs
+	if end == 0 {
+		end = f.UIDoneNs
+		// A Looper-derived frame's intended vsync (DESIGN §4's rule: at or after the previous
+		// frame's Finished) can fall after its own Finished when the previous frame overran:
+		// it was on time for the tick it was meant for, so its main-thread cost is 0.
+		if end > 0 && end < f.VsyncNs {
+			end = f.VsyncNs
+		}
+	}
+	if f.VsyncNs <= 0 || end <= 0 || end < f.VsyncNs {
+		p.warn.add("frames with impossible timestamps ignored")
+		return
+	}
+	if p.aligner != nil {
+		p.aligner.ObserveFrame(f)
+	}
+	w := p.window(f.Window, f.Process)
+	t := p.intervalFor(f, w)
+	vsync := f.VsyncNs
+	w.lastVsync = vsync
+	cost := end - vsync
+	// The facts are filled field by field and read in place (agg.add takes a pointer): built
+	// as composite literals and copied, the frame's facts and JankTracker's result stalled on
+	// store forwarding: ~40 % of addFrame's own samples in perf annotate.
+	var ff frameFacts
+	p.classify(f, w, t, cost, looperDropped, &ff)
+	if !f.History {
+		// A frame drawn before a live session started is history: it sets neither the
+		// session's origin nor a slice (DESIGN §4).
+		p.touch(vsync)
+		p.touch(end)
+		p.main.lastDone = max(p.main.lastDone, end)
+	}
+	idx := int64(0)
+	if vsync > p.originNs {
+		idx = p.sliceOf(vsync - p.originNs)
+	}
+	ff.endIdx = idx // only read for a late frame
+	if ff.dropped >= 1 && end > p.originNs {
+		ff.endIdx = p.sliceOf(end - p.originNs)
+	}
+	p.total.add(&ff, idx, vsync)
+	w.agg.add(&ff, idx, vsync)
+	if !f.History {
+		// A frame occupies its refresh: the slice it falls in is at least that long for
+		// fps_wall, so a rate never exceeds R in a slice the session is still in.
+		p.total.slotEnd = max(p.total.slotEnd, vsync+t-p.originNs)
+		w.agg.slotEnd = max(w.agg.slotEnd, vsync+t-p.originNs)
+	}
+
+	rf := &p.recent[p.rhead]
+	rf.window, rf.vsync, rf.cost, rf.interval, rf.dropped = w.name, vsync, cost, t, ff.dropped
+	rf.level, rf.phases, rf.uiDone, rf.doneNs = ff.level, f.Phases, f.UIDoneNs, f.DoneNs
+	if p.rhead++; p.rhead == len(p.recent) {
+		p.rhead = 0
+	}
+	if p.rlen < len(p.recent) {
+		p.rlen++
+	}
+	if !f.History {
+		// Worst frames are for finding the message behind a stutter: a frame drawn before
+		// the session started has none to find (logcat and the clock start with the session).
+		p.considerWorst(w.name, f, cost, ff.dropped)
+		if p.hist.max >= 0 {
+			p.hist.add(FrameMark{Window: w.name, VsyncNs: vsync, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
+		}
+	}
+	if p.onFrame != nil {
+		p.onFrame(ClassifiedFrame{Frame: *f, IntervalNs: t, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
+	}
+}
+
+// classify fills ff with what the frame counts as: Android's own view of it (histogram
+// duration, deadline and legacy jank) from JankTracker's rules, its dropped refreshes and
+// drop level. Every source, the simulator included, carries FrameDeadline as Android prints
+// it (hwui's stuffing extension already in it).
+func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDropped int64, ff *frameFacts) {
+	var af AndroidFrame
+	w.jank.frame(f, t, &af)
+	ff.cost, ff.interval = cost, t
+	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped)
+	ff.inHist, ff.histNs = af.Counted, af.DurationNs
+	if af.Counted {
+		ff.histIdx = hwui.Index(af.DurationNs)
+	}
+	ff.flagged, ff.history = f.Flags != 0, f.History
+	ff.hasDeadline, ff.deadlineJanky = af.HasDeadline, af.DeadlineJanky
+	ff.legacyKnown, ff.legacyJanky = f.DoneNs > 0, af.LegacyJanky
+	ff.displayNs = (ff.dropped + 1) * t
+	if t != p.levelsT {
+		p.levelsT, p.levels = t, p.thresholdsFor(RateHz(t))
+	}
+	ff.level = Classify(ff.dropped, p.levels)
+}
+
+// sliceOf is the index of the slice rel (ns from the origin, > 0) falls in. Frames come in
+// time order, so the slice of the frame before mostly answers without a division (two 64-bit
+// divisions a frame were visible in perf on the framestats path).
+func (p *Pipeline) sliceOf(rel int64) int64 {
+	if rel >= p.sliceLo && rel-p.sliceLo < p.cfg.SliceNs {
+		return p.sliceIdx
+	}
+	p.sliceIdx = rel / p.cfg.SliceNs
+	p.sliceLo = p.sliceIdx * p.cfg.SliceNs
+	return p.sliceIdx
+}
+
+// dropped is DESIGN §4's `dropped` for one frame: against the budget the frame really had on
+// Android 12+ rows (DeadlineDropped), by the era's rule on rows without a deadline (Android's
+// JankTracker duration, IntendedVsync → FrameCompleted less the sync stall, in whole periods
+// past the first), and from the main thread's own vsync grid for Looper-derived frames
+// (looperDropped ≥ 0: LooperFrames' pipelined rule).
+func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, counted bool, durNs, looperDropped int64) int64 {
+	if looperDropped >= 0 {
+		return looperDropped
+	}
+	if f.DoneNs == 0 { // main-thread cost only, from elsewhere than LooperFrames
+		return Dropped(cost, t)
+	}
+	if f.DeadlineNs != 0 {
+		if d, ok := DeadlineDropped(f, t, &w.budgets); ok {
+			return d
+		}
+	}
+	if counted {
+		return Dropped(durNs, t)
+	}
+	return Dropped(cost, t)
+}

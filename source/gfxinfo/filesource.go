@@ -60,7 +60,7 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		if err != nil {
 			return fmt.Errorf("gfxinfo: reading %s: %w", s.name, err)
 		}
-		d := ps.ParseChunk(c)
+		d := ps.parseNext(c, dr.prevText())
 		if !d.recognised() {
 			skipped++
 			continue
@@ -117,6 +117,12 @@ type dumpReader struct {
 	chunk     []byte // the text of a dump cut line by line
 	longLines int
 	read      int64
+	// lastAt is where the dump handed out last starts in buf (-1: cut line by line, into
+	// chunk), lastLen its length; prevAt and prevLen the same for the dump before it, which is
+	// kept in buf while the next is read (more moves it with the unread text): the parser
+	// compares a dump's rows with the text of the one before (replay.go).
+	lastAt, lastLen int
+	prevAt, prevLen int
 }
 
 // readBlock is the size the buffer (and a read) grows to once the input is that long: a few
@@ -125,7 +131,7 @@ type dumpReader struct {
 const readBlock = 4 << 20
 
 func newDumpReader(r io.Reader) *dumpReader {
-	d := &dumpReader{r: r, buf: make([]byte, 64<<10)}
+	d := &dumpReader{r: r, buf: make([]byte, 64<<10), lastAt: -1, prevAt: -1}
 	d.fill(512)
 	if enc := sniffUTF16(d.buf[d.off:d.end]); enc != nil {
 		head := append([]byte(nil), d.buf[d.off:d.end]...)
@@ -177,9 +183,16 @@ func (d *dumpReader) fill(n int) {
 // more reads once more input into the buffer, moving what is unread to its front first (and
 // growing it when that is full, or to readBlock once as much as it holds was read).
 func (d *dumpReader) more() {
-	if d.off > 0 {
-		d.end = copy(d.buf, d.buf[d.off:d.end])
-		d.off = 0
+	from := d.off
+	if d.prevAt >= 0 {
+		from = d.prevAt // (before off: the dump handed out last is kept too)
+	}
+	if from > 0 {
+		d.end = copy(d.buf, d.buf[from:d.end])
+		d.off -= from
+		if d.prevAt >= 0 {
+			d.prevAt -= from
+		}
 	}
 	if d.end == len(d.buf) || (len(d.buf) < readBlock && d.read >= int64(len(d.buf))) {
 		d.buf = append(d.buf, make([]byte, len(d.buf))...)
@@ -200,10 +213,23 @@ func (d *dumpReader) more() {
 
 // next returns the next dump's text (valid until the next call), or io.EOF.
 func (d *dumpReader) next() ([]byte, error) {
-	if c, ok, err := d.whole(); ok || err != nil {
+	d.prevAt, d.prevLen = d.lastAt, d.lastLen
+	c, ok, err := d.whole()
+	if ok || err != nil {
+		d.lastAt, d.lastLen = d.off-len(c), len(c)
 		return c, err
 	}
+	d.lastAt = -1
 	return d.byLine()
+}
+
+// prevText returns the text of the dump handed out before the last one, where it is now, or
+// nil when it was cut line by line (its text is gone).
+func (d *dumpReader) prevText() []byte {
+	if d.prevAt < 0 {
+		return nil
+	}
+	return d.buf[d.prevAt : d.prevAt+d.prevLen]
 }
 
 // whole returns the next dump as a slice of the buffer when it is at most maxLine bytes long

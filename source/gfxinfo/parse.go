@@ -159,6 +159,15 @@ type Parser struct {
 	pad  []byte // a row copied with padding (rowFields)
 	// blockRows is the most frames a PROFILEDATA block held (startBlock sizes blocks by it).
 	blockRows int
+	// stable: the text of the dump before stays valid (the file source), so its rows are
+	// recorded (rec) and the next dump replays those it repeats (prevRec, in prevText)
+	// instead of looking rows up in the row cache (replay.go).
+	stable   bool
+	rec      []recRow
+	prevRec  []recRow
+	prevText []byte
+	// recLayouts and prevLayouts are the column layouts rec's and prevRec's rows name.
+	recLayouts, prevLayouts [][]int
 	// counts and mss hold the values a summary's fields point to (count, ms).
 	counts []int64
 	mss    []float64
@@ -212,7 +221,26 @@ func (ps *Parser) Parse(data []byte) (*Dump, error) {
 // storage. It never fails: text it does not recognise yields an empty Dump.
 func (ps *Parser) ParseChunk(chunk []byte) *Dump {
 	ps.reset()
+	if ps.stable || len(ps.prevRec) > 0 {
+		ps.stable = false
+		ps.forgetRows()
+	}
 	return ps.parseChunk(chunk)
+}
+
+// parseNext parses the next dump of a capture; prev is the text of the dump before (where it
+// is now; nil when it is gone): rows it repeats are replayed (replay.go).
+func (ps *Parser) parseNext(chunk, prev []byte) *Dump {
+	ps.reset()
+	ps.stable = true
+	if len(prev) != len(ps.prevText) || len(prev) == 0 {
+		ps.forgetRows()
+	} else {
+		ps.prevText = prev
+	}
+	d := ps.parseChunk(chunk)
+	ps.keepRows(chunk)
+	return d
 }
 
 func (ps *Parser) reset() { ps.fpos, ps.ppos, ps.bpos = 0, 0, 0 }
@@ -278,31 +306,53 @@ type parser struct {
 	warnKeys    []string
 	slab        []source.Phases
 	row         [numCols]int64
+	// Bulk replay of repeated rows (replay.go): the dump's text, the current line's place in it,
+	// whether the line was read as a row, whether the next row may start a replay, where the
+	// next search starts and how many recorded rows searches that found none went through.
+	chunk              []byte
+	lineStart, lineEnd int
+	rowLine            bool
+	tryReplay          bool
+	hint, missed       int
 }
 
 func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }
 
 func (ps *Parser) parseChunk(data []byte) *Dump {
-	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1}
-	for len(data) > 0 {
+	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1, chunk: data}
+	for pos := 0; pos < len(data); {
 		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
+		end := pos
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			line, end = data[pos:pos+i], pos+i+1
 		} else {
-			line, data = data, nil
+			line, end = data[pos:], len(data)
 		}
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
+		p.lineStart, p.lineEnd = pos, end
 		if p.inBlock {
 			if bytes.HasPrefix(line, profileMarker) {
 				p.endBlock()
+				pos = end
 				continue
 			}
-			p.blockLine(line, data)
+			if p.tryReplay && len(p.cols) > 0 && len(ps.prevRec) > 0 && p.missed <= 8*len(ps.prevRec)+1024 {
+				p.tryReplay = false
+				if to := p.replay(pos); to > pos {
+					pos = to
+					continue
+				}
+			}
+			p.rowLine = false
+			p.blockLine(line, data[end:])
+			p.tryReplay = p.tryReplay || !p.rowLine // (a line not read as a row: try again after it)
+			pos = end
 			continue
 		}
-		p.line(line, data)
+		p.line(line, data[end:])
+		pos = end
 	}
 	if p.inBlock {
 		p.warn("PROFILEDATA block not closed (input cut)")

@@ -143,7 +143,7 @@ const (
 // one read (counting each block's lines first was two more passes over most of a capture's
 // text), and a block with more rows than that grows its slices as append does.
 func (p *parser) startBlock(rest []byte) {
-	p.inBlock, p.sawBlock = true, true
+	p.inBlock, p.sawBlock, p.tryReplay = true, true, true
 	p.cols = nil
 	p.oldTable = false
 	w := p.curWin()
@@ -398,18 +398,24 @@ func (p *parser) dataRow(l []byte) {
 		p.tornRowAt(l, "row in an unreadable PROFILEDATA block skipped")
 		return
 	}
-	// A row the dumps before printed too: its values as read then.
-	if p.ps.rows == nil {
-		p.ps.rows = new(rowCache)
-	}
-	known, hash := p.ps.rows.lookup(l, p.cols)
-	if known != nil {
-		p.row = *known
-		if w.Columns == 0 {
-			w.Columns = len(p.cols)
+	// A row the dumps before printed too: its values as read then. (The file source replays
+	// such rows in bulk instead, replay.go: the cache is for dumps whose text is not kept.)
+	cache := !p.ps.stable
+	var hash uint64
+	if cache {
+		if p.ps.rows == nil {
+			p.ps.rows = new(rowCache)
 		}
-		p.emit(w)
-		return
+		known, h := p.ps.rows.lookup(l, p.cols)
+		if known != nil {
+			p.row = *known
+			if w.Columns == 0 {
+				w.Columns = len(p.cols)
+			}
+			p.emit(w)
+			return
+		}
+		hash = h
 	}
 	switch rowFields(p.padded(l), len(l), p.cols, &p.row) {
 	case rowMoreFields:
@@ -425,7 +431,11 @@ func (p *parser) dataRow(l []byte) {
 	if w.Columns == 0 {
 		w.Columns = len(p.cols)
 	}
-	p.ps.rows.store(l, hash, p.cols, &p.row)
+	if cache {
+		p.ps.rows.store(l, hash, p.cols, &p.row)
+	} else {
+		p.recordRow(&p.row)
+	}
 	p.emit(w)
 }
 
@@ -555,13 +565,15 @@ func (p *parser) headerlessRow(l []byte) {
 	p.cols = nil
 }
 
-// get returns column c's value, 0 when the layout lacks it (setCols).
-func (p *parser) get(c int) int64 { return p.row[c] }
+// emit reads the row just read (p.row) as a frame of w.
+func (p *parser) emit(w *Window) { p.emitRow(w, &p.row) }
 
-func (p *parser) emit(w *Window) {
+// emitRow reads row r (values by column; 0 for the columns the layout lacks, setCols) as a
+// frame of w.
+func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	w.Rows++
-	vs := p.get(colIntendedVsync)
-	done := p.get(colFrameCompleted)
+	vs := r[colIntendedVsync]
+	done := r[colFrameCompleted]
 	if vs <= 0 || done < 0 || (p.d.UptimeNs > 0 && done > p.d.UptimeNs+10_000_000_000) {
 		// Values no frame can have (damaged text): counted, and expected back readable.
 		if vs <= 0 {
@@ -580,7 +592,7 @@ func (p *parser) emit(w *Window) {
 	// FrameInterval / FrameStartTime: decide by value which is the period (real Android 12+
 	// output prints the labels swapped relative to the values).
 	var period, start int64
-	a, b := p.get(colFrameInterval), p.get(colFrameStart)
+	a, b := r[colFrameInterval], r[colFrameStart]
 	switch {
 	case a >= minPeriodNs && a <= maxPeriodNs:
 		period, start = a, b
@@ -594,7 +606,7 @@ func (p *parser) emit(w *Window) {
 			start = b
 		}
 	}
-	deadline := p.get(colDeadline)
+	deadline := r[colDeadline]
 	if deadline == int64Max || deadline <= 0 {
 		deadline = 0
 	}
@@ -602,24 +614,24 @@ func (p *parser) emit(w *Window) {
 		_, p.slab = p.ps.frameSlice(64) // more rows than the block was sized for
 	}
 	p.slab = append(p.slab, source.Phases{
-		Vsync:                      p.get(colVsync),
-		HandleInputStart:           p.get(colHandleInput),
-		AnimationStart:             p.get(colAnimation),
-		PerformTraversalsStart:     p.get(colTraversals),
-		DrawStart:                  p.get(colDrawStart),
-		SyncQueued:                 p.get(colSyncQueued),
-		SyncStart:                  p.get(colSyncStart),
-		IssueDrawCommandsStart:     p.get(colIssueDraw),
-		SwapBuffers:                p.get(colSwapBuffers),
+		Vsync:                      r[colVsync],
+		HandleInputStart:           r[colHandleInput],
+		AnimationStart:             r[colAnimation],
+		PerformTraversalsStart:     r[colTraversals],
+		DrawStart:                  r[colDrawStart],
+		SyncQueued:                 r[colSyncQueued],
+		SyncStart:                  r[colSyncStart],
+		IssueDrawCommandsStart:     r[colIssueDraw],
+		SwapBuffers:                r[colSwapBuffers],
 		FrameCompleted:             done,
-		DequeueBufferDuration:      p.get(colDequeue),
-		QueueBufferDuration:        p.get(colQueue),
-		GpuCompleted:               p.get(colGpuCompleted),
-		SwapBuffersCompleted:       p.get(colSwapCompleted),
-		DisplayPresentTime:         p.get(colPresent),
-		CommandSubmissionCompleted: p.get(colCommandSubmission),
+		DequeueBufferDuration:      r[colDequeue],
+		QueueBufferDuration:        r[colQueue],
+		GpuCompleted:               r[colGpuCompleted],
+		SwapBuffersCompleted:       r[colSwapCompleted],
+		DisplayPresentTime:         r[colPresent],
+		CommandSubmissionCompleted: r[colCommandSubmission],
 		FrameStartTime:             start,
-		WorkloadTarget:             p.get(colWorkload),
+		WorkloadTarget:             r[colWorkload],
 	})
 	ph := &p.slab[len(p.slab)-1]
 	w.Frames = append(w.Frames, source.Frame{
@@ -627,9 +639,9 @@ func (p *parser) emit(w *Window) {
 		DoneNs:     done,
 		UIDoneNs:   ph.SyncStart,
 		IntervalNs: period,
-		Flags:      p.get(colFlags),
+		Flags:      r[colFlags],
 		DeadlineNs: deadline,
-		VsyncID:    p.get(colVsyncID),
+		VsyncID:    r[colVsyncID],
 		Phases:     ph,
 	})
 }

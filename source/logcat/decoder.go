@@ -289,7 +289,7 @@ func (d *Decoder) dispatch(pid, tid int, rest []byte, at int64, timed bool) {
 		d.unpaired(t.startNs, tid, ReasonNoFinished)
 	}
 	t.open, t.announced = true, false
-	t.cur = t.target(dp.target)
+	t.cur = t.target(dp.target, &d.names)
 	t.what, t.startNs, t.timed = dp.what, at, timed
 }
 

@@ -188,17 +188,24 @@ type dispatch struct {
 // "Handler (<class>) {<hex>} <callback>: <what>". A handler that overrides toString is split
 // on the last ": " (what), then on the last space (callback).
 func parseDispatch(rest []byte) (d dispatch, ok bool) {
-	rest = trimRight(rest)
-	// Backwards over the what: digits, an optional '-', then ": ".
 	e := len(rest)
-	i := e
-	for i > 0 && isDigit(rest[i-1]) && e-i <= 10 {
+	for e > 0 && (rest[e-1] == ' ' || rest[e-1] == '\t') {
+		e--
+	}
+	// Backwards over the what: up to ten digits (read as they go), an optional '-', then ": ".
+	i, v, scale := e, 0, 1
+	for i > 0 && e-i <= 10 {
+		c := rest[i-1] - '0'
+		if c > 9 {
+			break
+		}
+		v += int(c) * scale
+		scale *= 10
 		i--
 	}
 	if i == e || e-i > 10 {
 		return d, false
 	}
-	v, _ := atoi(rest, i)
 	if i > 0 && rest[i-1] == '-' {
 		v = -v
 		i--

@@ -18,6 +18,7 @@ type nameCache struct {
 	handlers  map[string]string
 	callbacks map[string]string
 	arena     []byte // append-only: the strings made from it alias it
+	texts     []byte // append-only too, in smaller blocks: targets in threads' trial slots
 	// recent holds interned names in a place chosen by length and last byte: a name found
 	// there is returned without hashing it for the map (a thread's messages alternate between
 	// a few handlers)
@@ -28,6 +29,7 @@ type nameCache struct {
 const (
 	maxInterned = 8192
 	arenaSize   = 32 << 10
+	textsBlock  = 4 << 10 // a trial slot holds its block: 4096 threads, 16 MB at most
 	msgSlab     = 64
 )
 
@@ -93,6 +95,27 @@ func (c *nameCache) copy(b []byte) string {
 	c.arena = append(c.arena, b...)
 	// The arena is only appended to, never rewritten: the bytes behind s stay immutable.
 	return unsafe.String(&c.arena[s], len(b))
+}
+
+// text returns an immutable copy of b (a Dispatching's target) carved from the texts arena.
+func (c *nameCache) text(b []byte) []byte {
+	if len(b) > textsBlock/4 {
+		return append([]byte(nil), b...)
+	}
+	if cap(c.texts)-len(c.texts) < len(b) {
+		c.texts = make([]byte, 0, textsBlock)
+	}
+	s := len(c.texts)
+	c.texts = append(c.texts, b...)
+	return c.texts[s:len(c.texts):len(c.texts)] // no room to append into
+}
+
+// unsafeString is b as a string without a copy, for bytes that are never written again.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // message returns a zeroed Message from a slab (one allocation per msgSlab messages).

@@ -32,14 +32,16 @@ type thread struct {
 
 const (
 	recentTargets   = 4
-	maxRecentTarget = 256 // longer targets are not cached: 4096 threads' caches stay under 6 MB
+	maxRecentTarget = 256 // longer targets are not cached: 4096 threads' own copies stay under 5 MB
 )
 
 // target is the text of a Dispatching line, "<handler> <callback>" as printed, and the names
 // of its message once one was paired.
 type target struct {
-	text              []byte
-	hs, he, cs        int // the handler (text[hs:he]) and the callback (text[cs:])
+	text              []byte // buf, or (in trial) an immutable copy in the name cache's arena
+	buf               []byte
+	shared            bool // text is in the arena: the names are made from it without a copy
+	hs, he, cs        int  // the handler (text[hs:he]) and the callback (text[cs:])
 	named             bool
 	arrow             bool   // text holds a '>' (see Decoder.closes)
 	used              uint64 // in recent: the thread's tick when it last opened
@@ -58,25 +60,43 @@ func sameTarget(a, b []byte) bool {
 	return string(a) == string(b)
 }
 
-// set makes g the target b, its names not yet known.
+// set makes g a copy of target b in its own buffer, its names not yet known.
 func (g *target) set(b []byte) {
-	g.text = append(g.text[:0], b...)
+	g.buf = append(g.buf[:0], b...)
+	g.text, g.shared = g.buf, false
+	g.split()
+}
+
+// share makes g the target b, copied into c's arena: its names will be the arena's bytes.
+func (g *target) share(b []byte, c *nameCache) {
+	g.text, g.shared = c.text(b), true
+	g.split()
+}
+
+func (g *target) split() {
 	g.hs, g.he, g.cs = splitTarget(g.text)
 	g.arrow = bytes.IndexByte(g.text, '>') >= 0
 	g.named = false
 }
 
-// names returns the handler and callback names of g (made once per target).
+// names returns the handler and callback names of g (made once per target). A target in the
+// arena (one seen once so far, most often because it prints a fresh object hash) names its
+// message with its own bytes; one in a buffer of its own is named from the cache.
 func (g *target) names(c *nameCache) (handler, callback string) {
 	if !g.named {
-		g.handler, g.callback, g.named = c.handler(g.text[g.hs:g.he]), c.callback(g.text[g.cs:]), true
+		if g.shared {
+			g.handler, g.callback = unsafeString(g.text[g.hs:g.he]), unsafeString(g.text[g.cs:])
+		} else {
+			g.handler, g.callback = c.handler(g.text[g.hs:g.he]), c.callback(g.text[g.cs:])
+		}
+		g.named = true
 	}
 	return g.handler, g.callback
 }
 
 // target finds the thread's copy of target b (a new Dispatching's), making one if needed. The
 // target the thread had open must not be needed any more: it may be overwritten or moved.
-func (t *thread) target(b []byte) *target {
+func (t *thread) target(b []byte, c *nameCache) *target {
 	if len(b) > maxRecentTarget {
 		t.long.set(b)
 		return &t.long
@@ -89,7 +109,7 @@ func (t *thread) target(b []byte) *target {
 		}
 	}
 	if !sameTarget(t.trial.text, b) {
-		t.trial.set(b)
+		t.trial.share(b, c)
 		return &t.trial
 	}
 	v := &t.recent[0]
@@ -98,7 +118,10 @@ func (t *thread) target(b []byte) *target {
 			v = &t.recent[i]
 		}
 	}
-	*v, t.trial = t.trial, *v // the buffers change places: nothing is copied
+	// A kept target gets its own copy: one in the arena would hold a block of it for as long
+	// as it stays.
+	v.set(b)
 	v.used = t.tick
+	t.trial.text = nil
 	return v
 }

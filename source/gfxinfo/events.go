@@ -13,8 +13,8 @@ import (
 type assembly struct {
 	at        int64
 	newest    int64 // newest FrameCompleted among the new frames
-	spacing   int64 // smallest spacing of consecutive IntendedVsyncs (rows without a period)
 	newFrames []*source.Frame
+	rows      [][]source.Frame // every window's rows (for the spacing of rows without a period)
 	tail      []source.Event
 	warns     []string
 }
@@ -39,13 +39,22 @@ func (a *assembly) frames(t *tracker, ps *procState, ws *winState, w *Window, id
 			a.newest = frs[i].DoneNs
 		}
 	}
-	// Rows without a period (before Android 12): the smallest spacing of consecutive
-	// intended vsyncs bounds the period, for the poll interval only.
-	for i := 1; i < len(w.Frames); i++ {
-		if dv := w.Frames[i].VsyncNs - w.Frames[i-1].VsyncNs; dv >= minPeriodNs && (a.spacing == 0 || dv < a.spacing) {
-			a.spacing = dv
+	a.rows = append(a.rows, w.Frames)
+}
+
+// spacing returns the smallest spacing of consecutive IntendedVsyncs in the dump's rows: for
+// rows without a period (before Android 12) it bounds the period, for the poll interval only.
+// (Worked out only for a dump whose new frames carry no period: it was a pass over every row.)
+func (a *assembly) spacing() int64 {
+	var spacing int64
+	for _, rows := range a.rows {
+		for i := 1; i < len(rows); i++ {
+			if dv := rows[i].VsyncNs - rows[i-1].VsyncNs; dv >= minPeriodNs && (spacing == 0 || dv < spacing) {
+				spacing = dv
+			}
 		}
 	}
+	return spacing
 }
 
 // windowPoll adds the Poll (and summary) of window w, matched to ws. acct is the frames this
@@ -61,7 +70,7 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	}
 	if ps.fresh && ws.polls == 1 {
 		// A window of a process that started during the session counted from 0.
-		a.tail = append(a.tail, &source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid})
+		a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid}))
 	}
 	ws.acct += acct
 	total, newRows := int64(-1), acct
@@ -94,10 +103,10 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	case w.TotalFrames >= 0:
 		a.warn("gfxinfo: a damaged \"Total frames rendered\" counter skipped (its frames are charged at the next good one)")
 	}
-	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: total,
-		Rows: w.Rows, NewRows: newRows, FirstRowVsyncNs: first, Hidden: w.Visibility > 0})
+	a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: total,
+		Rows: w.Rows, NewRows: newRows, FirstRowVsyncNs: first, Hidden: w.Visibility > 0}))
 	if w.Summary != nil {
-		s := cloneSummary(w.Summary)
+		s := t.slab.summary(w.Summary)
 		s.AtNs, s.Window, s.Process, s.Pid = a.at, ws.title, ps.name, ps.pid
 		a.tail = append(a.tail, s)
 	}
@@ -109,7 +118,7 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 // popup that closed): its delta catches frames no window's counter can. It is deferred when
 // one of the process's windows was held back or destroyed (their rows come back later).
 func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int, damaged bool) {
-	s := cloneSummary(pr.Summary)
+	s := t.slab.summary(pr.Summary)
 	s.AtNs, s.Process, s.Pid = a.at, ps.name, ps.pid
 	a.tail = append(a.tail, s)
 	if pr.Summary.TotalFrames == nil {
@@ -117,7 +126,7 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 	}
 	v := *pr.Summary.TotalFrames
 	if ps.fresh && ps.polls == 1 {
-		a.tail = append(a.tail, &source.Poll{AtNs: a.at, Pid: ps.pid, Process: true})
+		a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Pid: ps.pid, Process: true}))
 	}
 	prev := ps.total.v
 	verdict := counterSkip
@@ -147,8 +156,8 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 		return
 	}
 	ps.acct, ps.winLost, ps.short = 0, 0, 0
-	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Pid: ps.pid, Process: true, TotalFrames: v,
-		Rows: rows, NewRows: newRows})
+	a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Pid: ps.pid, Process: true, TotalFrames: v,
+		Rows: rows, NewRows: newRows}))
 }
 
 // outgrown reports whether the process counter v grew by more than its windows account for:
@@ -188,8 +197,10 @@ func (a *assembly) events(t *tracker, evs []source.Event) []source.Event {
 		evs = append(evs, f)
 	}
 	evs = append(evs, a.tail...)
-	if !havePeriod && a.spacing > 0 && a.spacing <= maxPeriodNs {
-		t.periodNs = a.spacing
+	if !havePeriod {
+		if s := a.spacing(); s > 0 && s <= maxPeriodNs {
+			t.periodNs = s
+		}
 	}
 	return evs
 }

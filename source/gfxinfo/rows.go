@@ -143,32 +143,59 @@ func overlaps(gaps []gap, lo, hi int64) bool {
 	return false
 }
 
-// frameSlab hands out the storage of the frames a tracker emits: events outlive the dump (the
+// frameSlab hands out the storage of the events a tracker emits: events outlive the dump (the
 // parser reuses its storage) and consumers keep pointers into them (metrics keeps a recent
-// frame's phases), so each frame needs memory of its own that is never written again. It is
-// carved, in order, from slabs of slabFrames frames: one allocation per slab instead of two per
-// window and dump (framestats23, 1 M rows: the per-window copies were 5.4 % of the process's
-// CPU in mallocgc, mostly mcache refills for their 8–10 KB size classes). A slab is never
+// frame's phases, a window's last summary), so each needs memory of its own that is never
+// written again. It is carved, in order, from slabs: one allocation per slab instead of two per
+// window and dump for the frames (framestats23, 1 M rows: the per-window copies were 5.4 % of
+// the process's CPU in mallocgc, mostly mcache refills for their 8–10 KB size classes) and
+// one per summary for the histograms' copies (2.4 KB each, three a dump). A slab is never
 // reused: it is freed once no event points into it.
 type frameSlab struct {
-	frames []source.Frame
-	phases []source.Phases
+	frames  []source.Frame
+	phases  []source.Phases
+	buckets []source.Bucket
+	sums    []source.AndroidSummary
+	polls   []source.Poll
 }
 
 // slabFrames is how many frames one slab holds (136 KB of frames and phases).
 const slabFrames = 512
 
+// carve returns the next n elements of *slab, starting a slab of size elements (or n) when
+// it has no room.
+func carve[T any](slab *[]T, n, size int) []T {
+	if cap(*slab)-len(*slab) < n {
+		*slab = make([]T, 0, max(n, size))
+	}
+	l := len(*slab)
+	*slab = (*slab)[:l+n]
+	return (*slab)[l : l+n : l+n]
+}
+
 // take returns storage for n frames and their phases.
 func (s *frameSlab) take(n int) ([]source.Frame, []source.Phases) {
-	if cap(s.frames)-len(s.frames) < n {
-		s.frames = make([]source.Frame, 0, max(n, slabFrames))
+	return carve(&s.frames, n, slabFrames), carve(&s.phases, n, slabFrames)
+}
+
+// poll returns a Poll holding p.
+func (s *frameSlab) poll(p source.Poll) *source.Poll {
+	c := &carve(&s.polls, 1, 64)[0]
+	*c = p
+	return c
+}
+
+// summary copies a summary for an event: the parser may reuse the histogram's storage.
+func (s *frameSlab) summary(sum *source.AndroidSummary) *source.AndroidSummary {
+	c := &carve(&s.sums, 1, 64)[0]
+	*c = *sum
+	if len(sum.Histogram) > 0 {
+		c.Histogram = carve(&s.buckets, len(sum.Histogram), 4096)
+		copy(c.Histogram, sum.Histogram)
+	} else {
+		c.Histogram = nil
 	}
-	if cap(s.phases)-len(s.phases) < n {
-		s.phases = make([]source.Phases, 0, max(n, slabFrames))
-	}
-	f, p := s.frames[len(s.frames):len(s.frames)+n:len(s.frames)+n], s.phases[len(s.phases):len(s.phases)+n:len(s.phases)+n]
-	s.frames, s.phases = s.frames[:len(s.frames)+n], s.phases[:len(s.phases)+n]
-	return f, p
+	return c
 }
 
 // frameCopies copies the rows at idx of w for events (the parser may reuse the dump's

@@ -43,6 +43,7 @@ type tracker struct {
 	// scratch for a dump's new frames and polls before they are copied into its events
 	scratchFrames []*source.Frame
 	scratchTail   []source.Event
+	scratchRows   [][]source.Frame
 	slab          frameSlab // storage of the emitted frames
 	parser        Parser    // reused: it remembers the last good PROFILEDATA header
 	damaged       int       // polls left at the damaged-output interval (Poller.wait)
@@ -109,7 +110,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		return t.tick(evs, at)
 	}
 	evs = t.notice(evs, at, source.LevelInfo, source.StateLive, "live")
-	asm := assembly{at: at, newFrames: t.scratchFrames[:0], tail: t.scratchTail[:0]}
+	asm := assembly{at: at, newFrames: t.scratchFrames[:0], tail: t.scratchTail[:0], rows: t.scratchRows[:0]}
 	// Two blocks of one process in a dump are two dumps run together (the line between them
 	// was damaged): only the last one's counters are the dump's time.
 	last := map[int]int{}
@@ -123,7 +124,8 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 	}
 	evs = asm.events(t, evs)
 	// (the events were copied into evs: their slices are reused for the next dump)
-	t.scratchFrames, t.scratchTail = asm.newFrames[:0], asm.tail[:0]
+	clear(asm.rows) // (the parser's storage: not kept past the dump)
+	t.scratchFrames, t.scratchTail, t.scratchRows = asm.newFrames[:0], asm.tail[:0], asm.rows[:0]
 	if at == 0 {
 		at = asm.newest
 	}
@@ -177,13 +179,6 @@ func stripCount(w string) string {
 		return w[i+len("× "):]
 	}
 	return w
-}
-
-// cloneSummary copies a summary for an event: the parser may reuse the histogram's storage.
-func cloneSummary(s *source.AndroidSummary) *source.AndroidSummary {
-	c := *s
-	c.Histogram = append([]source.Bucket(nil), s.Histogram...)
-	return &c
 }
 
 // rate emits a Refresh when a row's period implies a new whole-Hz rate.

@@ -3,6 +3,7 @@ package gfxinfo
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -504,8 +505,9 @@ func TestPopupShownAgainIsNoDamage(t *testing.T) {
 	}
 }
 
-// The frames a dump emits are the consumer's: later dumps (the parser reuses its storage, the
-// tracker carves new frames from a shared slab) never rewrite them or their phases.
+// The events a dump emits are the consumer's: later dumps (the parser reuses its storage, the
+// tracker carves new events from shared slabs) never rewrite its frames, their phases, its
+// summaries and their histograms, or its polls.
 func TestEmittedFramesNotRewritten(t *testing.T) {
 	tr := newTracker(pkg, "")
 	type kept struct {
@@ -514,8 +516,24 @@ func TestEmittedFramesNotRewritten(t *testing.T) {
 		ph source.Phases
 	}
 	var all []kept
+	type keptSummary struct {
+		s    *source.AndroidSummary
+		cp   source.AndroidSummary
+		hist []source.Bucket
+	}
+	var sums []keptSummary
+	var ps []*source.Poll
+	var pcs []source.Poll
 	for i := 0; i < 30; i++ {
 		evs := tr.apply(nil, dumpAt(int64(12_000+1000*i), 5, win(120, float64(10+i), int64(1+60*i), int64(60*(i+2)))))
+		for _, e := range evs {
+			switch e := e.(type) {
+			case *source.AndroidSummary:
+				sums = append(sums, keptSummary{e, *e, slices.Clone(e.Histogram)})
+			case *source.Poll:
+				ps, pcs = append(ps, e), append(pcs, *e)
+			}
+		}
 		for _, f := range frames(evs) {
 			if f.Phases == nil {
 				t.Fatal("frame without phases")
@@ -535,5 +553,18 @@ func TestEmittedFramesNotRewritten(t *testing.T) {
 			t.Fatalf("frame %d emitted twice", k.cp.VsyncID)
 		}
 		ids[k.cp.VsyncID] = true
+	}
+	if len(sums) < 30 || len(ps) < 30 {
+		t.Fatalf("%d summaries, %d polls", len(sums), len(ps))
+	}
+	for _, k := range sums {
+		if len(k.hist) == 0 || !slices.Equal(k.s.Histogram, k.hist) || k.s.AtNs != k.cp.AtNs || k.s.TotalFrames != k.cp.TotalFrames {
+			t.Fatalf("summary at %d rewritten after it was emitted", k.cp.AtNs)
+		}
+	}
+	for i, p := range ps {
+		if *p != pcs[i] {
+			t.Fatalf("poll at %d rewritten after it was emitted", pcs[i].AtNs)
+		}
 	}
 }

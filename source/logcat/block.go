@@ -152,14 +152,14 @@ func wordOK(x, dig, sepMask, sep uint64) bool {
 }
 
 // plainLine decodes the line at the start of b (the rest of a block) if it is plain threadtime
-// with its ids where logcat prints them: the header by its fixed offsets (words equal to the last
-// line's need no check), then one pass of lineCuesAVX2 (or lineCuesGo) finds the line's end, the tag's ':' and
-// whether the line holds a cue: a '!' (Choreographer's "Skipped N frames!") or what a Looper
-// printer marker starts with. A line without cues whose message does not start with 'S' or 'D',
-// most lines, is counted without more work; the others go through scanMsg and classify as
-// before, so what is decoded cannot differ. It returns the index of the line's '\n', or -1
-// (nothing done) for anything else — the caller then decodes it with fastLine, which gives the
-// same result for every line plainLine accepts.
+// with its ids where logcat prints them: the header by its fixed offsets (header words seen
+// on an accepted line need no check: blockScan), then one pass of lineCuesAVX2 (or lineCuesGo)
+// finds the line's end, the tag's ':' and whether the line holds a cue: a '!' (Choreographer's
+// "Skipped N frames!") or what a Looper printer marker starts with. A line without cues whose
+// message does not start with 'S' or 'D', most lines, is counted without more work; the others
+// go through scanMsg and classify as before, so what is decoded cannot differ. It returns the
+// index of the line's '\n', or -1 (nothing done) for anything else — the caller then decodes it
+// with fastLine, which gives the same result for every line plainLine accepts.
 func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 	if len(b) < 64 {
 		return -1
@@ -232,10 +232,10 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 	return e
 }
 
-// lineCuesAVX2 and lineCuesGo read a line from its tag (b, the rest of a block): nl is the index of the first
-// '\n' (-1: none), colon that of the first ':' before it (-1: none), and cue is true when a
-// byte before nl is a '!' or a Looper printer marker may start there — false when the line
-// cannot matter but for a message starting with 'S' or 'D'.
+// lineCuesAVX2 and lineCuesGo read a line from its tag (b, the rest of a block): nl is the
+// index of the first '\n' (-1: none), colon that of the first ':' before it (-1: none), and cue
+// is true when a byte before nl is a '!' or a Looper printer marker may start there — false
+// when the line cannot matter but for a message starting with 'S' or 'D'.
 //
 // lineCuesGo is for other CPUs, and for the last line of a block where lineCuesAVX2 gives up.
 func lineCuesGo(b []byte) (nl, colon int, cue bool) {

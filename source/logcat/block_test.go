@@ -76,7 +76,7 @@ func TestBlockMatchesLine(t *testing.T) {
 			if size == 1 && len(data) > 200_000 {
 				continue
 			}
-			for _, cues := range cueScanners(t) {
+			for _, cues := range cueScanners() {
 				lw, bw := decodeBoth(data, size)
 				if !reflect.DeepEqual(lw, bw) {
 					t.Fatalf("%s, blocks of %d, %s: Block and Line differ\nLine:\n%s\nBlock:\n%s", name, size, cues, show(lw), show(bw))
@@ -124,7 +124,7 @@ func FuzzBlock(f *testing.F) {
 		if size <= 0 || size > 1<<16 {
 			size = 1 + (size&0xffff+0xffff)%97
 		}
-		for _, cues := range cueScanners(t) {
+		for _, cues := range cueScanners() {
 			lw, bw := decodeBoth(text, size)
 			if !reflect.DeepEqual(lw, bw) {
 				t.Fatalf("%s: Block and Line differ\nLine:\n%s\nBlock:\n%s", cues, show(lw), show(bw))
@@ -135,7 +135,7 @@ func FuzzBlock(f *testing.F) {
 
 // cueScanners runs the caller's loop body once with each cue scanner this CPU has (AVX2, Go): it
 // names the one in use; the CPU's choice is restored when the test ends.
-func cueScanners(t *testing.T) iter.Seq2[int, string] {
+func cueScanners() iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
 		had := useAVX2
 		defer func() { useAVX2 = had }()
@@ -147,10 +147,10 @@ func cueScanners(t *testing.T) iter.Seq2[int, string] {
 	}
 }
 
-// refCues is what lineCuesAVX2 and lineCuesGo must find, byte by byte: the first '\n', the first ':' before it,
-// whether a byte before it is a '!' or the first of five that are each '<' or '>' (what every
-// Looper printer marker starts with: the cues neither may miss), and whether one is a '!' or
-// the first of two such bytes (what lineCuesAVX2 reports).
+// refCues is what lineCuesAVX2 and lineCuesGo must find, byte by byte: the first '\n', the
+// first ':' before it, whether a byte before it is a '!' or the first of five that are each '<'
+// or '>' (what every Looper printer marker starts with: the cues neither may miss), and whether
+// one is a '!' or the first of two such bytes (what lineCuesAVX2 reports).
 func refCues(b []byte) (nl, colon int, must, pair bool) {
 	nl, colon = -1, -1
 	angles := 0 // '<' or '>' in a row

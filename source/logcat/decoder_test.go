@@ -476,3 +476,24 @@ func TestFinishedWithArrowsMatchesLine(t *testing.T) {
 		t.Errorf("stats %+v: the text should pair some lines and leave others", lw.Stats)
 	}
 }
+
+// TestThreadtimeFractionsMatchLine: Block's timestamp fast path (a second already converted;
+// 3 or 6 fraction digits) gives the times Line gives, for every fraction length, within one
+// second and across seconds.
+func TestThreadtimeFractionsMatchLine(t *testing.T) {
+	var sb strings.Builder
+	for i, frac := range []string{"123", "123456", "123456789", "1", "12", "1234", "", "999", "000001", "5"} {
+		for j, sec := range []string{"07", "07", "08"} {
+			ts := "06-23 14:06:" + sec + "." + frac
+			fmt.Fprintf(&sb, "%s  1863  1863 D Looper  : >>>>> Dispatching to %s: %d\n", ts, hTarget, i)
+			fmt.Fprintf(&sb, "%s  1863  1863 D Looper  : <<<<< Finished to %s\n", ts+strings.Repeat("7", j), hTarget)
+		}
+	}
+	lw, bw := decodeBoth([]byte(sb.String()), 1<<20)
+	if !reflect.DeepEqual(lw, bw) {
+		t.Fatalf("Block and Line differ\nLine:\n%s\nBlock:\n%s", show(lw), show(bw))
+	}
+	if lw.Stats.Pairs != 30 {
+		t.Errorf("stats %+v: want every pair", lw.Stats)
+	}
+}

@@ -152,18 +152,20 @@ func field5Value(x uint64) int {
 
 // threadtimeNs is TimeNs for the timestamp of a plain threadtime line ("MM-DD HH:MM:SS." and
 // its digits, as scanThreadtime and plainLine accept it), without building a Line: most lines
-// that matter share their second with the previous one, and their fraction has 3, 6 or 9
-// digits, read here without TimeNs's general loop.
+// that matter share their second with the previous one and print milliseconds, read here by a
+// function small enough to be inlined; threadtimeNsSlow does the rest.
 func (p *Parser) threadtimeNs(ts []byte) int64 {
-	if len(ts) >= 15 && p.secOK && binary.LittleEndian.Uint64(ts) == p.secKey0 && binary.LittleEndian.Uint64(ts[6:]) == p.secKey1 {
+	if len(ts) == 18 && p.secOK && binary.LittleEndian.Uint64(ts) == p.secKey0 && binary.LittleEndian.Uint64(ts[6:]) == p.secKey1 {
+		return p.secNs + int64(ts[15]-'0')*1e8 + int64(ts[16]-'0')*1e7 + int64(ts[17]-'0')*1e6
+	}
+	return p.threadtimeNsSlow(ts)
+}
+
+func (p *Parser) threadtimeNsSlow(ts []byte) int64 {
+	if len(ts) == 21 && p.secOK && binary.LittleEndian.Uint64(ts) == p.secKey0 && binary.LittleEndian.Uint64(ts[6:]) == p.secKey1 {
 		f := ts[15:]
-		switch len(f) {
-		case 3:
-			return p.secNs + int64(f[0]-'0')*1e8 + int64(f[1]-'0')*1e7 + int64(f[2]-'0')*1e6
-		case 6:
-			return p.secNs + int64(f[0]-'0')*1e8 + int64(f[1]-'0')*1e7 + int64(f[2]-'0')*1e6 +
-				int64(f[3]-'0')*1e5 + int64(f[4]-'0')*1e4 + int64(f[5]-'0')*1e3
-		}
+		return p.secNs + int64(f[0]-'0')*1e8 + int64(f[1]-'0')*1e7 + int64(f[2]-'0')*1e6 +
+			int64(f[3]-'0')*1e5 + int64(f[4]-'0')*1e4 + int64(f[5]-'0')*1e3
 	}
 	l := Line{ts: ts, tsKind: tsMonthDay}
 	return p.TimeNs(&l)

@@ -143,8 +143,8 @@ func RateHz(intervalNs int64) int64 {
 
 // Dropped is the number of vsyncs a frame missed: max(0, ceil(cost / T) − 1).
 func Dropped(costNs, intervalNs int64) int64 {
-	if costNs <= 0 || intervalNs <= 0 {
-		return 0
+	if costNs <= intervalNs || intervalNs <= 0 {
+		return 0 // (on time, the usual frame: no 64-bit division)
 	}
 	d := (costNs+intervalNs-1)/intervalNs - 1
 	if d < 0 {

@@ -148,6 +148,9 @@ type Pipeline struct {
 	assumedWarn  bool
 	thresholdsHz int64
 	thresholds   [4]int64
+	// periodNs is T for refresh rate periodHz (intervalFor's rows without an interval)
+	periodHz float64
+	periodNs int64
 	// levelsT is the interval the frame drop levels were last classified with, levels its
 	// thresholds (RateHz rounds a float division: once per interval, not per frame)
 	levelsT int64
@@ -232,9 +235,15 @@ func (p *Pipeline) Reset() {
 	p.seq++
 }
 
-// AddBatch applies a batch of events in order.
+// AddBatch applies a batch of events in order. Frames, nearly all of a framestats batch, go
+// straight to addFrame (as Add does with them) without Add's type switch over every kind.
 func (p *Pipeline) AddBatch(evs []source.Event) {
 	for _, ev := range evs {
+		if f, ok := ev.(*source.Frame); ok {
+			p.addFrame(f, -1)
+			p.seq++
+			continue
+		}
 		p.Add(ev)
 	}
 }
@@ -401,7 +410,12 @@ func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
 		return f.IntervalNs
 	}
 	if p.refreshHz > 0 {
-		return int64(math.Round(1e9 / p.refreshHz))
+		// rows without their own interval (the 17-column layout): a float division and a
+		// rounding per frame, done once per refresh rate instead
+		if p.refreshHz != p.periodHz {
+			p.periodHz, p.periodNs = p.refreshHz, int64(math.Round(1e9/p.refreshHz))
+		}
+		return p.periodNs
 	}
 	if p.learnedT > 0 {
 		return p.learnedT

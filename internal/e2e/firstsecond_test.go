@@ -31,6 +31,7 @@ var windowLabelRe = regexp.MustCompile(`window="([^"]*)"`)
 //     fpstop_fps = the newest complete second per window, fpstop_fps_10s) read every 100 ms
 //     from the start; every value, and the final report's, ≤ the refresh rate.
 func TestHeadlessRatesFromFirstSecond(t *testing.T) {
+	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	for _, hz := range []float64{60, 120} {
 		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
 			ph := startPhone(t, hz, "stress", 43, 0)

@@ -218,6 +218,7 @@ func TestLabUnplug(t *testing.T) {
 // TestLabPrometheus: a real Prometheus scrapes a two-phone fpstop; fpstop_frames_total grows for
 // both phones and every query of the Grafana dashboard (docs/grafana/fpstop.json) returns data.
 func TestLabPrometheus(t *testing.T) {
+	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	bin := findPrometheus(t)
 	env, x := twoPhones(t, "janky", "stress", 90)
 	addr := freeAddr(t)

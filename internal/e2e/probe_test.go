@@ -14,6 +14,7 @@ import (
 // fpstop says so (headless: on stderr; the dashboard: its status note) — an app that does not
 // stays on gfxinfo, and nothing is said.
 func TestAutoProbesLooper(t *testing.T) {
+	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	for _, printer := range []bool{true, false} {
 		t.Run(fmt.Sprintf("printer=%v", printer), func(t *testing.T) {
 			ph := startPhone(t, 60, "demo", 41, 0)

@@ -195,6 +195,7 @@ func TestSurfaceFlingerGameAgainstTruth(t *testing.T) {
 
 // Every naming style: the layer with the frames is found and measured at 60 fps.
 func TestSurfaceFlingerNamingStyles(t *testing.T) {
+	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	for _, c := range []struct {
 		name  string
 		style fakeadb.SFStyle

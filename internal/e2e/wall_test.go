@@ -33,6 +33,7 @@ var filterRe = regexp.MustCompile(`filter: (\S+)`)
 // headless reports of 2 s (the connect, when the ring's backlog arrives) and 8 s. Every fps and
 // fps_wall, per window and for the run, must be at most the refresh rate.
 func TestWallNeverAboveRefresh(t *testing.T) {
+	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	for _, hz := range []float64{60, 120} {
 		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
 			ph := startPhone(t, hz, "stress", 31, 0)

@@ -352,15 +352,17 @@ func (l *LooperFrames) frame(s *looperStream, m *source.Message, prompt, behind 
 	if s.held != nil {
 		l.releaseHeld(s, v)
 	}
-	lf := LooperFrame{Frame: l.newFrame(s, m, v)}
 	// the grid's ticks sit up to spread after the true ones: a Finished that late after a grid
 	// tick came after the true tick
 	if m.EndNs+s.spread <= v+s.T {
-		l.out = append(l.out, lf)
+		// written in place: a LooperFrame is 20 words, copied twice on every frame before
+		l.out = append(l.out, LooperFrame{})
+		l.fillFrame(&l.out[len(l.out)-1].Frame, s, m, v)
 		return
 	}
-	held := lf // only a held frame goes to the heap, not every frame
-	s.held, s.heldEnd, s.heldUntil = &held, m.EndNs, m.EndNs+s.spread
+	held := new(LooperFrame) // only a held frame goes to the heap, not every frame
+	l.fillFrame(&held.Frame, s, m, v)
+	s.held, s.heldEnd, s.heldUntil = held, m.EndNs, m.EndNs+s.spread
 }
 
 // releaseHeld emits the held frame with its drops: the ticks strictly between its vsync and the
@@ -376,7 +378,8 @@ func (l *LooperFrames) releaseHeld(s *looperStream, next int64) {
 	l.out = append(l.out, *lf)
 }
 
-func (l *LooperFrames) newFrame(s *looperStream, m *source.Message, v int64) source.Frame {
+// fillFrame sets a zero frame f to message m's frame on vsync v.
+func (l *LooperFrames) fillFrame(f *source.Frame, s *looperStream, m *source.Message, v int64) {
 	if s.winGen != l.namesGen+1 { // names the stream's frames once, not per frame
 		name := l.names[m.Pid]
 		win := name
@@ -391,7 +394,7 @@ func (l *LooperFrames) newFrame(s *looperStream, m *source.Message, v int64) sou
 		}
 		s.window, s.process, s.winGen = win, name, l.namesGen+1
 	}
-	return source.Frame{Window: s.window, Process: s.process, VsyncNs: v, UIDoneNs: m.EndNs, IntervalNs: s.T}
+	f.Window, f.Process, f.VsyncNs, f.UIDoneNs, f.IntervalNs = s.window, s.process, v, m.EndNs, s.T
 }
 
 func (s *looperStream) addPrompt(t int64) {

@@ -83,7 +83,10 @@ func bucketUpper(b int) float64 {
 	return durBase * math.Pow(durGrowth, float64(b))
 }
 
-func (s *sigStats) add(ms float64, startMs float64, startNs int64) {
+// add counts a message of ms that started at startNs, sinceNs after the report's origin (its
+// start in ms is worked out only for one of the signature's worst: a float division per
+// message saved).
+func (s *sigStats) add(ms float64, sinceNs, startNs int64) {
 	s.count++
 	s.totalMs += ms
 	if ms > s.maxMs {
@@ -97,7 +100,7 @@ func (s *sigStats) add(ms float64, startMs float64, startNs int64) {
 	}
 	s.hist[durBucket(ms)]++
 	if len(s.worst) < worstPerSig || ms > float64(s.worst[len(s.worst)-1].Ms) {
-		o := Occurrence{StartMs: R2(startMs), Ms: R2(ms)}
+		o := Occurrence{StartMs: R2(float64(sinceNs) / 1e6), Ms: R2(ms)}
 		i := sort.Search(len(s.worst), func(i int) bool { return float64(s.worst[i].Ms) < ms })
 		s.worst = append(s.worst, Occurrence{})
 		copy(s.worst[i+1:], s.worst[i:])
@@ -268,7 +271,7 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 		return
 	}
 	t.timed++
-	ms := float64(m.EndNs-m.StartNs) / 1e6
+	ms := nsToMs(m.EndNs - m.StartNs)
 	base := withoutHash(m.Callback)
 	c := &t.recent[recentSlot(m.Handler, base, m.What)]
 	s := c.s
@@ -279,7 +282,7 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 		}
 	}
 	if s != nil {
-		s.add(ms, float64(m.StartNs-originNs)/1e6, m.StartNs)
+		s.add(ms, m.StartNs-originNs, m.StartNs)
 		t.down(s.idx) // its max and count only grow
 	}
 	r := &t.ring[t.rhead]
@@ -296,6 +299,16 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 	if t.rlen < len(t.ring) {
 		t.rlen++
 	}
+}
+
+// nsToMs is float64(d) / 1e6. A whole number of ms (every duration from threadtime text) is
+// that quotient exactly, from an integer division by a constant (a multiply) instead of a
+// float division on every message.
+func nsToMs(d int64) float64 {
+	if d%1_000_000 == 0 && d < 1<<53 && d > -1<<53 {
+		return float64(d / 1_000_000)
+	}
+	return float64(d) / 1e6
 }
 
 // signature returns the stats for key, creating them (evicting the least severe signature when

@@ -341,3 +341,20 @@ func TestListedTopN(t *testing.T) {
 		}
 	}
 }
+
+// TestNsToMs: the integer path for whole milliseconds gives the float division's value.
+func TestNsToMs(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for i := 0; i < 100000; i++ {
+		d := r.Int63n(1 << uint(1+r.Intn(62)))
+		if r.Intn(2) == 0 {
+			d -= d % 1_000_000
+		}
+		if r.Intn(10) == 0 {
+			d = -d
+		}
+		if got, want := nsToMs(d), float64(d)/1e6; got != want {
+			t.Fatalf("nsToMs(%d) = %v, float division gives %v", d, got, want)
+		}
+	}
+}

@@ -206,8 +206,10 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 	}
 	used := map[*winState]bool{}
 	type pair struct {
-		w  *Window
-		ws *winState
+		w     *Window
+		ws    *winState
+		acct  int   // frames its rows account for
+		first int64 // its earliest row's IntendedVsync
 	}
 	var pairs []pair
 	damaged, heldBack := false, false
@@ -223,26 +225,26 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 		}
 		if ws != nil {
 			used[ws] = true
-			pairs = append(pairs, pair{w, ws})
+			pairs = append(pairs, pair{w: w, ws: ws})
 		}
 	}
 	damaged = damaged || stale
 	procRows := 0
-	accts := make([]int, len(pairs))
-	for i, p := range pairs {
-		accts[i] = t.windowRows(asm, ps, p.ws, p.w)
+	for i := range pairs {
+		p := &pairs[i]
+		p.acct, p.first = t.windowRows(asm, ps, p.ws, p.w)
 		procRows += p.w.Rows
 		damaged = p.ws.rowsShort(p.w, t.reset) || damaged
 	}
 	procAcct, procDeferred := 0, damaged
-	for i, p := range pairs {
-		procAcct += accts[i]
+	for _, p := range pairs {
+		procAcct += p.acct
 		// A window counter not reported (damaged) defers the process's too: reported later,
 		// the window's would charge again what the process's charged meanwhile.
 		// (A window held back may be an older copy of one matched: its rows and counters
 		// are of an earlier dump run into this one.)
 		deferred := damaged && (stale || heldBack || !p.ws.firstBase(ps, asm.at))
-		procDeferred = !asm.windowPoll(t, ps, p.ws, p.w, accts[i], deferred) || procDeferred
+		procDeferred = !asm.windowPoll(t, ps, p.ws, p.w, p.acct, p.first, deferred) || procDeferred
 	}
 	ps.polls++
 	ps.acct += procAcct

@@ -58,16 +58,11 @@ func (a *assembly) spacing() int64 {
 }
 
 // windowPoll adds the Poll (and summary) of window w, matched to ws. acct is the frames this
-// poll accounted for; deferred is set when rows of the process could not be read or placed
-// (the counter is then not reported: the next dump has those rows).
+// poll accounted for, first the IntendedVsync of its earliest row (windowRows); deferred is
+// set when rows of the process could not be read or placed (the counter is then not
+// reported: the next dump has those rows).
 // It reports whether the window's counter was reported (or the window printed none).
-func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window, acct int, deferred bool) bool {
-	var first int64
-	for i := range w.Frames {
-		if v := w.Frames[i].VsyncNs; first == 0 || v < first {
-			first = v
-		}
-	}
+func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window, acct int, first int64, deferred bool) bool {
 	if ps.fresh && ws.polls == 1 {
 		// A window of a process that started during the session counted from 0.
 		a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid}))

@@ -12,7 +12,10 @@ import (
 // frame of the last poll — at once as credit, expecting it back in the next dump; a credited
 // row that does not come back is taken off again (it is lost after all), so damaged text never
 // charges frames the next dump shows.
-func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Window) (acct int) {
+//
+// It also returns the IntendedVsync of w's earliest row (0 none), for its Poll: this is the
+// pass over every row.
+func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Window) (acct int, first int64) {
 	ws.seen = t.procs.polls
 	firstSight := ws.polls == 0
 	if firstSight && !ps.fresh {
@@ -40,6 +43,9 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	t.fresh = t.fresh[:0]
 	for i := range w.Frames {
 		f := &w.Frames[i]
+		if first == 0 || f.VsyncNs < first {
+			first = f.VsyncNs
+		}
 		if ws.has(f) {
 			continue
 		}
@@ -99,7 +105,7 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 		}
 	}
 	ws.gaps = gaps
-	return acct
+	return acct, first
 }
 
 // gapOf returns the index of the gap a row at IntendedVsync v fills (one still open), or -1.

@@ -34,12 +34,14 @@ type tracker struct {
 	state     source.State
 	lastNs    int64
 	periodNs  int64
-	hz        int64
-	failure   string
-	procs     procTable
-	clock     uptimeCheck
-	wallNs    int64 // wall clock when the dump was taken (poller), 0 unknown (file)
-	fresh     []int // scratch: indexes of a window's new rows
+	// ratePeriodNs: the period rate last worked hz out from
+	ratePeriodNs int64
+	hz           int64
+	failure      string
+	procs        procTable
+	clock        uptimeCheck
+	wallNs       int64 // wall clock when the dump was taken (poller), 0 unknown (file)
+	fresh        []int // scratch: indexes of a window's new rows
 	// scratch for a dump's new frames and polls before they are copied into its events
 	scratchFrames []*source.Frame
 	scratchTail   []source.Event
@@ -184,6 +186,10 @@ func stripCount(w string) string {
 // rate emits a Refresh when a row's period implies a new whole-Hz rate.
 func (t *tracker) rate(evs *[]source.Event, periodNs, at int64) {
 	t.periodNs = periodNs
+	if periodNs == t.ratePeriodNs {
+		return // (the same whole-Hz rate as the last row's: every new frame asks)
+	}
+	t.ratePeriodNs = periodNs
 	hz := int64(math.Round(1e9 / float64(periodNs)))
 	if hz != t.hz {
 		t.hz = hz

@@ -68,7 +68,12 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	}
 
 	rf := &p.recent[p.rhead]
-	rf.window, rf.vsync, rf.cost, rf.interval, rf.dropped = w.name, vsync, cost, t, ff.dropped
+	if rf.window != w.name {
+		// (the slot mostly held this window's frame before: no write barrier while the
+		// GC marks, which had every frame pay two)
+		rf.window = w.name
+	}
+	rf.vsync, rf.cost, rf.interval, rf.dropped = vsync, cost, t, ff.dropped
 	rf.level, rf.phases, rf.uiDone, rf.doneNs = ff.level, f.Phases, f.UIDoneNs, f.DoneNs
 	if p.rhead++; p.rhead == len(p.recent) {
 		p.rhead = 0
@@ -79,7 +84,9 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if !f.History {
 		// Worst frames are for finding the message behind a stutter: a frame drawn before
 		// the session started has none to find (logcat and the clock start with the session).
-		p.considerWorst(w.name, f, cost, ff.dropped)
+		if len(p.worst) < worstKeep || cost > p.worst[len(p.worst)-1].cost {
+			p.considerWorst(w.name, f, cost, ff.dropped) // (the test it starts with, inline)
+		}
 		if p.hist.max >= 0 {
 			p.hist.add(FrameMark{Window: w.name, VsyncNs: vsync, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
 		}

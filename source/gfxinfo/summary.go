@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/fpstop/fpstop/internal/hwui"
@@ -476,28 +477,37 @@ var histogramLabels = func() (l [hwui.NumBuckets]struct {
 // each). Any other line is left to anyHistogram, which yields the same buckets for a standard
 // line.
 func standardHistogram(b []byte, hist []source.Bucket) ([]source.Bucket, bool) {
-	i, n := 0, len(b)
-	for k := range histogramLabels {
+	// The buckets are written in place (most counts are a single '0', read without the digit
+	// loop): 64 instructions a bucket came down to about 40 (callgrind).
+	at := len(hist)
+	hist = slices.Grow(hist, hwui.NumBuckets)[:at+hwui.NumBuckets]
+	out := hist[at:]
+	i, n, k := 0, len(b), 0
+	for ; k < len(histogramLabels) && i+8 <= n; k++ {
 		lab := &histogramLabels[k]
-		if n-i < 8 || binary.LittleEndian.Uint64(b[i:])&lab.mask != lab.word {
-			break // (the line's end, or not the next label: general reading decides)
+		if binary.LittleEndian.Uint64(b[i:i+8])&lab.mask != lab.word {
+			break // (not the next label: general reading decides)
 		}
 		i += lab.n
-		s := i
 		var c int64
-		for i < n && b[i]-'0' <= 9 {
-			c = c*10 + int64(b[i]-'0')
+		if i+1 < n && b[i] == '0' && b[i+1] == ' ' {
 			i++
+		} else {
+			s := i
+			for i < n && b[i]-'0' <= 9 {
+				c = c*10 + int64(b[i]-'0')
+				i++
+			}
+			if i == s || i-s > 12 {
+				return nil, false
+			}
 		}
-		if i == s || i-s > 12 {
-			return nil, false
-		}
-		hist = append(hist, source.Bucket{Ms: lab.ms, Count: c})
+		out[k] = source.Bucket{Ms: lab.ms, Count: c}
 	}
 	for i < n && (b[i] == ' ' || b[i] == '\t') {
 		i++
 	}
-	return hist, i == n && len(hist) > 0
+	return hist[:at+k], i == n && at+k > 0
 }
 
 func isProfileTableHeader(l []byte) bool {

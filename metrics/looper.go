@@ -429,11 +429,25 @@ func insertSorted(a []int64, v int64) []int64 {
 	return a
 }
 
+// lowerBound is the index of the first element of the ascending a not below v (len(a) when
+// none): slices.BinarySearch without its generic comparison call, twice per prompt frame.
+func lowerBound(a []int64, v int64) int {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); a[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 // removeSorted removes one element equal to v from the ascending a; false when a does not
 // hold it.
 func removeSorted(a []int64, v int64) ([]int64, bool) {
-	i, found := slices.BinarySearch(a, v)
-	if !found {
+	i := lowerBound(a, v)
+	if i == len(a) || a[i] != v {
 		return a, false
 	}
 	return slices.Delete(a, i, i+1), true
@@ -465,8 +479,8 @@ func (s *looperStream) recomputeAnchor() {
 	}
 	r, n := s.res, len(s.res)
 	c := lfMod(newest-T/2, T)
-	k, _ := slices.BinarySearch(r, c) // the first residue ≥ c
-	off := func(j int) int64 {        // the j-th smallest offset
+	k := lowerBound(r, c)      // the first residue ≥ c
+	off := func(j int) int64 { // the j-th smallest offset
 		if j += k; j >= n {
 			return r[j-n] - c + T - T/2
 		}

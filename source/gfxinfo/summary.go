@@ -281,18 +281,24 @@ func (p *parser) viewRoot(l []byte) {
 	i := bytes.Index(l, viewRootMark)
 	title := string(trimSpace(l[:i]))
 	id := rootID(l, i)
-	vis := -1
+	vis, visEnd := -1, -1 // visEnd: the index just past "(visibility=N)"
 	if j := bytes.Index(l, visibilityMark); j >= 0 {
 		if v, n, ok := parseInt(l[j+len(visibilityMark):]); ok && n > 0 && v >= -1 && v < 1<<16 {
 			vis = int(v)
+			if k := j + len(visibilityMark) + n; k < len(l) && l[k] == ')' {
+				visEnd = k + 1
+			}
 		}
 	}
 	w := p.newWindow(title, vis)
 	w.Root, w.rootTitle = id, title
 	// After its id a view-root line holds only " (visibility=N)" (nothing on Android 4): any
 	// other text is another line run into it, and the id and title before it may be cut too
-	// (one read "….MaiO/android.view.ViewRootImpl@1a2bWindow: com.exa…" for ".Main …@1a2b30").
-	if rest := trimSpace(l[i+len(viewRootMark)+len(id):]); id == "" || len(rest) > 0 && !bytes.HasPrefix(rest, visibilityMark) {
+	// (one read "….MaiO/android.view.ViewRootImpl@1a2bWindow: com.exa…" for ".Main …@1a2b30";
+	// another "…/KPopup/…@1a2b31 (visibility=0)Window: com.example.app/.Popup" for ".Popup",
+	// its "Window:" line run in after the visibility).
+	rest := trimSpace(l[i+len(viewRootMark)+len(id):])
+	if id == "" || len(rest) > 0 && (!bytes.HasPrefix(rest, visibilityMark) || visEnd < 0 || len(trimSpace(l[visEnd:])) > 0) {
 		w.rootDamaged = true
 	}
 	p.oldTable = false

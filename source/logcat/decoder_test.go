@@ -497,3 +497,36 @@ func TestThreadtimeFractionsMatchLine(t *testing.T) {
 		t.Errorf("stats %+v: want every pair", lw.Stats)
 	}
 }
+
+// TestSplitTargetFindsTheHashEnd: splitTarget's word search for the '}' that ends a handler's
+// hash gives what a byte search gives, for hashes shorter and longer than a word, near the
+// target's end and missing.
+func TestSplitTargetFindsTheHashEnd(t *testing.T) {
+	ref := func(s string) (int, int, int) {
+		const pre = "Handler ("
+		if strings.HasPrefix(s, pre) && len(s) > len(pre) {
+			if e := strings.IndexByte(s[len(pre):], ')'); e >= 0 {
+				e += len(pre)
+				if e+2 < len(s) && s[e+1] == ' ' && s[e+2] == '{' {
+					if c := strings.IndexByte(s[e+3:], '}'); c >= 0 && e+3+c+1 < len(s) && s[e+3+c+1] == ' ' {
+						return len(pre), e, e + 3 + c + 2
+					}
+				}
+			}
+		}
+		sp := strings.LastIndexByte(s, ' ')
+		if sp < 0 {
+			return 0, len(s), len(s)
+		}
+		return 0, sp, sp + 1
+	}
+	for _, hash := range []string{"", "1", "8e2b5c1", "8e2b5c12", "8e2b5c123", "8e2b5c1234567", "a}b", "}"} {
+		for _, tail := range []string{"} cb", "}", "} ", "}x cb", " cb", "", "} a} b"} {
+			s := "Handler (a.B) {" + hash + tail
+			hs, he, cs := splitTarget([]byte(s))
+			if rh, re, rc := ref(s); hs != rh || he != re || cs != rc {
+				t.Errorf("splitTarget(%q) = %d %d %d, want %d %d %d", s, hs, he, cs, rh, re, rc)
+			}
+		}
+	}
+}

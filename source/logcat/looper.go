@@ -3,6 +3,7 @@ package logcat
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -229,8 +230,16 @@ func splitTarget(t []byte) (hs, he, cs int) {
 		if e := bytes.IndexByte(t[len(pre):], ')'); e >= 0 {
 			e += len(pre)
 			if e+2 < len(t) && t[e+1] == ' ' && t[e+2] == '{' {
-				// the hash is a few bytes: a loop costs less than a call
+				// the hash is a few hex digits: its '}' is found in one word (a call to
+				// IndexByte cost more than the search)
 				c := e + 3
+				if c+8 <= len(t) {
+					if m := zeroBytes(binary.LittleEndian.Uint64(t[c:]) ^ '}'*lo8); m != 0 {
+						c += bits.TrailingZeros64(m) >> 3
+					} else {
+						c += 8
+					}
+				}
 				for c < len(t) && t[c] != '}' {
 					c++
 				}

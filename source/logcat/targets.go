@@ -83,15 +83,19 @@ func (g *target) split() {
 // arena (one seen once so far, most often because it prints a fresh object hash) names its
 // message with its own bytes; one in a buffer of its own is named from the cache.
 func (g *target) names(c *nameCache) (handler, callback string) {
-	if !g.named {
-		if g.shared {
-			g.handler, g.callback = unsafeString(g.text[g.hs:g.he]), unsafeString(g.text[g.cs:])
-		} else {
-			g.handler, g.callback = c.handler(g.text[g.hs:g.he]), c.callback(g.text[g.cs:])
-		}
-		g.named = true
+	if !g.named { // apart, so that a named target's check is inlined
+		g.name(c)
 	}
 	return g.handler, g.callback
+}
+
+func (g *target) name(c *nameCache) {
+	if g.shared {
+		g.handler, g.callback = unsafeString(g.text[g.hs:g.he]), unsafeString(g.text[g.cs:])
+	} else {
+		g.handler, g.callback = c.handler(g.text[g.hs:g.he]), c.callback(g.text[g.cs:])
+	}
+	g.named = true
 }
 
 // target finds the thread's copy of target b (a new Dispatching's), making one if needed. The

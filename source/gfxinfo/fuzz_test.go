@@ -70,21 +70,9 @@ func FuzzTrackerDamage(f *testing.F) {
 	f.Add([]byte{0xc0, 2, 0xc0 + 6, 0, 0xc0 + 9, 2, 12, 1}) // a damaged capture
 	// Small dumps (16 and 4 rows, each dump sharing half its rows with the one before): what
 	// is checked needs rows carried between polls and two windows, not a full ring, and a
-	// cheap input is what lets CI's 8 s smoke run try thousands of damage patterns.
-	const period = 16_666_667
-	a := synthWin{title: pkg + "/.Main", rows: 16, start: 10e9, period: period, firstID: 1, total: 16}
-	b := synthWin{title: pkg + "/.Popup", rows: 4, start: 10e9 + 5e6, period: period, firstID: 1000, total: 4}
-	var dumps [][]byte
-	for i := 0; i < 3; i++ {
-		a2, b2 := a, b
-		a2.start += int64(i) * 8 * period
-		a2.firstID += int64(i) * 8
-		a2.total += int64(i) * 8
-		b2.start += int64(i) * 2 * period
-		b2.firstID += int64(i) * 2
-		b2.total += int64(i) * 2
-		dumps = append(dumps, synthDump(nil, 24, int64(10_300+150*i), 5, pkg, []synthWin{a2, b2}))
-	}
+	// cheap input is what lets CI's 5 s smoke run try thousands of damage patterns.
+	dumps := pollCapture(3, 24, 0)
+	titles := map[string]bool{pkg + "/.Main": true, pkg + "/.Popup": true} // pollCapture's windows
 	real := map[int64]bool{}
 	for _, d := range dumps {
 		for _, p := range mustParse(f, d).Processes {
@@ -125,7 +113,7 @@ func FuzzTrackerDamage(f *testing.F) {
 				continue
 			}
 			n++
-			if fr.Window != a.title && fr.Window != b.title {
+			if !titles[fr.Window] {
 				t.Fatalf("invented window %q", fr.Window)
 			}
 			if real[fr.VsyncID] && seen[fr.VsyncID] {

@@ -10,9 +10,13 @@ import (
 
 // replayCapture is a capture of n polls of two windows whose rings move by half their rows
 // from one dump to the next (as Android prints them), in layout cols.
-func replayCapture(n, layout int) [][]byte {
+func replayCapture(n, layout int) [][]byte { return pollCapture(n, layout, 5) }
+
+// pollCapture is n polls of two windows (16 and 4 rows, each dump sharing half its rows with
+// the one before) in layout cols, every jankEach-th frame of the first janky (0: none).
+func pollCapture(n, layout, jankEach int) [][]byte {
 	const period = 16_666_667
-	a := synthWin{title: pkg + "/.Main", rows: 16, start: 10e9, period: period, firstID: 1, total: 16, jankEach: 5}
+	a := synthWin{title: pkg + "/.Main", rows: 16, start: 10e9, period: period, firstID: 1, total: 16, jankEach: jankEach}
 	b := synthWin{title: pkg + "/.Popup", rows: 4, start: 10e9 + 5e6, period: period, firstID: 1000, total: 4}
 	var dumps [][]byte
 	for i := 0; i < n; i++ {

@@ -87,13 +87,13 @@ func (d *Decoder) plain(b []byte, msg, tsEnd, pid, tid int) {
 	keep := d.keeps(pid, nil)
 	// The printer's own lines, most of those that matter, are told by their first word
 	// without classify (and a Finished line by the target it closes: see closes).
-	if keep && len(m) >= len(dispatchMark) {
+	if keep && len(m) >= dispatchMarkLen {
 		w := binary.LittleEndian.Uint64(m)
-		if w == dispatchWords[0] && startsWithMark(m, &dispatchWords, len(dispatchMark)) {
+		if w == dispatchWords[0] && startsWithMark(m, &dispatchWords, dispatchMarkLen) {
 			at := d.p.threadtimeNs(b[:tsEnd])
 			d.nowNs = max(d.nowNs, at)
 			d.stats.Dispatching++
-			d.dispatch(pid, tid, m[len(dispatchMark):], at, true)
+			d.dispatch(pid, tid, m[dispatchMarkLen:], at, true)
 			return
 		}
 		if w == finishWords[0] && d.closes(m, b[:tsEnd], pid, tid) {

@@ -258,11 +258,11 @@ func (d *Decoder) openThread(pid, tid int) *thread {
 // Dispatching to " follows) when its text is the open target's and that holds no '>'. For any
 // other line it reports false having changed nothing, and the line takes the general path.
 func (d *Decoder) closes(msg, ts []byte, pid, tid int) bool {
-	if !startsWithMark(msg, &finishWords, len(finishMark)) {
+	if !startsWithMark(msg, &finishWords, finishMarkLen) {
 		return false
 	}
 	t := d.openThread(pid, tid)
-	if t == nil || !t.open || t.cur.arrow || !bytes.Equal(trimRight(msg[len(finishMark):]), t.cur.text) {
+	if t == nil || !t.open || t.cur.arrow || !bytes.Equal(trimRight(msg[finishMarkLen:]), t.cur.text) {
 		return false
 	}
 	at := d.p.threadtimeNs(ts)

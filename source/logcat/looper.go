@@ -20,6 +20,12 @@ const (
 	kindDebugLooper         // vendor "DebugLooper: set default …" set-up lines: recognised, ignored
 )
 
+// The printer's markers' lengths as constants: the hot paths' bounds checks fold.
+const (
+	dispatchMarkLen = len(">>>>> Dispatching to ")
+	finishMarkLen   = len("<<<<< Finished to ")
+)
+
 var (
 	dispatchMark = []byte(">>>>> Dispatching to ")
 	finishMark   = []byte("<<<<< Finished to ")
@@ -35,11 +41,11 @@ var (
 // marker; for the others the message with leading spaces removed. It allocates nothing.
 func classify(msg []byte) (msgKind, []byte) {
 	// The printer's own lines start with their marker: what the loops below would find first.
-	if startsWithMark(msg, &dispatchWords, len(dispatchMark)) {
-		return kindDispatch, msg[len(dispatchMark):]
+	if startsWithMark(msg, &dispatchWords, dispatchMarkLen) {
+		return kindDispatch, msg[dispatchMarkLen:]
 	}
-	if startsWithMark(msg, &finishWords, len(finishMark)) && bytes.IndexByte(msg, '>') < 0 {
-		return kindFinish, msg[len(finishMark):]
+	if startsWithMark(msg, &finishWords, finishMarkLen) && bytes.IndexByte(msg, '>') < 0 {
+		return kindFinish, msg[finishMarkLen:]
 	}
 	// Printer lines may be wrapped by the app ("println : >>>>> Dispatching to …").
 	for i := 0; i < len(msg); {

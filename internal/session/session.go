@@ -35,6 +35,13 @@ type Config struct {
 	Recording RecordOptions
 }
 
+// queuedBatches is how many batches may wait for the pipeline at each of the two hand-offs
+// (source to its feed, feed to the runner). A few absorb a busy moment of the pipeline (a
+// snapshot); more only hold memory: a capture read faster than the pipeline applies it fills
+// every place, and with 64 and 16 places of batches of up to 4,096 Messages a 1 GiB logcat run
+// peaked at 50 MB RSS instead of 34 MB.
+const queuedBatches = 4
+
 // Session is a running session. Start makes one; Close ends it.
 type Session struct {
 	cfg    Config
@@ -64,7 +71,7 @@ type feed struct {
 func Start(ctx context.Context, cfg Config, src source.Source, rec *Recording) *Session {
 	p := metrics.NewPipeline(cfg.Metrics)
 	s := &Session{cfg: cfg, p: p, runner: metrics.NewRunner(p, cfg.Refresh),
-		in: make(chan []source.Event, 64), runEnd: make(chan struct{}), rec: rec}
+		in: make(chan []source.Event, queuedBatches), runEnd: make(chan struct{}), rec: rec}
 	if rec != nil {
 		s.runner.SetTap(rec.tap)
 	}
@@ -86,7 +93,7 @@ func (s *Session) startFeed(ctx context.Context, src source.Source) *feed {
 	f := &feed{cancel: cancel, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(f.done)
-		ch := make(chan []source.Event, 16)
+		ch := make(chan []source.Event, queuedBatches)
 		fwd := make(chan struct{})
 		go func() {
 			defer close(fwd)

@@ -126,9 +126,11 @@ func (p *parser) damaged() bool {
 }
 
 // runTogetherMarks are the starts of the lines printed after a title: one inside a title is
-// a line run into the title's line (one read "com.exaStats since: 1000000ns").
+// a line run into the title's line (one read "com.exaStats since: 1000000ns"; another, a
+// "Window:" line cut and the next window's run in, "com.exaWindow: com.example.app/.Popup").
+// "Window: " has its space: a popup's own title is "PopupWindow:8a2f1c".
 var runTogetherMarks = []string{"Stats since:", "Total frames rendered", "Janky frames", "---PROFILEDATA---",
-	"Flags,", "View hierarchy:", "** Graphics info"}
+	"Flags,", "View hierarchy:", "** Graphics info", "Window: "}
 
 // runInAfter reports whether title is prefix (a title) followed at once by the start of a line
 // printed after a title.

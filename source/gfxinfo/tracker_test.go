@@ -362,16 +362,7 @@ func TestTornOldRowsDoNotHideMissingNewOnes(t *testing.T) {
 	}
 	d3 := dumpAt(13_000, 100, win(120, 11, 121, 240))
 	evs := feed(t, d1, b, d3)
-	var lost int64
-	last := int64(-1)
-	for _, p := range polls(evs) {
-		if last >= 0 && p.TotalFrames >= last {
-			lost += p.TotalFrames - last - int64(p.NewRows)
-		}
-		if p.TotalFrames >= 0 {
-			last = p.TotalFrames
-		}
-	}
+	lost := lostByCounters(evs)
 	if n := len(frames(evs)); n != 240 || lost != 0 {
 		t.Errorf("%d frames and %d lost, want 240 and 0: %v", n, lost, polls(evs))
 	}
@@ -381,25 +372,10 @@ func TestTornOldRowsDoNotHideMissingNewOnes(t *testing.T) {
 // be new, so that counter is the base (not deferred to a next dump that, the ring having
 // turned over, would leave the 60 frames drawn in between neither seen nor lost).
 func TestFirstDumpTornRowsCounterIsTheBase(t *testing.T) {
-	var d1 []byte
-	for _, l := range bytes.SplitAfter(dumpAt(11_000, 100, win(120, 9, 1, 120)), []byte("\n")) {
-		if bytes.HasPrefix(l, []byte("0,")) {
-			l = append(l[:len(l)/2:len(l)/2], '\n')
-		}
-		d1 = append(d1, l...)
-	}
+	d1 := halveRows(dumpAt(11_000, 100, win(120, 9, 1, 120)))
 	d2 := dumpAt(14_000, 100, win(120, 12, 181, 300))
 	evs := feed(t, d1, d2)
-	var lost int64
-	last := int64(-1)
-	for _, p := range polls(evs) {
-		if last >= 0 && p.TotalFrames >= last {
-			lost += p.TotalFrames - last - int64(p.NewRows)
-		}
-		if p.TotalFrames >= 0 {
-			last = p.TotalFrames
-		}
-	}
+	lost := lostByCounters(evs)
 	if n := len(frames(evs)); n != 120 || lost != 60 {
 		t.Errorf("%d frames and %d lost, want 120 and 60: %v", n, lost, polls(evs))
 	}
@@ -412,19 +388,12 @@ func TestWindowLineRunInRepairedFromViewRoot(t *testing.T) {
 	d1 := bytes.Replace(dumpAt(11_000, 100, win(120, 9, 1, 120)), []byte("Window: "+pkg+"/.Main\n"), []byte("Window: "+pkg+"/.Main"), 1)
 	d2 := dumpAt(14_000, 100, win(120, 12, 181, 300))
 	evs := feed(t, d1, d2)
-	var lost int64
-	last := int64(-1)
 	for _, p := range polls(evs) {
 		if p.Window != pkg+"/.Main" {
 			t.Errorf("poll of window %q", p.Window)
 		}
-		if last >= 0 && p.TotalFrames >= last {
-			lost += p.TotalFrames - last - int64(p.NewRows)
-		}
-		if p.TotalFrames >= 0 {
-			last = p.TotalFrames
-		}
 	}
+	lost := lostByCounters(evs)
 	if n := len(frames(evs)); n != 240 || lost != 60 {
 		t.Errorf("%d frames and %d lost, want 240 and 60", n, lost)
 	}
@@ -438,31 +407,12 @@ func TestWindowLineRunInRepairedFromViewRoot(t *testing.T) {
 // completed by then), so the 90 frames drawn before the next readable dump and never shown
 // are lost (not a base taken at that dump, with nothing lost).
 func TestFirstChunkRunTogetherTornCounterIsTheBase(t *testing.T) {
-	tear := func(d []byte) []byte {
-		var out []byte
-		for _, l := range bytes.SplitAfter(d, []byte("\n")) {
-			if bytes.HasPrefix(l, []byte("0,")) {
-				l = append(l[:len(l)/2:len(l)/2], '\n')
-			}
-			out = append(out, l...)
-		}
-		return out
-	}
-	d0 := tear(dumpAt(10_500, 100, win(60, 9.5, 1, 60)))
-	d1 := tear(dumpAt(11_000, 100, win(90, 9.5, 1, 90)))
+	d0 := halveRows(dumpAt(10_500, 100, win(60, 9.5, 1, 60)))
+	d1 := halveRows(dumpAt(11_000, 100, win(90, 9.5, 1, 90)))
 	d1 = bytes.Replace(d1, []byte("Applications Graphics Acceleration Info:\n"), nil, 1)
 	d2 := dumpAt(14_000, 100, win(120, 12, 181, 300))
 	evs := feed(t, append(d0, d1...), d2)
-	var lost int64
-	last := int64(-1)
-	for _, p := range polls(evs) {
-		if last >= 0 && p.TotalFrames >= last {
-			lost += p.TotalFrames - last - int64(p.NewRows)
-		}
-		if p.TotalFrames >= 0 {
-			last = p.TotalFrames
-		}
-	}
+	lost := lostByCounters(evs)
 	if n := len(frames(evs)); n != 120 || lost != 90 {
 		t.Errorf("%d frames and %d lost, want 120 and 90", n, lost)
 	}
@@ -567,4 +517,32 @@ func TestEmittedFramesNotRewritten(t *testing.T) {
 			t.Fatalf("poll at %d rewritten after it was emitted", pcs[i].AtNs)
 		}
 	}
+}
+
+// lostByCounters is what metrics charges as lost from the polls in evs: each counter's growth
+// since the last readable one less the rows that poll accounted for.
+func lostByCounters(evs []source.Event) int64 {
+	var lost int64
+	last := int64(-1)
+	for _, p := range polls(evs) {
+		if last >= 0 && p.TotalFrames >= last {
+			lost += p.TotalFrames - last - int64(p.NewRows)
+		}
+		if p.TotalFrames >= 0 {
+			last = p.TotalFrames
+		}
+	}
+	return lost
+}
+
+// halveRows cuts every PROFILEDATA row of dump d (its lines starting "0,") in half.
+func halveRows(d []byte) []byte {
+	var out []byte
+	for _, l := range bytes.SplitAfter(d, []byte("\n")) {
+		if bytes.HasPrefix(l, []byte("0,")) {
+			l = append(l[:len(l)/2:len(l)/2], '\n')
+		}
+		out = append(out, l...)
+	}
+	return out
 }

@@ -116,6 +116,9 @@ type GfxinfoDump struct {
 	proc    jankStats
 	windows []*dumpWindow
 	byTitle map[string]*dumpWindow
+	// removed: titles whose window SetWindow removed and no window attached since. A frame of
+	// one still completing counts in the process's counters only (see AddFrame).
+	removed map[string]bool
 }
 
 // NewGfxinfoDump returns an empty dump for the app pkg running as pid, whose counters started at
@@ -133,6 +136,7 @@ func (d *GfxinfoDump) reset(pkg string, pid int, sinceNs int64) {
 	d.proc = jankStats{since: sinceNs}
 	d.windows = nil
 	d.byTitle = map[string]*dumpWindow{}
+	d.removed = map[string]bool{}
 }
 
 // window returns the window titled title, attaching it when new.
@@ -153,6 +157,7 @@ func (d *GfxinfoDump) SetWindow(title, vri string, attached bool, atNs int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !attached {
+		d.removed[title] = true
 		if w := d.byTitle[title]; w != nil {
 			delete(d.byTitle, title)
 			for i, x := range d.windows {
@@ -164,6 +169,7 @@ func (d *GfxinfoDump) SetWindow(title, vri string, attached bool, atNs int64) {
 		}
 		return
 	}
+	delete(d.removed, title)
 	w := d.window(title, atNs)
 	if vri != "" {
 		w.vri = vri
@@ -182,9 +188,25 @@ func (d *GfxinfoDump) Observe(evs []source.Event) {
 
 // AddFrame records one rendered frame of f.Window (attaching the window when unknown). Frames
 // flagged SkippedFrame are kept in the ring but not counted, as JankTracker does.
+//
+// A frame of a window SetWindow removed (a popup's last frame, still on the render thread
+// when the window went: it completes after the removal) counts in the process's counters and
+// in no window's. On a device the ViewRootImpl's destroy waits for the render thread, so the
+// frame is counted by the window's JankTracker and the process's, and the window is gone from
+// the next dump. Attaching a window for it instead left a phantom under the popup's title,
+// with a view-root id derived from the title (the same every time) and a counter from that
+// one frame, and the popup shown next took that window over (its ring and counter): a live
+// janky run at 120 Hz showed a popup's counter going 28 → 1 under one view-root id, and fpstop
+// rightly warned of a damaged counter.
 func (d *GfxinfoDump) AddFrame(f *source.Frame) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.removed[f.Window] {
+		if f.Flags&source.FlagSkippedFrame == 0 {
+			d.proc.add(f)
+		}
+		return
+	}
 	w := d.window(f.Window, f.VsyncNs)
 	fc := *f
 	if f.Phases != nil {

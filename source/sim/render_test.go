@@ -269,6 +269,51 @@ func TestGfxinfoRing(t *testing.T) {
 	}
 }
 
+// TestGfxinfoLateFrameOfRemovedWindow: a popup's last frame completes after its window was
+// removed (the simulator emits a frame when it completes). It counts in the process's counter
+// and in no window's, and the popup shown next is a new view root whose counter starts at its
+// own frames. Attaching a window for the late frame left a phantom under the popup's title,
+// with a view-root id derived from the title, and the next popup took it over (its ring and
+// counter): a live janky session at 120 Hz read that id's counter going 28 → 1 and warned of
+// damage.
+func TestGfxinfoLateFrameOfRemovedWindow(t *testing.T) {
+	d := NewGfxinfoDump("com.example.feed", 4242, 1_000)
+	T := int64(8_333_333)
+	mk := func(i int64) *source.Frame {
+		v := 10_000_000_000 + i*T
+		ph := &source.Phases{Vsync: v, SyncQueued: v + ms, SyncStart: v + ms, IssueDrawCommandsStart: v + 2*ms,
+			SwapBuffers: v + 3*ms, FrameCompleted: v + 5*ms, GpuCompleted: v + 5*ms, FrameStartTime: v}
+		return &source.Frame{Window: "PopupWindow:c9cbcba", Process: "com.example.feed", VsyncNs: v, DoneNs: v + 5*ms,
+			IntervalNs: T, DeadlineNs: v + T, Phases: ph}
+	}
+	render := func() (map[string]string, []*block, string) {
+		var buf bytes.Buffer
+		if err := d.Render(&buf, 20_000_000_000, LayoutAndroid13); err != nil {
+			t.Fatal(err)
+		}
+		proc, blocks := parseDump(t, buf.String())
+		return proc, blocks, buf.String()
+	}
+	d.SetWindow("PopupWindow:c9cbcba", "aaaaaaa", true, 10_000_000_000)
+	for i := int64(0); i < 27; i++ {
+		d.AddFrame(mk(i))
+	}
+	d.SetWindow("PopupWindow:c9cbcba", "aaaaaaa", false, 10_000_000_000+27*T)
+	d.AddFrame(mk(27)) // drawn before the removal, completed after it
+	proc, blocks, _ := render()
+	if proc["Total frames rendered"] != "28" || len(blocks) != 0 || d.TotalFrames("PopupWindow:c9cbcba") != -1 {
+		t.Fatalf("after the removal: process total %q, %d windows dumped (want 28 and none)", proc["Total frames rendered"], len(blocks))
+	}
+	d.SetWindow("PopupWindow:c9cbcba", "bbbbbbb", true, 10_000_000_000+40*T)
+	d.AddFrame(mk(40))
+	proc, blocks, text := render()
+	if proc["Total frames rendered"] != "29" || len(blocks) != 1 || len(blocks[0].rows) != 1 ||
+		blocks[0].summary["Total frames rendered"] != "1" || !strings.Contains(text, "ViewRootImpl@bbbbbbb (visibility=0)") {
+		t.Fatalf("the popup shown again: process total %q, %d windows, want 29 and one new view root with 1 row counting 1:\n%s",
+			proc["Total frames rendered"], len(blocks), text)
+	}
+}
+
 var (
 	reThreadtime = regexp.MustCompile(`^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3}) +(\d+) +(\d+) ([VDIWEF]) (.{8,}?) ?: (.*)$`)
 	reMonotonic  = regexp.MustCompile(`^ *(\d+)\.(\d{6}) +(\d+) +(\d+) ([VDIWEF]) (.{8,}?) ?: (.*)$`)

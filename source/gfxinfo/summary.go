@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -498,6 +499,17 @@ func standardHistogram(b []byte, hist []source.Bucket) ([]source.Bucket, bool) {
 		var c int64
 		if i+1 < n && b[i] == '0' && b[i+1] == ' ' {
 			i++
+			if m := zeroRun(b[i:], k+1); m > 0 {
+				// The buckets after a zero are often zero too (a histogram's long tail, most
+				// of its 154): they are taken at once, with one compare of the text (zeroRun).
+				// Measured with callgrind (fs17-200k): HISTOGRAM lines 35.3 M → 11.3 M
+				// instructions, 7.5 k a line → 2.4 k.
+				out[k] = source.Bucket{Ms: lab.ms}
+				copy(out[k+1:k+1+m], zeroBuckets[k+1:k+1+m])
+				i += int(zeroAt[k+1+m] - zeroAt[k+1])
+				k += m
+				continue
+			}
 		} else {
 			s := i
 			for i < n && b[i]-'0' <= 9 {
@@ -514,6 +526,74 @@ func standardHistogram(b []byte, hist []source.Bucket) ([]source.Bucket, bool) {
 		i++
 	}
 	return hist[:at+k], i == n && at+k > 0
+}
+
+// zeroText is a standard HISTOGRAM line's text with every count 0 (" 5ms=0 6ms=0 … 4950ms=0"),
+// zeroAt[k] where bucket k starts in it (zeroAt[NumBuckets] is its length), zeroBuckets the
+// buckets it reads as, and zeroDone[e] how many buckets a line matching zeroText[:e] holds
+// complete (see zeroRun).
+var (
+	zeroText    []byte
+	zeroAt      [hwui.NumBuckets + 1]uint16
+	zeroBuckets [hwui.NumBuckets]source.Bucket
+	zeroDone    []uint8
+)
+
+func init() {
+	for k := range zeroBuckets {
+		zeroAt[k] = uint16(len(zeroText))
+		zeroText = append(zeroText, " "+strconv.Itoa(hwui.BucketMs(k))+"ms=0"...)
+		zeroBuckets[k] = source.Bucket{Ms: hwui.BucketMs(k)}
+	}
+	zeroAt[hwui.NumBuckets] = uint16(len(zeroText))
+	// Bucket k is complete in a match of zeroText[:e] when the match reaches the space after
+	// its "0" (a digit there would continue the count) and at least 8 bytes from its start (the
+	// label loop reads 8 bytes at a label). The last bucket never is: what follows the line's
+	// last count is the label loop's to judge.
+	zeroDone = make([]uint8, len(zeroText)+1)
+	k := 0
+	for e := range zeroDone {
+		for k < hwui.NumBuckets-1 && e >= max(int(zeroAt[k+1])+1, int(zeroAt[k])+8) {
+			k++
+		}
+		zeroDone[e] = uint8(k)
+	}
+}
+
+// zeroRun returns how many buckets from bucket k on the text s (from bucket k's label on) holds
+// complete with count 0, told by the length of the text s shares with zeroText from bucket k
+// on: what the label loop would read bucket by bucket (about 40 instructions a bucket), for
+// well under one instruction a byte. It never takes the last bucket.
+func zeroRun(s []byte, k int) int {
+	if k >= hwui.NumBuckets-1 {
+		return 0
+	}
+	z := zeroText[zeroAt[k]:]
+	m := int(zeroDone[int(zeroAt[k])+commonPrefix(s, z)]) - k
+	return max(m, 0)
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b: 64 bytes at a time
+// (bytes.Equal's vector compare; a line whose rest equals b at once), then eight. (Eight bytes
+// at a time throughout: 6.4 M instructions on fs17-200k against 2.7 M.)
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	if len(a) == len(b) && bytes.Equal(a, b) {
+		return n
+	}
+	i := 0
+	for i+64 <= n && bytes.Equal(a[i:i+64], b[i:i+64]) {
+		i += 64
+	}
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 func isProfileTableHeader(l []byte) bool {

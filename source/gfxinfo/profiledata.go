@@ -613,38 +613,40 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	if deadline == int64Max || deadline <= 0 {
 		deadline = 0
 	}
+	// The phases and the frame are written field by field where they stand: appending composite
+	// literals built each on the stack and copied it, the frame (it holds pointers) with
+	// runtime.wbMove while the GC ran. (Window and Process are finish's to write.)
 	if len(p.slab) == cap(p.slab) {
 		_, p.slab = p.ps.frameSlice(64) // more rows than the block was sized for
 	}
-	p.slab = append(p.slab, source.Phases{
-		Vsync:                      r[colVsync],
-		HandleInputStart:           r[colHandleInput],
-		AnimationStart:             r[colAnimation],
-		PerformTraversalsStart:     r[colTraversals],
-		DrawStart:                  r[colDrawStart],
-		SyncQueued:                 r[colSyncQueued],
-		SyncStart:                  r[colSyncStart],
-		IssueDrawCommandsStart:     r[colIssueDraw],
-		SwapBuffers:                r[colSwapBuffers],
-		FrameCompleted:             done,
-		DequeueBufferDuration:      r[colDequeue],
-		QueueBufferDuration:        r[colQueue],
-		GpuCompleted:               r[colGpuCompleted],
-		SwapBuffersCompleted:       r[colSwapCompleted],
-		DisplayPresentTime:         r[colPresent],
-		CommandSubmissionCompleted: r[colCommandSubmission],
-		FrameStartTime:             start,
-		WorkloadTarget:             r[colWorkload],
-	})
+	p.slab = p.slab[:len(p.slab)+1]
 	ph := &p.slab[len(p.slab)-1]
-	w.Frames = append(w.Frames, source.Frame{
-		VsyncNs:    vs,
-		DoneNs:     done,
-		UIDoneNs:   ph.SyncStart,
-		IntervalNs: period,
-		Flags:      r[colFlags],
-		DeadlineNs: deadline,
-		VsyncID:    r[colVsyncID],
-		Phases:     ph,
-	})
+	ph.Vsync = r[colVsync]
+	ph.HandleInputStart = r[colHandleInput]
+	ph.AnimationStart = r[colAnimation]
+	ph.PerformTraversalsStart = r[colTraversals]
+	ph.DrawStart = r[colDrawStart]
+	ph.SyncQueued = r[colSyncQueued]
+	ph.SyncStart = r[colSyncStart]
+	ph.IssueDrawCommandsStart = r[colIssueDraw]
+	ph.SwapBuffers = r[colSwapBuffers]
+	ph.FrameCompleted = done
+	ph.DequeueBufferDuration = r[colDequeue]
+	ph.QueueBufferDuration = r[colQueue]
+	ph.GpuCompleted = r[colGpuCompleted]
+	ph.SwapBuffersCompleted = r[colSwapCompleted]
+	ph.DisplayPresentTime = r[colPresent]
+	ph.CommandSubmissionCompleted = r[colCommandSubmission]
+	ph.FrameStartTime = start
+	ph.WorkloadTarget = r[colWorkload]
+	n := len(w.Frames)
+	if n == cap(w.Frames) {
+		w.Frames = append(w.Frames, source.Frame{})
+	}
+	w.Frames = w.Frames[:n+1]
+	f := &w.Frames[n]
+	f.VsyncNs, f.DoneNs, f.UIDoneNs, f.IntervalNs = vs, done, ph.SyncStart, period
+	f.Flags, f.DeadlineNs, f.VsyncID = r[colFlags], deadline, r[colVsyncID]
+	f.StartVsyncNs, f.PresentNs, f.History = 0, 0, false
+	f.Phases = ph
 }

@@ -1,0 +1,96 @@
+package gfxinfo
+
+import (
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// refEmit is the frame emitRow makes of a complete row, written as composite literals: the
+// definition the field-by-field writes must match (Window and Process are finish's).
+func refEmit(r *[numCols]int64) (source.Frame, source.Phases) {
+	var period, start int64
+	a, b := r[colFrameInterval], r[colFrameStart]
+	switch {
+	case a >= minPeriodNs && a <= maxPeriodNs:
+		period, start = a, b
+	case b >= minPeriodNs && b <= maxPeriodNs:
+		period, start = b, a
+	case a > maxPeriodNs:
+		start = a
+	case b > maxPeriodNs:
+		start = b
+	}
+	deadline := r[colDeadline]
+	if deadline == int64Max || deadline <= 0 {
+		deadline = 0
+	}
+	ph := source.Phases{
+		Vsync: r[colVsync], HandleInputStart: r[colHandleInput], AnimationStart: r[colAnimation],
+		PerformTraversalsStart: r[colTraversals], DrawStart: r[colDrawStart],
+		SyncQueued: r[colSyncQueued], SyncStart: r[colSyncStart], IssueDrawCommandsStart: r[colIssueDraw],
+		SwapBuffers: r[colSwapBuffers], FrameCompleted: r[colFrameCompleted],
+		DequeueBufferDuration: r[colDequeue], QueueBufferDuration: r[colQueue],
+		GpuCompleted: r[colGpuCompleted], SwapBuffersCompleted: r[colSwapCompleted],
+		DisplayPresentTime: r[colPresent], CommandSubmissionCompleted: r[colCommandSubmission],
+		FrameStartTime: start, WorkloadTarget: r[colWorkload],
+	}
+	f := source.Frame{VsyncNs: r[colIntendedVsync], DoneNs: r[colFrameCompleted], UIDoneNs: r[colSyncStart],
+		IntervalNs: period, Flags: r[colFlags], DeadlineNs: deadline, VsyncID: r[colVsyncID]}
+	return f, ph
+}
+
+// junk sets every field of the struct v points to a value no emitted frame has (a field added
+// to Frame or Phases that emitRow does not write keeps it).
+func junk(v any) {
+	e := reflect.ValueOf(v).Elem()
+	for i := 0; i < e.NumField(); i++ {
+		switch f := e.Field(i); f.Kind() {
+		case reflect.Int64:
+			f.SetInt(-12345)
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.String:
+			f.SetString("junk")
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+		default:
+			panic("junk: a field of kind " + f.Kind().String())
+		}
+	}
+}
+
+// TestEmitRowFields: emitRow writes every field of a frame and its phases into storage that
+// held another dump's (junk), as the composite literals of refEmit do.
+func TestEmitRowFields(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	for n := 0; n < 500; n++ {
+		p := &parser{ps: &Parser{}, d: &Dump{}, proc: -1, win: -1}
+		w := p.newWindow("w", 0)
+		frames, slab := make([]source.Frame, 1), make([]source.Phases, 1)
+		junk(&frames[0])
+		junk(&slab[0])
+		w.Frames, p.slab = frames[:0], slab[:0]
+		var r [numCols]int64
+		for c := range r {
+			r[c] = rng.Int63n(1 << uint(rng.Intn(63)))
+			if rng.Intn(8) == 0 {
+				r[c] = []int64{-1, 0, minPeriodNs, maxPeriodNs, int64Max}[rng.Intn(5)]
+			}
+		}
+		r[colIntendedVsync] = 1 + rng.Int63n(1<<50)
+		r[colFrameCompleted] = r[colIntendedVsync] + 1 + rng.Int63n(maxFrameNs-1)
+		p.emitRow(w, &r)
+		if len(w.Frames) != 1 || w.Frames[0].Phases != &p.slab[0] {
+			t.Fatalf("row %v: frames %v", r, w.Frames)
+		}
+		got, gph := w.Frames[0], *w.Frames[0].Phases
+		got.Phases, got.Window, got.Process = nil, "", "" // (finish's to write)
+		want, wph := refEmit(&r)
+		if got != want || gph != wph {
+			t.Fatalf("row %v:\n got %+v %+v\nwant %+v %+v", r, got, gph, want, wph)
+		}
+	}
+}

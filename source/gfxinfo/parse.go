@@ -168,6 +168,13 @@ type Parser struct {
 	prevText []byte
 	// recLayouts and prevLayouts are the column layouts rec's and prevRec's rows name.
 	recLayouts, prevLayouts [][]int
+	// vals is the ring of the recorded rows' values (replay.go), seq the number of the next
+	// row written into it, valsFrom the oldest number it may hold (it grew); minVals is its
+	// first size when set (tests; 0: the constant minVals).
+	vals          [][numCols]int64
+	seq, valsFrom uint64
+	minVals       int
+	valsCols      []int // the layout of every row written in vals (nil: several)
 	// counts and mss hold the values a summary's fields point to (count, ms).
 	counts []int64
 	mss    []float64

@@ -23,45 +23,116 @@ import (
 // so a replayed line never runs on into text the recorded one did not have.
 
 // recRow is a PROFILEDATA row of the dump before: its line's text (newline included) is
-// prevText[start:end], read as row with the layout prevLayouts[layout]. (It holds no pointer,
-// so recording one is a plain copy.)
+// prevText[start:end], read with the layout prevLayouts[layout] as the values in the ring slot
+// of seq (rowVals). (It holds no pointer, so recording one is a plain copy.)
 type recRow struct {
 	start, end int
 	head, tail uint64 // the line's first and last 8 bytes, compared before the whole text
 	layout     int
-	row        [numCols]int64
+	seq        uint64
 }
 
 // maxRecRows bounds the rows a dump records (a full dump of every process holds a few
 // thousand); rows past it are read as usual.
 const maxRecRows = 8192
 
-// recordRow records the current line, read as row with the current layout, for the next dump
-// (stable mode only).
-func (p *parser) recordRow(row *[numCols]int64) {
-	ps := p.ps
-	s, e := p.lineStart, p.lineEnd
-	p.rowLine = true
-	if !ps.stable || !p.inBlock || e-s < 16 || p.chunk[e-1] != '\n' || len(ps.rec) >= maxRecRows {
+// The values of recorded rows are kept in a ring (Parser.vals), each under the sequence number
+// it was written with: a row replayed from the dump before is recorded again under the same
+// number, its values neither copied nor moved (copying each recorded row's 27 values was a
+// quarter of recording it), and a new row is read straight into the next slot. A slot is
+// written again len(vals) rows later, so a record whose row is older than that is no longer
+// valid (rowVals) and its line is read as usual; a row replayed when half that has passed is
+// copied to a new slot, and the ring grows with the rows a dump records (keepRows).
+const (
+	minVals = 512
+	maxVals = 2 * maxRecRows
+)
+
+// claim returns the next ring slot and its sequence number, for a row read with layout cols:
+// the columns cols lacks are 0 in it. (The number is taken before the slot is written: the
+// row it held is no longer valid even when reading the new one fails.)
+func (ps *Parser) claim(cols []int) (uint64, *[numCols]int64) {
+	if !sameCols(ps.valsCols, cols) {
+		ps.clearNext(cols)
+	}
+	s := ps.seq
+	ps.seq++
+	return s, &ps.vals[s&uint64(len(ps.vals)-1)]
+}
+
+// clearNext prepares the next slot for a row of layout cols when the ring's rows may have
+// another: it is cleared (and, before the first row, the ring made). While every row has one
+// layout, its other columns stay 0 in every slot: clearing them was 26 instructions a row.
+func (ps *Parser) clearNext(cols []int) {
+	if len(ps.vals) == 0 {
+		size := minVals
+		if ps.minVals > 0 {
+			size = ps.minVals
+		}
+		ps.vals, ps.valsCols = make([][numCols]int64, size), cols
 		return
 	}
-	lay := len(ps.recLayouts) - 1
-	if lay < 0 || !sameCols(ps.recLayouts[lay], p.cols) {
-		lay = layoutIndex(ps.recLayouts, p.cols)
-		if lay < 0 {
-			lay = len(ps.recLayouts)
-			ps.recLayouts = append(ps.recLayouts, p.cols)
-		}
+	ps.valsCols = nil
+	ps.vals[ps.seq&uint64(len(ps.vals)-1)] = [numCols]int64{}
+}
+
+// rowVals returns the values recorded under seq, nil when their slot was written again.
+func (ps *Parser) rowVals(seq uint64) *[numCols]int64 {
+	if n := uint64(len(ps.vals)); n > 0 && ps.seq-seq <= n && seq >= ps.valsFrom {
+		return &ps.vals[seq&(n-1)]
 	}
+	return nil
+}
+
+// recordable reports whether the current line, read as a row, is recorded for the next dump
+// (stable mode only; the line must end with a newline, so a replayed line never runs on into
+// text the recorded one did not have).
+func (p *parser) recordable() bool {
+	s, e := p.lineStart, p.lineEnd
+	return p.ps.stable && p.inBlock && e-s >= 16 && p.chunk[e-1] == '\n' && len(p.ps.rec) < maxRecRows
+}
+
+// recordRow records the current line, read with the current layout into the ring slot of seq,
+// for the next dump.
+func (p *parser) recordRow(seq uint64) {
+	s, e := p.lineStart, p.lineEnd
+	line := p.chunk[s:e]
+	lay := len(p.ps.recLayouts) - 1 // (recLayout, inlined by hand: 25 instructions a row)
+	if lay < 0 || !sameCols(p.ps.recLayouts[lay], p.cols) {
+		lay = p.addRecLayout()
+	}
+	r := p.ps.nextRec()
+	r.start, r.end, r.layout, r.seq = s, e, lay, seq
+	r.head, r.tail = binary.LittleEndian.Uint64(line), binary.LittleEndian.Uint64(line[len(line)-8:])
+}
+
+// nextRec returns a new record at the end of rec, to be written field by field (appending a
+// composite literal measured 40 instructions a row).
+func (ps *Parser) nextRec() *recRow {
 	n := len(ps.rec)
 	if n == cap(ps.rec) {
 		ps.rec = append(ps.rec, recRow{})
 	}
 	ps.rec = ps.rec[:n+1]
-	rr := &ps.rec[n]
-	rr.start, rr.end, rr.layout = s, e, lay
-	rr.row = *row
-	rr.head, rr.tail = binary.LittleEndian.Uint64(p.chunk[s:]), binary.LittleEndian.Uint64(p.chunk[e-8:])
+	return &ps.rec[n]
+}
+
+// recLayout returns the index of the current layout in recLayouts, adding it when absent.
+func (p *parser) recLayout() int {
+	if lay := len(p.ps.recLayouts) - 1; lay >= 0 && sameCols(p.ps.recLayouts[lay], p.cols) {
+		return lay
+	}
+	return p.addRecLayout()
+}
+
+func (p *parser) addRecLayout() int {
+	ps := p.ps
+	lay := layoutIndex(ps.recLayouts, p.cols)
+	if lay < 0 {
+		lay = len(ps.recLayouts)
+		ps.recLayouts = append(ps.recLayouts, p.cols)
+	}
+	return lay
 }
 
 // layoutIndex returns the index of layout cols (the same slice) in layouts, -1 when absent.
@@ -109,28 +180,50 @@ func (p *parser) replay(pos int) int {
 		p.missed += n
 		return pos
 	}
+	// The run of rows standing one after the other in the dump before from r on, read with
+	// this layout: its text is compared with the text at pos at once, and its rows the text
+	// repeats whole are replayed. (Row by row, the compares were as many calls to memequal.)
+	prev := ps.prevRec
+	e := r + 1
+	for e < len(prev) && prev[e].start == prev[e-1].end && prev[e].layout == lay {
+		e++
+	}
+	from := prev[r].start
+	run := ps.prevText[from:prev[e-1].end]
+	same := commonPrefix(text[:min(len(text), len(run))], run)
 	w := p.curWin()
-	for {
-		rr := &ps.prevRec[r]
-		n := rr.end - rr.start
+	recLay, shift, half, r0 := p.recLayout(), pos-from, uint64(len(ps.vals)/2), r
+	for ; r < e && prev[r].end-from <= same; r++ {
+		rr := &prev[r]
+		row := ps.rowVals(rr.seq)
+		if row == nil {
+			break // (its values were written over: the line is read)
+		}
 		if w.Columns == 0 {
 			w.Columns = len(p.cols)
 		}
-		p.emitRow(w, &rr.row)
-		p.lineStart, p.lineEnd = pos, pos+n
-		p.recordRow(&rr.row)
-		pos += n
-		text = text[n:]
-		r++
-		p.hint = r
-		if r == len(ps.prevRec) || ps.prevRec[r].start != rr.end {
-			return pos // the next line was not a row in the dump before
+		p.emitRow(w, row)
+		p.rowLine = true
+		if len(ps.rec) == maxRecRows {
+			continue
 		}
-		nx := &ps.prevRec[r]
-		if m := nx.end - nx.start; m > len(text) || nx.layout != lay || !bytes.Equal(text[:m], ps.prevText[nx.start:nx.end]) {
-			return pos
+		seq := rr.seq
+		if ps.seq-seq > half {
+			// A row replayed dump after dump while others are written: moved ahead of them.
+			// (Copied out first: the slot claimed may be its own, and cleared.)
+			v := *row
+			var to *[numCols]int64
+			seq, to = ps.claim(p.cols)
+			*to = v
 		}
+		x := ps.nextRec()
+		x.start, x.end, x.head, x.tail, x.layout, x.seq = rr.start+shift, rr.end+shift, rr.head, rr.tail, recLay, seq
 	}
+	p.hint = r
+	if r == r0 {
+		return pos
+	}
+	return pos + prev[r-1].end - from
 }
 
 // keepRows makes the rows this dump recorded the ones the next dump replays (chunk is the
@@ -141,6 +234,24 @@ func (ps *Parser) keepRows(chunk []byte) {
 	ps.prevText = chunk
 	if len(ps.prevRec) == 0 {
 		ps.prevText = nil
+	}
+	if n := len(ps.vals); n > 0 && n < maxVals && 4*len(ps.prevRec) > n {
+		ps.growVals(4 * len(ps.prevRec))
+	}
+}
+
+// growVals makes the ring hold at least n rows (a power of two, at most maxVals), moving the
+// valid rows to their slots in it.
+func (ps *Parser) growVals(n int) {
+	old, size := ps.vals, len(ps.vals)
+	for size < n && size < maxVals {
+		size *= 2
+	}
+	ps.vals = make([][numCols]int64, size)
+	// (Rows older than the old ring's are gone, though the new one would have kept them.)
+	ps.valsFrom = ps.seq - min(ps.seq, uint64(len(old)))
+	for s := ps.valsFrom; s < ps.seq; s++ {
+		ps.vals[s&uint64(size-1)] = old[s&uint64(len(old)-1)]
 	}
 }
 

@@ -37,12 +37,20 @@ func pollCapture(n, layout, jankEach int) [][]byte {
 // dump reads differently in any way: frames and their phases, counts, warnings, torn rows.
 func checkReplay(t *testing.T, data []byte, oneByte bool) (replayed int) {
 	t.Helper()
+	return checkReplayRing(t, data, oneByte, 0)
+}
+
+// checkReplayRing is checkReplay with the recorded rows' values in a ring of ring slots at
+// first (0: the default), so small that rows are written over before they are replayed.
+func checkReplayRing(t *testing.T, data []byte, oneByte bool, ring int) (replayed int) {
+	t.Helper()
 	var r io.Reader = bytes.NewReader(data)
 	if oneByte {
 		r = iotest.OneByteReader(r)
 	}
 	dr := newDumpReader(r)
 	var stable, cached Parser
+	stable.minVals = ring
 	var prevCopy []byte
 	for i := 0; ; i++ {
 		c, err := dr.next()
@@ -114,5 +122,47 @@ func FuzzReplay(f *testing.F) {
 		}
 		in = append(in, dumps[2]) // a clean dump after damaged ones
 		checkReplay(t, bytes.Join(in, nil), oneByte)
+		checkReplayRing(t, bytes.Join(in, nil), oneByte, 4)
 	})
+}
+
+// TestReplayRing: rows whose values were written over in the ring before their next dump are
+// read again, and rows replayed dump after dump beside moving ones (a window that does not
+// draw) stay replayed: every dump reads as on its own, whatever the ring's first size.
+func TestReplayRing(t *testing.T) {
+	const period = 16_666_667
+	still := synthWin{title: pkg + "/.Still", rows: 12, start: 9e9, period: period, firstID: 500, total: 12}
+	var dumps [][]byte
+	for i := 0; i < 40; i++ {
+		moving := synthWin{title: pkg + "/.Main", rows: 16, start: 10e9 + int64(i)*8*period, period: period,
+			firstID: 1 + int64(i)*8, total: 16 + int64(i)*8}
+		dumps = append(dumps, synthDump(nil, 23, int64(10_300+150*i), 5, pkg, []synthWin{still, moving}))
+	}
+	data := bytes.Join(dumps, nil)
+	for _, ring := range []int{0, 1, 2, 4, 8, 16, 32, 64} {
+		n := checkReplayRing(t, data, false, ring)
+		if ring == 0 || ring >= 32 {
+			if n < 40*20 {
+				t.Errorf("ring of %d: %d rows recorded over 40 dumps", ring, n)
+			}
+		}
+	}
+	// Rows of one layout written over rows of another: the columns it lacks must read 0.
+	mixed := bytes.Join([][]byte{bytes.Join(replayCapture(12, 23), nil), bytes.Join(replayCapture(12, 17), nil),
+		bytes.Join(replayCapture(12, 25), nil), bytes.Join(replayCapture(12, 14), nil)}, nil)
+	for _, ring := range []int{0, 4, 64} {
+		checkReplayRing(t, mixed, false, ring)
+	}
+	var ps Parser
+	ps.minVals = 8
+	for i, d := range dumps[:20] {
+		var prev []byte
+		if i > 0 {
+			prev = dumps[i-1]
+		}
+		ps.parseNext(d, prev)
+	}
+	if len(ps.vals) < 4*len(ps.prevRec) {
+		t.Errorf("the ring holds %d rows for dumps of %d", len(ps.vals), len(ps.prevRec))
+	}
 }

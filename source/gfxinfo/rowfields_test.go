@@ -44,7 +44,9 @@ func refRowFields(l string, ncols int) ([]int64, int) {
 }
 
 // checkRowFields runs rowFields on l both as a line inside a buffer (followed by a newline
-// and more text, as in a dump) and at the very end of one (padded), against refRowFields.
+// and more text, as in a dump, short of rowPad bytes or not) and at the very end of one
+// (padded), against refRowFields; and on each, rowFieldsGo and rowFieldsAVX2 on their own
+// (checkRowReaders).
 func checkRowFields(t *testing.T, l string, ncols int) {
 	t.Helper()
 	cols := make([]int, ncols)
@@ -52,23 +54,48 @@ func checkRowFields(t *testing.T, l string, ncols int) {
 		cols[i] = colFlags + i%(numCols-1)
 	}
 	want, wantRes := refRowFields(l, ncols)
-	for _, tail := range []string{"\n0,1,2,3,4,5,6,7\n", "\r\n99999999", ""} {
+	for _, tail := range rowTails {
 		buf := []byte(l + tail)
 		line := buf[: len(l) : len(l)+len(tail)]
 		p := &parser{ps: &Parser{}}
 		var row [numCols]int64
-		res := rowFields(p.padded(line), len(line), cols, &row)
+		b := p.padded(line)
+		res := rowFields(b, len(line), cols, &row)
 		if res != wantRes {
 			t.Fatalf("rowFields(%q, %d cols, tail %q) = %d, want %d", l, ncols, tail, res, wantRes)
 		}
-		if res != rowOK {
-			continue
-		}
-		for k, v := range want {
-			if row[cols[k]] != v {
-				t.Fatalf("rowFields(%q): field %d = %d, want %d", l, k, row[cols[k]], v)
+		if res == rowOK {
+			for k, v := range want {
+				if row[cols[k]] != v {
+					t.Fatalf("rowFields(%q): field %d = %d, want %d", l, k, row[cols[k]], v)
+				}
 			}
 		}
+		checkRowReaders(t, b, len(line), cols, row, res)
+	}
+}
+
+// rowTails follow a row in checkRowFields: a short next line, a '\r' and digits, nothing (all
+// three copied with padding), and lines filling exactly rowPad bytes and more (read in place).
+var rowTails = []string{"\n0,1,2,3,4,5,6,7\n", "\r\n99999999", "",
+	"\n" + strings.Repeat("1,", rowPad/2-1) + "1", "\n" + strings.Repeat("9", 2*rowPad)}
+
+// checkRowReaders checks both readers on b[:n] against rowFields' answer res and row: the Go
+// one always, the AVX2 one where the CPU has it, which must take every plain row (digits and
+// commas only) rowFields accepts and no other.
+func checkRowReaders(t *testing.T, b []byte, n int, cols []int, row [numCols]int64, res int) {
+	t.Helper()
+	var got [numCols]int64
+	if r := rowFieldsGo(b, n, cols, &got); r != res || (r == rowOK && got != row) {
+		t.Fatalf("rowFieldsGo(%q, %d cols) = %d %v, want %d %v", b[:n], len(cols), r, got, res, row)
+	}
+	if !useRowAVX2 {
+		return
+	}
+	plain := n > 0 && res == rowOK && strings.Trim(string(b[:n]), "0123456789,") == ""
+	got = [numCols]int64{}
+	if ok := rowFieldsAVX2(b, n, cols, &got); ok != plain || (ok && got != row) {
+		t.Fatalf("rowFieldsAVX2(%q, %d cols) = %v %v, want %v %v", b[:n], len(cols), ok, got, plain, row)
 	}
 }
 
@@ -125,6 +152,9 @@ func TestRowFieldsRandom(t *testing.T) {
 func FuzzRowFields(f *testing.F) {
 	f.Add("0,100003000000,100003000000,9223372036854775807,0,100003500000,", 6)
 	f.Add("-9223372036854775808,12345678901234567,", 2)
+	f.Add("0,5000000,100003000000,100003000000,0,100003500000,100003600000,100003700000,"+
+		"100004000000,100036333334,100003400000,16666667,100005000000,100005100000,100005300000,"+
+		"100007000000,100009000000,30000,200000,100009000000,100007500000,0,100007200000,", 23)
 	f.Fuzz(func(t *testing.T, l string, ncols int) {
 		if ncols < 1 || ncols >= numCols { // (a column per field: none written twice)
 			return

@@ -45,6 +45,9 @@ type winState struct {
 	// (the frames that counter counted are at or before it).
 	countedHwm int64
 	deferred   *deferredCounter // the last counter, when deferred (nil once one is reported)
+	// used is the tracker's matchRound when a window of the process block being read was
+	// matched to it (a set per block was a map made per block and dump).
+	used int64
 }
 
 // gap is n unreadable rows between two readable rows' IntendedVsync (lo, hi); reported is set
@@ -66,15 +69,24 @@ func newWinState(title, root string) *winState {
 
 // has reports whether f is a frame already emitted.
 func (ws *winState) has(f *source.Frame) bool {
-	if ws.hasDone(f.DoneNs) {
-		return true
+	_, ok := ws.known(f)
+	return ok
+}
+
+// known is has, also returning the slot after the one of the remembered frame that completed
+// at f's FrameCompleted (-1 when f is known by another identity or not at all).
+func (ws *winState) known(f *source.Frame) (next int, ok bool) {
+	if f.DoneNs <= ws.maxDone {
+		if s, ok := ws.dones.get(f.DoneNs); ok {
+			return newer(int(s)), true
+		}
 	}
 	if f.VsyncID > 0 {
 		// Two frames of one window can share an IntendedVsync (real Android 13 rows do),
 		// never a vsync id.
-		return ws.hasID(f.VsyncID)
+		return -1, ws.hasID(f.VsyncID)
 	}
-	return f.VsyncNs <= ws.hwm && ws.lookup(&ws.vsyncs, keyVsync, f.VsyncNs)
+	return -1, f.VsyncNs <= ws.hwm && ws.lookup(&ws.vsyncs, keyVsync, f.VsyncNs)
 }
 
 // hasDone reports whether a remembered frame completed at done.
@@ -204,14 +216,10 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 		ps.lastAt, ps.at = max(ps.lastAt, ps.at), asm.at
 		ps.polledBefore = ps.polls > 0
 	}
-	used := map[*winState]bool{}
-	type pair struct {
-		w     *Window
-		ws    *winState
-		acct  int   // frames its rows account for
-		first int64 // its earliest row's IntendedVsync
-	}
-	var pairs []pair
+	t.matchRound++
+	used := t.matchRound
+	pairs := t.pairs[:0]
+	defer func() { clear(pairs); t.pairs = pairs[:0] }()
 	damaged, heldBack := false, false
 	for wi := range pr.Windows {
 		w := &pr.Windows[wi]
@@ -224,7 +232,7 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 			damaged = true
 		}
 		if ws != nil {
-			used[ws] = true
+			ws.used = used
 			pairs = append(pairs, pair{w: w, ws: ws})
 		}
 	}
@@ -251,6 +259,14 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 	if pr.Summary != nil {
 		asm.processPoll(t, ps, pr, procRows, procDeferred)
 	}
+}
+
+// pair is a window of a dump and the memory it was matched to (dedupeProcess).
+type pair struct {
+	w     *Window
+	ws    *winState
+	acct  int   // frames its rows account for
+	first int64 // its earliest row's IntendedVsync
 }
 
 // firstBase reports whether ws is first seen at this dump (at) with none of its frames new to
@@ -303,7 +319,7 @@ func (ws *winState) rowsShort(w *Window, reset bool) bool {
 // whose title is suspect and whose rows match nothing (held back, with a counted warning).
 // A window printed twice in one dump (two dumps run together when the line between them was
 // damaged) is matched to the same memory: its known rows are not new.
-func (ps *procState) match(w *Window, used map[*winState]bool, asm *assembly) *winState {
+func (ps *procState) match(w *Window, used int64, asm *assembly) *winState {
 	ws := ps.byRoot(w.Root)
 	if ws == nil {
 		ws = ps.byRows(w)
@@ -371,13 +387,13 @@ func (ps *procState) byRows(w *Window) *winState {
 
 // byTitle returns the remembered window titled as w (a trusted title). One already matched in
 // this dump is w again unless both have a view root (then w is another window).
-func (ps *procState) byTitle(w *Window, used map[*winState]bool) *winState {
+func (ps *procState) byTitle(w *Window, used int64) *winState {
 	var again *winState
 	for _, s := range ps.wins {
 		if s.title != w.Title {
 			continue
 		}
-		if used[s] {
+		if s.used == used {
 			again = s
 			continue
 		}

@@ -3,6 +3,8 @@ package gfxinfo
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fpstop/fpstop/source"
 )
 
 // A window's identity lookups answer what a scan of the frames it remembers answers, whether
@@ -74,4 +76,32 @@ func lookupKey(ws *winState, k int, v int64) bool {
 		return ws.lookup(&ws.vsyncs, keyVsync, v)
 	}
 	return ws.dones.has(v)
+}
+
+// windowRows tells a repeated row known when the ring slot after the last known row's holds
+// its FrameCompleted, without asking has: whatever the ring holds (frames out of order, shared
+// FrameCompleted times, the memory full and turning), a live slot's FrameCompleted is one has
+// finds, and the slot known returns is after one holding the row's FrameCompleted.
+func TestRingSlotMeansKnown(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		r := rand.New(rand.NewPCG(seed, seed*3))
+		ws := newWinState("w", "")
+		next := int64(1000)
+		for step := 0; step < 2000; step++ {
+			next += int64(1 + r.IntN(3))
+			f := source.Frame{VsyncID: next, VsyncNs: next * 10, DoneNs: next*10 + 5}
+			if r.IntN(8) == 0 {
+				f.DoneNs -= int64(r.IntN(200)) // out of order, or a FrameCompleted two frames share
+			}
+			ws.add(&f)
+			s := r.IntN(ws.n)
+			g := source.Frame{DoneNs: ws.ring[s][keyDone], VsyncNs: -1}
+			if !ws.has(&g) {
+				t.Fatalf("seed %d step %d: slot %d's FrameCompleted %d not known", seed, step, s, g.DoneNs)
+			}
+			if at, ok := ws.known(&g); !ok || at < 0 || ws.ring[(at+keep-1)%keep][keyDone] != g.DoneNs {
+				t.Fatalf("seed %d step %d: known(%d) = %d, %v", seed, step, g.DoneNs, at, ok)
+			}
+		}
+	}
 }

@@ -19,34 +19,28 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	ws.seen = t.procs.polls
 	firstSight := ws.polls == 0
 	if firstSight && !ps.fresh {
-		// Frames completed before this poll (the session's backlog) or before the process's
-		// last poll were counted by earlier counters: never by this window's.
-		switch {
-		case ps.lastAt > 0:
-			ws.baseNs = ps.lastAt
-		case ps.polledBefore:
-			// Polled in an earlier dump that had no Uptime: its frames after the session's
-			// start are new to its counters.
-			ws.baseNs = t.startNs
-		default:
-			ws.baseNs = asm.at
-		}
-		for i := range w.Frames {
-			if ws.baseNs == 0 { // no Uptime: the newest frame tells the time
-				ws.baseNs = max(ws.baseNs, w.Frames[i].DoneNs)
-			}
-		}
+		ws.baseNs = t.firstBaseNs(asm, ps, w)
 	}
 	prev := max(ws.hwm, ws.baseNs)
 	ws.polls++
 	resolved := make([]int, len(ws.gaps))
 	t.fresh = t.fresh[:0]
+	// next is the ring slot the row after a remembered one is expected at: rows a dump repeats
+	// from the last one come in the order they were remembered in, so each is told known by
+	// one comparison with that slot (a live slot holding the row's FrameCompleted is what has
+	// finds) instead of a lookup (most of the rows of a capture).
+	next := -1
 	for i := range w.Frames {
 		f := &w.Frames[i]
 		if first == 0 || f.VsyncNs < first {
 			first = f.VsyncNs
 		}
-		if ws.has(f) {
+		if next >= 0 && next < ws.n && ws.ring[next][keyDone] == f.DoneNs {
+			next = newer(next)
+			continue
+		}
+		if s, known := ws.known(f); known {
+			next = s
 			continue
 		}
 		if ps.elsewhere(ws, f) {
@@ -106,6 +100,29 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	}
 	ws.gaps = gaps
 	return acct, first
+}
+
+// firstBaseNs returns the base of window w, first seen in this poll of a process that ran
+// before it: frames completed before this poll (the session's backlog) or before the process's
+// last poll were counted by earlier counters, never by this window's.
+func (t *tracker) firstBaseNs(asm *assembly, ps *procState, w *Window) int64 {
+	var base int64
+	switch {
+	case ps.lastAt > 0:
+		base = ps.lastAt
+	case ps.polledBefore:
+		// Polled in an earlier dump that had no Uptime: its frames after the session's
+		// start are new to its counters.
+		base = t.startNs
+	default:
+		base = asm.at
+	}
+	for i := range w.Frames {
+		if base == 0 { // no Uptime: the newest frame tells the time
+			base = max(base, w.Frames[i].DoneNs)
+		}
+	}
+	return base
 }
 
 // gapOf returns the index of the gap a row at IntendedVsync v fills (one still open), or -1.

@@ -46,6 +46,8 @@ type tracker struct {
 	scratchFrames []*source.Frame
 	scratchTail   []source.Event
 	scratchRows   [][]source.Frame
+	pairs         []pair    // scratch: a process block's windows and their memories
+	matchRound    int64     // counts dedupeProcess calls (winState.used)
 	slab          frameSlab // storage of the emitted frames
 	parser        Parser    // reused: it remembers the last good PROFILEDATA header
 	damaged       int       // polls left at the damaged-output interval (Poller.wait)
@@ -113,15 +115,9 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 	}
 	evs = t.notice(evs, at, source.LevelInfo, source.StateLive, "live")
 	asm := assembly{at: at, newFrames: t.scratchFrames[:0], tail: t.scratchTail[:0], rows: t.scratchRows[:0]}
-	// Two blocks of one process in a dump are two dumps run together (the line between them
-	// was damaged): only the last one's counters are the dump's time.
-	last := map[int]int{}
-	for i, pr := range procs {
-		last[pr.Pid] = i
-	}
 	for i, pr := range procs {
 		if pr.Summary != nil || hasData(pr) {
-			t.dedupeProcess(&asm, t.procs.get(pr.Pid), pr, last[pr.Pid] != i)
+			t.dedupeProcess(&asm, t.procs.get(pr.Pid), pr, printedAgain(procs[i+1:], pr.Pid))
 		}
 	}
 	evs = asm.events(t, evs)
@@ -132,6 +128,19 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		at = asm.newest
 	}
 	return t.tick(evs, at)
+}
+
+// printedAgain reports whether a block of process pid follows in the dump: two blocks of one
+// process in a dump are two dumps run together (the line between them was damaged), and only
+// the last one's counters are the dump's time. (A dump holds a few blocks: a scan, where a map
+// made per dump was an allocation per dump.)
+func printedAgain(later []*Process, pid int) bool {
+	for _, q := range later {
+		if q.Pid == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // markStart fixes the session's start at its first dump: the dump's uptime, or (a dump

@@ -48,6 +48,9 @@ func (a *app) headless(ctx context.Context) error {
 	if op.note != "" && op.live {
 		fmt.Fprintf(a.env.Stderr, "fpstop: %s\n", op.note) // e.g. why auto reads gfxinfo+logcat
 	}
+	if !op.live && !op.virtual {
+		defer replayGC()() // a capture or recording read as fast as it goes (replaygc.go)
+	}
 	runCtx := ctx
 	if a.opts.Duration > 0 && !op.virtual {
 		var cancel context.CancelFunc

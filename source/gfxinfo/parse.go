@@ -175,6 +175,10 @@ type Parser struct {
 	seq, valsFrom uint64
 	minVals       int
 	valsCols      []int // the layout of every row written in vals (nil: several)
+	// cleanTitles are the window titles found clean lately, nextClean where the next goes
+	// (cleanTitle).
+	cleanTitles [4]string
+	nextClean   int
 	// counts and mss hold the values a summary's fields point to (count, ms).
 	counts []int64
 	mss    []float64

@@ -13,8 +13,10 @@ var useRowAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasBMI1 && cpu.X86.HasBMI2
 //
 // Hand-written because Go has no vector operations: on 200k-row benchgen captures rowFields
 // took 254.4 M instructions (17 columns) and 318.6 M (23) in Go, ~140 a field; with this
-// 78.6 M and 97.6 M, ~38 a field (callgrind, whole process 811.8 M → 660.4 M and
-// 908.1 M → 703.8 M).
+// 78.6 M and 97.6 M (callgrind, whole process 811.8 M → 660.4 M and 908.1 M → 703.8 M), and
+// 70.0 M and 86.5 M, 34–36 a field, since columns are counted down to zero, TZCNT's carry
+// tells an empty mask, every field is moved into place by one VPSHUFB and the two halves are
+// joined in the vector (VPMULUDQ), and a whole window is checked with one mask.
 //
 //go:noescape
 func rowFieldsAVX2(b []byte, n int, cols []int, row *[numCols]int64) (ok bool)

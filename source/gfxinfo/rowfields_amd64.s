@@ -1,19 +1,14 @@
 #include "textflag.h"
 
-// rowTbl: at 0, 16 zero bytes then 16 0x0F bytes (16 bytes from offset k keep the low nibbles
-// of the last k bytes, zero the rest); at 32, 16 bytes 0x80 then 0, 1, …, 15 (16 bytes from
-// 32+k are the VPSHUFB control moving a vector's first k bytes to its end, zeros before them).
-DATA rowTbl<>+0(SB)/8, $0
-DATA rowTbl<>+8(SB)/8, $0
-DATA rowTbl<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA rowTbl<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA rowTbl<>+32(SB)/8, $0x8080808080808080
-DATA rowTbl<>+40(SB)/8, $0x8080808080808080
-DATA rowTbl<>+48(SB)/8, $0x0706050403020100
-DATA rowTbl<>+56(SB)/8, $0x0f0e0d0c0b0a0908
-GLOBL rowTbl<>(SB), RODATA|NOPTR, $64
+// rowTbl: 16 bytes 0x80, then 0, 1, …, 15: the 16 bytes from k are the VPSHUFB control moving
+// a vector's first k bytes to its end, zeros before them.
+DATA rowTbl<>+0(SB)/8, $0x8080808080808080
+DATA rowTbl<>+8(SB)/8, $0x8080808080808080
+DATA rowTbl<>+16(SB)/8, $0x0706050403020100
+DATA rowTbl<>+24(SB)/8, $0x0f0e0d0c0b0a0908
+GLOBL rowTbl<>(SB), RODATA|NOPTR, $32
 
-// rowConst: ',', '0', 9, 0x0F (bytes); 10,1 (bytes); 100,1 and 10000,1 (16-bit words).
+// rowConst: ',', '0', 9, 0x0F (bytes); 10,1 (bytes); 100,1 and 10000,1 (16-bit words); 10^8.
 DATA rowConst<>+0(SB)/1, $0x2c
 DATA rowConst<>+1(SB)/1, $0x30
 DATA rowConst<>+2(SB)/1, $0x09
@@ -21,46 +16,51 @@ DATA rowConst<>+3(SB)/1, $0x0f
 DATA rowConst<>+4(SB)/2, $0x010a
 DATA rowConst<>+8(SB)/4, $0x00010064
 DATA rowConst<>+12(SB)/4, $0x00012710
-GLOBL rowConst<>(SB), RODATA|NOPTR, $16
+DATA rowConst<>+16(SB)/8, $100000000
+GLOBL rowConst<>(SB), RODATA|NOPTR, $24
 
-// CONV: X0 holds the values 0–9 of 16 digits (leading zeros fill a shorter field); their
-// number goes to R14 (clobbers R13): pairs (×10+1), fours (×100+1), then two eights.
-#define CONV \
+// CONVX: X0 holds the values 0–9 of 16 digits (leading zeros fill a shorter field); their
+// number goes to X0's low 64 bits: pairs (×10+1), fours (×100+1), two eights (×10000+1), the
+// first eight ×10^8 plus the second (clobbers X1).
+#define CONVX \
 	VPMADDUBSW X12, X0, X0; \
 	VPMADDWD   X11, X0, X0; \
 	VPACKUSDW  X0, X0, X0; \
 	VPMADDWD   X10, X0, X0; \
-	VMOVQ      X0, R14; \
-	MOVL       R14, R13; \
-	SHRQ       $32, R14; \
-	IMULQ      $100000000, R13; \
-	ADDQ       R13, R14
+	VPMULUDQ   X7, X0, X1; \
+	VPSRLQ     $32, X0, X0; \
+	VPADDQ     X1, X0, X0
 
 // func rowFieldsAVX2(b []byte, n int, cols []int, row *[numCols]int64) (ok bool)
 //
-// Registers: SI b, DX n, R8 cols, R9 len(cols), DI row; R10 the base of the 64-byte window
-// whose commas R11 holds (bit i: a comma at R10+i not yet passed); BX the field's start, AX its
-// end (a comma or n), CX its number; R12 rowTbl. Every window's bytes before n must be digits
-// or commas, else ok = false. The window reads up to 63 bytes past n.
+// Registers: SI b, DX n, DI row, R8 the end of cols, CX the field's column counting up from
+// -len(cols) to 0; R10 the base of the 64-byte window whose commas R11 holds (bit i: a comma
+// at R10+i not yet passed); BX the field's start, AX its end (a comma or n); R12 rowTbl. Every
+// window's bytes before n must be digits or commas, else ok = false. A window reads up to 63
+// bytes past n, a field 16 bytes from its start.
 TEXT ·rowFieldsAVX2(SB), NOSPLIT, $0-65
-	MOVQ b_base+0(FP), SI
-	MOVQ n+24(FP), DX
-	MOVQ cols_base+32(FP), R8
-	MOVQ cols_len+40(FP), R9
-	MOVQ row+56(FP), DI
-	LEAQ rowTbl<>(SB), R12
+	MOVQ  b_base+0(FP), SI
+	MOVQ  n+24(FP), DX
+	MOVQ  cols_base+32(FP), R8
+	MOVQ  cols_len+40(FP), CX
+	MOVQ  row+56(FP), DI
+	TESTQ CX, CX
+	JZ    fail                  // no columns: n > 0 bytes are a field too many
+	LEAQ  (R8)(CX*8), R8
+	NEGQ  CX
+	LEAQ  rowTbl<>(SB), R12
 	// constants from memory (a legacy SSE move from a general register would cost an AVX
 	// state transition)
-	VPBROADCASTB rowConst<>+0(SB), Y15 // ','
-	VPBROADCASTB rowConst<>+1(SB), Y14 // '0'
-	VPBROADCASTB rowConst<>+2(SB), Y13 // 9
-	VPBROADCASTW rowConst<>+4(SB), X12 // 10, 1
-	VPBROADCASTD rowConst<>+8(SB), X11 // 100, 1
+	VPBROADCASTB rowConst<>+0(SB), Y15  // ','
+	VPBROADCASTB rowConst<>+1(SB), Y14  // '0'
+	VPBROADCASTB rowConst<>+2(SB), Y13  // 9
+	VPBROADCASTW rowConst<>+4(SB), X12  // 10, 1
+	VPBROADCASTD rowConst<>+8(SB), X11  // 100, 1
 	VPBROADCASTD rowConst<>+12(SB), X10 // 10000, 1
-	VPBROADCASTB rowConst<>+3(SB), X9  // 0x0F
-	XORL R10, R10
-	XORL BX, BX
-	XORL CX, CX
+	VPBROADCASTB rowConst<>+3(SB), X9   // 0x0F
+	VMOVQ        rowConst<>+16(SB), X7  // 10^8
+	XORL         R10, R10
+	XORL         BX, BX
 
 window:
 	// The commas of b[R10:R10+64] and its bytes that are neither a digit nor a comma, both
@@ -81,64 +81,69 @@ window:
 	VPMOVMSKB Y3, R13
 	SHLQ      $32, R13
 	ORQ       R13, R11
-	VPMOVMSKB Y4, R14
-	VPMOVMSKB Y5, R13
-	SHLQ      $32, R13
-	ORQ       R13, R14
-	NOTQ      R14
 	MOVQ      DX, R13
 	SUBQ      R10, R13
 	CMPQ      R13, $64
-	JAE       whole
-	BZHIQ     R13, R11, R11
-	BZHIQ     R13, R14, R14
-
-whole:
-	TESTQ R14, R14
-	JNZ   fail
+	JB        lastwindow
+	VPAND     Y4, Y5, Y4
+	VPMOVMSKB Y4, R14
+	INCL      R14                   // all 32 bits set: all 64 bytes digits or commas
+	JNZ       fail
 
 next:
-	TESTQ  R11, R11
-	JZ     advance
 	TZCNTQ R11, AX
+	JCS    advance                  // no comma left in the window
 	BLSRQ  R11, R11
 	ADDQ   R10, AX
 
 field:
-	CMPQ CX, R9
-	JAE  fail                   // more fields than columns
-	MOVQ AX, R13
-	SUBQ BX, R13                // the field's length
-	LEAQ -1(R13), R14
-	CMPQ R14, $15
-	JA   odd                    // empty, or more than 16 digits
-	CMPQ AX, $16
-	JB   near
-	VMOVDQU -16(SI)(AX*1), X0   // the 16 bytes up to the field's end
-	VPAND   (R12)(R13*1), X0, X0
-
-conv:
-	CONV
+	MOVQ    AX, R13
+	SUBQ    BX, R13                 // the field's length
+	LEAQ    -1(R13), R14
+	CMPQ    R14, $15
+	JA      odd                     // empty, or more than 16 digits
+	VMOVDQU (SI)(BX*1), X0
+	VPSHUFB (R12)(R13*1), X0, X0  // its digits moved to the vector's end
+	VPAND   X9, X0, X0
+	CONVX
+	VMOVQ   X0, R14
 
 store:
 	MOVQ (R8)(CX*8), R13
 	MOVQ R14, (DI)(R13*8)
-	INCQ CX
 	LEAQ 1(AX), BX
+	INCQ CX
+	JZ   lastcol
 	CMPQ BX, DX
 	JB   next
-	CMPQ CX, R9
-	JNE  fail                   // fewer fields than columns
+	JMP  fail                       // fewer fields than columns
+
+lastcol:
+	CMPQ BX, DX
+	JB   fail                       // more fields than columns
 	MOVB $1, ok+64(FP)
 	VZEROUPPER
 	RET
 
-near:
-	// A field ending in the first 16 bytes: its bytes moved to the vector's end.
-	VMOVDQU (SI)(BX*1), X0
-	VPSHUFB 32(R12)(R13*1), X0, X0
-	VPAND   X9, X0, X0
-	JMP     conv
+lastwindow:
+	// R13 = n-R10 < 64: the bits from R13 on are past the row.
+	VPMOVMSKB Y4, R14
+	VPMOVMSKB Y5, R9
+	SHLQ      $32, R9
+	ORQ       R9, R14
+	NOTQ      R14
+	BZHIQ     R13, R11, R11
+	BZHIQ     R13, R14, R14
+	JNZ       fail
+	JMP       next
+
+advance:
+	// The next window, or the field ends at n.
+	ADDQ $64, R10
+	CMPQ R10, DX
+	JB   window
+	MOVQ DX, AX
+	JMP  field
 
 odd:
 	TESTQ R13, R13
@@ -147,27 +152,19 @@ odd:
 	JA    fail
 	// 17–19 digits: the first 1–3 (at the start, moved to the end), then the last 16.
 	VMOVDQU (SI)(BX*1), X0
-	VPSHUFB 16(R12)(R13*1), X0, X0
+	VPSHUFB -16(R12)(R13*1), X0, X0
 	VPAND   X9, X0, X0
-	CONV
-	VMOVQ   R14, X8
+	CONVX
+	VMOVQ   X0, R13
 	VMOVDQU -16(SI)(AX*1), X0
 	VPAND   X9, X0, X0
-	CONV
-	VMOVQ   X8, R13
+	CONVX
+	VMOVQ   X0, R14
 	IMULQ   $100000000, R13
 	IMULQ   $100000000, R13
-	ADDQ    R13, R14            // < 10^19: no carry out
-	JS      fail                // more than MaxInt64
+	ADDQ    R13, R14                // < 10^19: no carry out
+	JS      fail                    // more than MaxInt64
 	JMP     store
-
-advance:
-	// No comma left in this window: the next one, or the field ends at n.
-	ADDQ $64, R10
-	CMPQ R10, DX
-	JB   window
-	MOVQ DX, AX
-	JMP  field
 
 fail:
 	MOVB $0, ok+64(FP)

@@ -2,6 +2,7 @@ package gfxinfo
 
 import (
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,26 @@ func TestRowFieldsWindows(t *testing.T) {
 			}
 			checkRowFields(t, row, w)
 		}
+	}
+}
+
+// BenchmarkRowFields reads benchgen's 17- and 23-column rows (rowFields alone).
+func BenchmarkRowFields(b *testing.B) {
+	rows := []string{
+		"0,100019666667,100019666667,9223372036854775807,0,100020174586,100020274586,100020374586,100020674586,100021674586,100021774586,100021974586,100023674586,100025706262,30791,201979,100025706262,",
+		"0,5000001,100019666667,100019666667,0,100020174586,100020274586,100020374586,100020674586,100053000001,100020074586,16666667,100021674586,100021774586,100021974586,100023674586,100025706262,30791,201979,100025706262,100024174586,0,100023874586,",
+	}
+	for _, r := range rows {
+		w := countFields([]byte(r))
+		b.Run(strconv.Itoa(w), func(b *testing.B) {
+			buf := []byte(r + "\n" + strings.Repeat(r+"\n", 2))
+			l := buf[:len(r)]
+			p := &parser{ps: &Parser{}}
+			var row [numCols]int64
+			cols := layoutFor(w)
+			for i := 0; i < b.N; i++ {
+				rowFields(p.padded(l), len(l), cols, &row)
+			}
+		})
 	}
 }

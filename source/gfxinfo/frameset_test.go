@@ -1,7 +1,9 @@
 package gfxinfo
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/fpstop/fpstop/source"
@@ -102,6 +104,36 @@ func TestRingSlotMeansKnown(t *testing.T) {
 			if at, ok := ws.known(&g); !ok || at < 0 || ws.ring[(at+keep-1)%keep][keyDone] != g.DoneNs {
 				t.Fatalf("seed %d step %d: known(%d) = %d, %v", seed, step, g.DoneNs, at, ok)
 			}
+		}
+	}
+}
+
+// sortByVsync orders a dump's new frames as a stable sort by IntendedVsync does, whatever their
+// runs: one, a few (merged), many (sorted), equal IntendedVsyncs within and across runs.
+func TestSortByVsyncIsStableSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	var buf []*source.Frame
+	for n := 0; n < 3000; n++ {
+		var frames []*source.Frame
+		runs := 1 + r.IntN(12)
+		for k := 0; k < runs; k++ {
+			v := int64(r.IntN(50))
+			for m := r.IntN(9); m >= 0; m-- {
+				frames = append(frames, &source.Frame{VsyncNs: v, DoneNs: int64(len(frames))})
+				v += int64(r.IntN(3)) // (0: an IntendedVsync two frames share)
+			}
+		}
+		want := slices.Clone(frames)
+		slices.SortStableFunc(want, func(x, y *source.Frame) int { return cmp.Compare(x.VsyncNs, y.VsyncNs) })
+		buf = sortByVsync(frames, buf)
+		for i := range want {
+			if frames[i] != want[i] {
+				t.Fatalf("case %d: frame %d is (%d, %d), a stable sort says (%d, %d)", n, i,
+					frames[i].VsyncNs, frames[i].DoneNs, want[i].VsyncNs, want[i].DoneNs)
+			}
+		}
+		if len(buf) != 0 || slices.ContainsFunc(buf[:cap(buf)], func(f *source.Frame) bool { return f != nil }) {
+			t.Fatalf("case %d: scratch not emptied", n)
 		}
 	}
 }

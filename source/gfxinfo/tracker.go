@@ -46,11 +46,12 @@ type tracker struct {
 	scratchFrames []*source.Frame
 	scratchTail   []source.Event
 	scratchRows   [][]source.Frame
-	pairs         []pair    // scratch: a process block's windows and their memories
-	matchRound    int64     // counts dedupeProcess calls (winState.used)
-	slab          frameSlab // storage of the emitted frames
-	parser        Parser    // reused: it remembers the last good PROFILEDATA header
-	damaged       int       // polls left at the damaged-output interval (Poller.wait)
+	mergeBuf      []*source.Frame // scratch of sortByVsync
+	pairs         []pair          // scratch: a process block's windows and their memories
+	matchRound    int64           // counts dedupeProcess calls (winState.used)
+	slab          frameSlab       // storage of the emitted frames
+	parser        Parser          // reused: it remembers the last good PROFILEDATA header
+	damaged       int             // polls left at the damaged-output interval (Poller.wait)
 }
 
 func newTracker(pkg, input string) *tracker {

@@ -19,6 +19,44 @@ type fileSource struct {
 	path string
 	r    io.Reader
 	name string
+	// dumpPerBatch: every dump's events go out as a batch of their own (KeepProcess reads a
+	// batch as one dump).
+	dumpPerBatch bool
+}
+
+// fileBatch is about how many events a capture replay hands to the pipeline at a time: the
+// events of several dumps (~15 of the generated captures' dumps), not a batch per dump. Every
+// hand-off is a channel send and receive at two hops (internal/session) and, with a second core,
+// a wake-up of the goroutine parked on the other one (a futex call; on a VM an interrupt to a
+// halted vCPU). With a batch per dump (7,813 for the 1 M-row capture) the default GOMAXPROCS
+// (2) used 1.2–1.3× the CPU of GOMAXPROCS=1 (perf stat task-clock, framestats17: 383–396 ms
+// against 322–326 ms, 6,700–7,100 context switches against ~400), and on a busy machine that
+// extra CPU is taken from the parser on the critical path: two cores read the capture up to
+// 1.4× slower than one (bench-peers.sh). Batched: 337–347 ms, ~2,000 context switches; one core
+// unchanged (callgrind 2,978 M → 2,970 M instructions, framestats23). 256 and 512 events: 387–430
+// and 354–427 ms at two cores. The events in flight (up to seven batches: session's two queues
+// of two, and one at each end) raise framestats23's peak RSS from 44 to ~49 MB.
+//
+// A live source is not slowed: the batch is also handed on before every read of the input
+// (batcher.flush as dumpReader.beforeRead), so a dump that came through a pipe is never held
+// back waiting for more input; a file's reads are 4 MB apart.
+const fileBatch = 1024
+
+// batcher gathers the events of consecutive dumps into one batch.
+type batcher struct {
+	ctx  context.Context
+	out  chan<- []source.Event
+	size int // hand on once this many events are gathered
+	evs  []source.Event
+	err  error // the first failed send (the context ended)
+}
+
+// flush hands on the events gathered so far.
+func (b *batcher) flush() {
+	if len(b.evs) > 0 && b.err == nil {
+		b.err = send(b.ctx, b.out, b.evs)
+	}
+	b.evs = nil
 }
 
 // FromFile is a source for a captured `dumpsys gfxinfo [<pkg>] framestats` output (one dump or
@@ -46,6 +84,11 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		r = f
 	}
 	dr := newDumpReader(r)
+	b := &batcher{ctx: ctx, out: out, size: fileBatch}
+	if s.dumpPerBatch {
+		b.size = 1
+	}
+	dr.beforeRead = b.flush
 	var ps Parser
 	t := newTracker("", s.name)
 	found, onlyOne, skipped := false, false, 0
@@ -73,14 +116,16 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		if !found {
 			found, onlyOne = true, len(d.Processes) == 1
 		}
-		if err := send(ctx, out, t.applyDump(nil, d)); err != nil {
-			return err
+		if b.evs = t.applyDump(b.evs, d); len(b.evs) >= b.size {
+			if b.flush(); b.err != nil {
+				return b.err
+			}
 		}
 	}
 	if !found {
 		return fmt.Errorf("gfxinfo: %s: no dumpsys gfxinfo output found (%s read)", s.name, source.ByteSize(dr.read))
 	}
-	end := t.flush()
+	end := append(b.evs, t.flush()...)
 	if skipped > 0 {
 		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
 			Text: fmt.Sprintf("gfxinfo: %d pieces of %s were not gfxinfo output", skipped, s.name)})
@@ -123,6 +168,8 @@ type dumpReader struct {
 	// compares a dump's rows with the text of the one before (replay.go).
 	lastAt, lastLen int
 	prevAt, prevLen int
+	// beforeRead, when set, is called before every read of r (which may wait for input).
+	beforeRead func()
 }
 
 // readBlock is the size the buffer (and a read) grows to once the input is longer than the
@@ -207,6 +254,9 @@ func (d *dumpReader) more() {
 		buf := make([]byte, n)
 		copy(buf, d.buf[:d.end])
 		d.buf = buf
+	}
+	if d.beforeRead != nil {
+		d.beforeRead()
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.r.Read(d.buf[d.end:])

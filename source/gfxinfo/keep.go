@@ -17,6 +17,9 @@ import (
 // processes the input has — -p is never silently ignored. Session, refresh, notices and ticks
 // pass through; the Session's Package becomes name.
 func KeepProcess(src source.Source, name string) source.Source {
+	if fs, ok := src.(*fileSource); ok {
+		fs.dumpPerBatch = true // (a capture's dumps are otherwise gathered into larger batches)
+	}
 	return &keepSource{src: src, name: name}
 }
 

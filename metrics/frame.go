@@ -46,8 +46,12 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if !f.History {
 		// A frame drawn before a live session started is history: it sets neither the
 		// session's origin nor a slice (DESIGN §4).
-		p.touch(vsync)
-		p.touch(end)
+		// p.touch(vsync) then p.touch(end), with end ≥ vsync > 0: the vsync can only set the
+		// origin
+		if !p.hasOrigin {
+			p.originNs, p.endNs, p.hasOrigin = vsync, vsync, true
+		}
+		p.endNs = max(p.endNs, end)
 		p.main.lastDone = max(p.main.lastDone, end)
 	}
 	idx := int64(0)

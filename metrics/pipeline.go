@@ -398,7 +398,8 @@ func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
 			p.spacing[b]++
 			p.spacingSum[b] += d
 			p.spacingN++
-			if c, best := p.spacing[b], p.spacingBest; best < 0 || c > p.spacing[best] || c == p.spacing[best] && int(b) < best {
+			// (the fullest bucket filling again, as nearly every spacing does, stays the fullest)
+			if c, best := p.spacing[b], p.spacingBest; int(b) != best && (best < 0 || c > p.spacing[best] || c == p.spacing[best] && int(b) < best) {
 				p.spacingBest = int(b)
 			}
 			if p.spacingN%16 == 0 || p.learnedT == 0 && p.spacingN >= 8 {

@@ -31,6 +31,43 @@ func dumps(t *testing.T, r io.Reader, lineOnly bool) ([]string, *dumpReader) {
 	}
 }
 
+// dumpsUpTo reads every dump from r as the file source does: nextUpTo hands out text that may
+// run on into the next dumps, and the parser tells where the dump ends (parseNextUpTo).
+func dumpsUpTo(t *testing.T, r io.Reader) ([]string, *dumpReader) {
+	t.Helper()
+	d := newDumpReader(r)
+	var ps Parser
+	var out []string
+	for {
+		c, err := d.nextUpTo()
+		if err == io.EOF {
+			return out, d
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, n := ps.parseNextUpTo(c, d.prevText(), true)
+		d.took(n)
+		out = append(out, string(c[:n]))
+	}
+}
+
+// sameDumps fails when got and want differ, or their readers' counts do.
+func sameDumps(t *testing.T, how string, got, want []string, dg, dw *dumpReader) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d dumps, the line-by-line cut gives %d:\n%q\n%q", how, len(got), len(want), got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s: dump %d:\n%q\nline by line:\n%q", how, i, got[i], want[i])
+		}
+	}
+	if dg.read != dw.read || dg.longLines != dw.longLines {
+		t.Errorf("%s: read %d, %d long lines; line by line %d, %d", how, dg.read, dg.longLines, dw.read, dw.longLines)
+	}
+}
+
 // FuzzDumpReader: cutting whole dumps out of the buffer gives exactly the dumps the line-by-
 // line cut gives, whatever the input and however the reader hands it out.
 func FuzzDumpReader(f *testing.F) {
@@ -53,17 +90,9 @@ func FuzzDumpReader(f *testing.F) {
 		}
 		got, dg := dumps(t, rd(), false)
 		want, dw := dumps(t, rd(), true)
-		if len(got) != len(want) {
-			t.Fatalf("%d dumps, the line-by-line cut gives %d:\n%q\n%q", len(got), len(want), got, want)
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("dump %d:\n%q\nline by line:\n%q", i, got[i], want[i])
-			}
-		}
-		if dg.read != dw.read || dg.longLines != dw.longLines {
-			t.Errorf("read %d, %d long lines; line by line %d, %d", dg.read, dg.longLines, dw.read, dw.longLines)
-		}
+		sameDumps(t, "next", got, want, dg, dw)
+		got, dg = dumpsUpTo(t, rd())
+		sameDumps(t, "nextUpTo", got, want, dg, dw)
 	})
 }
 
@@ -107,6 +136,36 @@ func TestDumpReaderLongDumps(t *testing.T) {
 		}
 		if dg.read != dw.read || dg.longLines != 1 || dw.longLines != 1 {
 			t.Errorf("read %d, %d long lines; line by line %d, %d", dg.read, dg.longLines, dw.read, dw.longLines)
+		}
+		got, dg = dumpsUpTo(t, rd())
+		sameDumps(t, "nextUpTo", got, want, dg, dw)
+	}
+}
+
+// TestDumpReaderUpTo: dumps that grow, shrink a lot (the search starts past the next dump's
+// header: the parser stops at it) and come in one piece or byte by byte are cut as the
+// line-by-line cut cuts them.
+func TestDumpReaderUpTo(t *testing.T) {
+	win := func(rows int) []synthWin {
+		return []synthWin{{title: "com.a/A", rows: rows, start: 1e9, period: 16_666_667, total: int64(rows)}}
+	}
+	var in []byte
+	for _, rows := range []int{3, 3, 40, 2, 2, 60, 1, 5, 5, 5, 0, 30} {
+		in = synthDump(in, 23, 5000, 42, "com.a", win(rows))
+		if rows == 5 {
+			in = append(in, " \t\n\t Applications Graphics Acceleration Info:\n"...) // (blanks before it)
+		}
+	}
+	for _, rd := range []func() io.Reader{
+		func() io.Reader { return bytes.NewReader(in) },
+		func() io.Reader { return iotest.OneByteReader(bytes.NewReader(in)) },
+		func() io.Reader { return iotest.HalfReader(bytes.NewReader(in)) },
+	} {
+		want, dw := dumps(t, rd(), true)
+		got, dg := dumpsUpTo(t, rd())
+		sameDumps(t, "nextUpTo", got, want, dg, dw)
+		if len(got) < 12 {
+			t.Fatalf("%d dumps", len(got))
 		}
 	}
 }

@@ -175,6 +175,10 @@ type Parser struct {
 	seq, valsFrom uint64
 	minVals       int
 	valsCols      []int // the layout of every row written in vals (nil: several)
+	// upTo: the text parseChunk reads may run on into the next dump, where it stops; used is
+	// the length it read.
+	upTo bool
+	used int
 	// cleanTitles are the window titles found clean lately, nextClean where the next goes
 	// (cleanTitle).
 	cleanTitles [4]string
@@ -242,6 +246,16 @@ func (ps *Parser) ParseChunk(chunk []byte) *Dump {
 // parseNext parses the next dump of a capture; prev is the text of the dump before (where it
 // is now; nil when it is gone): rows it repeats are replayed (replay.go).
 func (ps *Parser) parseNext(chunk, prev []byte) *Dump {
+	d, _ := ps.parseNextUpTo(chunk, prev, false)
+	return d
+}
+
+// parseNextUpTo is parseNext for text that may run on past the dump when upTo is set: the
+// dump ends where the next one starts, at a line holding only blanks before "Applications
+// Graphics Acceleration Info:" after text that is not blank (as Split cuts), and n is its
+// length. (The parser reads every line anyway; the reader then needs no search of its own
+// through the whole dump for the next one: see dumpReader.nextUpTo.)
+func (ps *Parser) parseNextUpTo(chunk, prev []byte, upTo bool) (d *Dump, n int) {
 	ps.reset()
 	ps.stable = true
 	if len(prev) != len(ps.prevText) || len(prev) == 0 {
@@ -249,9 +263,11 @@ func (ps *Parser) parseNext(chunk, prev []byte) *Dump {
 	} else {
 		ps.prevText = prev
 	}
-	d := ps.parseChunk(chunk)
-	ps.keepRows(chunk)
-	return d
+	ps.upTo = upTo
+	d = ps.parseChunk(chunk)
+	n, ps.upTo = ps.used, false
+	ps.keepRows(chunk[:n])
+	return d, n
 }
 
 func (ps *Parser) reset() { ps.fpos, ps.ppos, ps.bpos = 0, 0, 0 }
@@ -324,6 +340,7 @@ type parser struct {
 	lineStart, lineEnd int
 	rowLine            bool
 	tryReplay          bool
+	stop               bool // the line starts the next dump (nextDump)
 	hint, missed       int
 }
 
@@ -331,6 +348,7 @@ func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }
 
 func (ps *Parser) parseChunk(data []byte) *Dump {
 	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1, chunk: data}
+	ps.used = len(data)
 	for pos := 0; pos < len(data); {
 		var line []byte
 		end := pos
@@ -358,11 +376,19 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 			}
 			p.rowLine = false
 			p.blockLine(line, data[end:])
+			if p.stop {
+				ps.used = pos // (the rest is the next dump's)
+				break
+			}
 			p.tryReplay = p.tryReplay || !p.rowLine // (a line not read as a row: try again after it)
 			pos = end
 			continue
 		}
 		p.line(line, data[end:])
+		if p.stop {
+			ps.used = pos
+			break
+		}
 		pos = end
 	}
 	if p.inBlock {
@@ -371,6 +397,18 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 	}
 	p.finish()
 	return p.d
+}
+
+// nextDump reports, for a line whose text after its blanks starts with the dump header,
+// whether the parse stops before it: the text may run on into the next dump (upTo) and the
+// line starts one (as Split cuts: text that is not blank comes before it). The two places that
+// meet such a line ask before doing anything with it (structureLine, blockLine); checking each
+// line in parseChunk's loop instead cost 15 instructions a line.
+func (p *parser) nextDump() bool {
+	if p.ps.upTo && !blank(p.chunk[:p.lineStart]) {
+		p.stop = true
+	}
+	return p.stop
 }
 
 // maxWarnings bounds the distinct warnings a dump keeps; further kinds are counted together.

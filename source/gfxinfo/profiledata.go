@@ -184,6 +184,9 @@ func (p *parser) blockLine(line, rest []byte) {
 	}
 	if (l[0] < '0' || l[0] > '9') && l[0] != '-' {
 		if structural(l) {
+			if l[0] == 'A' && bytes.HasPrefix(l, dumpHeader) && p.nextDump() {
+				return
+			}
 			// The closing marker was damaged: the block ends here, and this line is read as
 			// what it is (a view root, a summary, the next process).
 			p.warn("PROFILEDATA block not closed (damaged marker line)")

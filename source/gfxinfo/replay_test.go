@@ -44,6 +44,14 @@ func checkReplay(t *testing.T, data []byte, oneByte bool) (replayed int) {
 // first (0: the default), so small that rows are written over before they are replayed.
 func checkReplayRing(t *testing.T, data []byte, oneByte bool, ring int) (replayed int) {
 	t.Helper()
+	return checkReplayWith(t, data, oneByte, ring, false)
+}
+
+// checkReplayWith is checkReplayRing, reading as the file source does when upTo is set: the
+// reader hands out text that may run on into the next dumps and the parser finds where the
+// dump ends (nextUpTo, parseNextUpTo); each dump must read as on its own all the same.
+func checkReplayWith(t *testing.T, data []byte, oneByte bool, ring int, upTo bool) (replayed int) {
+	t.Helper()
 	var r io.Reader = bytes.NewReader(data)
 	if oneByte {
 		r = iotest.OneByteReader(r)
@@ -53,19 +61,24 @@ func checkReplayRing(t *testing.T, data []byte, oneByte bool, ring int) (replaye
 	stable.minVals = ring
 	var prevCopy []byte
 	for i := 0; ; i++ {
-		c, err := dr.next()
+		next := dr.next
+		if upTo {
+			next = dr.nextUpTo
+		}
+		c, err := next()
 		if err == io.EOF {
 			return replayed
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		own := append([]byte(nil), c...)
 		if p := dr.prevText(); p != nil && !bytes.Equal(p, prevCopy) {
 			t.Fatalf("dump %d: the text of the dump before was lost (%d bytes, want %d)", i, len(p), len(prevCopy))
 		}
+		got, n := stable.parseNextUpTo(c, dr.prevText(), upTo)
+		dr.took(n)
+		own := append([]byte(nil), c[:n]...)
 		prevCopy = own
-		got := stable.parseNext(c, dr.prevText())
 		replayed += len(stable.prevRec)
 		want := cached.ParseChunk(own)
 		if !reflect.DeepEqual(got, want) {
@@ -81,6 +94,7 @@ func TestReplayCleanCapture(t *testing.T) {
 			t.Errorf("layout %d: no row recorded for replay", layout)
 		}
 		checkReplay(t, data, true)
+		checkReplayWith(t, data, false, 0, true)
 	}
 	// The replay is what makes the difference: the file source takes the row cache's place.
 	var ps Parser
@@ -123,6 +137,7 @@ func FuzzReplay(f *testing.F) {
 		in = append(in, dumps[2]) // a clean dump after damaged ones
 		checkReplay(t, bytes.Join(in, nil), oneByte)
 		checkReplayRing(t, bytes.Join(in, nil), oneByte, 4)
+		checkReplayWith(t, bytes.Join(in, nil), oneByte, 0, true)
 	})
 }
 

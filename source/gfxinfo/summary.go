@@ -75,6 +75,7 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 		}
 	case 'A':
 		if bytes.HasPrefix(l, dumpHeader) {
+			p.nextDump()
 			return true
 		}
 	case 'U':

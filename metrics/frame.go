@@ -72,7 +72,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	}
 
 	rf := &p.recent[p.rhead]
-	if rf.window != w.name {
+	if !sameString(rf.window, w.name) {
 		// (the slot mostly held this window's frame before: no write barrier while the
 		// GC marks, which had every frame pay two)
 		rf.window = w.name

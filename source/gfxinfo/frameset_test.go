@@ -137,3 +137,64 @@ func TestSortByVsyncIsStableSort(t *testing.T) {
 		}
 	}
 }
+
+// spacing is the smallest spacing of consecutive IntendedVsyncs of at least minPeriodNs, as a
+// scan of every pair of neighbours tells (0 none): rows in and out of order, close and far.
+func TestSpacingMatchesPairScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 11))
+	for n := 0; n < 2000; n++ {
+		var a assembly
+		for w := r.IntN(4); w > 0; w-- {
+			rows := make([]source.Frame, r.IntN(6))
+			v := int64(1 + r.IntN(1e9))
+			for i := range rows {
+				rows[i].VsyncNs = v
+				v += int64(r.IntN(4*minPeriodNs)) - minPeriodNs/2
+				if v <= 0 {
+					v = 1
+				}
+			}
+			a.rows = append(a.rows, rows)
+		}
+		var want int64
+		for _, rows := range a.rows {
+			for i := 1; i < len(rows); i++ {
+				if dv := rows[i].VsyncNs - rows[i-1].VsyncNs; dv >= minPeriodNs && (want == 0 || dv < want) {
+					want = dv
+				}
+			}
+		}
+		if got := a.spacing(); got != want {
+			t.Fatalf("case %d: spacing %d, the pairs say %d", n, got, want)
+		}
+	}
+}
+
+// A repeated row known by its vsync id alone (its FrameCompleted damaged) starts no run of
+// rows known by their ring slots (it names none): the rows after it are asked for as usual,
+// and the dump gives the frames the undamaged one gives.
+func TestRowKnownByIDStartsNoRun(t *testing.T) {
+	dumps := pollCapture(2, 24, 0)
+	count := func(damage bool) int {
+		tr := newTracker(pkg, "")
+		tr.apply(nil, dumps[0])
+		d := mustParse(t, dumps[1])
+		if damage {
+			for wi := range d.Processes[0].Windows {
+				if fr := d.Processes[0].Windows[wi].Frames; len(fr) > 0 {
+					fr[0].DoneNs++ // (the row is one dump 0 printed: pollCapture's dumps overlap)
+				}
+			}
+		}
+		n := 0
+		for _, e := range tr.applyDump(nil, d) {
+			if _, ok := e.(*source.Frame); ok {
+				n++
+			}
+		}
+		return n
+	}
+	if got, want := count(true), count(false); got != want || want == 0 {
+		t.Fatalf("%d new frames with the first rows' FrameCompleted damaged, %d without", got, want)
+	}
+}

@@ -30,7 +30,7 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	// one comparison with that slot (a live slot holding the row's FrameCompleted is what has
 	// finds) instead of a lookup (most of the rows of a capture).
 	next := -1
-	for i := range w.Frames {
+	for i := 0; i < len(w.Frames); i++ {
 		f := &w.Frames[i]
 		if first == 0 || f.VsyncNs < first {
 			first = f.VsyncNs
@@ -40,7 +40,11 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 			continue
 		}
 		if s, known := ws.known(f); known {
-			next = s
+			// (the run of rows the next slots hold, in a loop of its own)
+			for next = s; next >= 0 && next < ws.n && i+1 < len(w.Frames) && ws.ring[next][keyDone] == w.Frames[i+1].DoneNs; next = newer(next) {
+				i++
+				first = min(first, w.Frames[i].VsyncNs)
+			}
 			continue
 		}
 		if ps.elsewhere(ws, f) {

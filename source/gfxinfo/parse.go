@@ -14,6 +14,7 @@ package gfxinfo
 import (
 	"bytes"
 	"fmt"
+	"unsafe"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -179,6 +180,10 @@ type Parser struct {
 	// the length it read.
 	upTo bool
 	used int
+	// names are the titles and process names read lately, nextName where the next goes
+	// (intern).
+	names    [8]string
+	nextName int
 	// cleanTitles are the window titles found clean lately, nextClean where the next goes
 	// (cleanTitle).
 	cleanTitles [4]string
@@ -186,6 +191,27 @@ type Parser struct {
 	// counts and mss hold the values a summary's fields point to (count, ms).
 	counts []int64
 	mss    []float64
+}
+
+// sameString reports whether a and b are the same string: the same bytes at the same place.
+// (Equal strings elsewhere are told different: a test of identity, not of equality.)
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// intern returns b as a string, the same string as last time when b was read lately: window
+// titles and process names repeat dump after dump, and a frame's names that are the same
+// string as the dump before's need no writing (finish).
+func (ps *Parser) intern(b []byte) string {
+	for _, s := range &ps.names {
+		if s == string(b) && s != "" {
+			return s
+		}
+	}
+	s := string(b)
+	ps.names[ps.nextName%len(ps.names)] = s
+	ps.nextName++
+	return s
 }
 
 // summaryValues is how many counter values count hands out from one allocation.
@@ -462,8 +488,18 @@ func (p *parser) finish() {
 					w.TotalFrames = *w.Summary.TotalFrames
 				}
 			}
+			// A frame's storage held a frame of the same window the dump before (the arena is
+			// carved in the same order), its names the same strings (intern): they are written
+			// only when they are other strings, without the two write barriers a frame took
+			// while the GC ran (callgrind, fs17-200k: 7.6 M instructions).
 			for fi := range w.Frames {
-				w.Frames[fi].Window, w.Frames[fi].Process = w.Title, pr.Name
+				f := &w.Frames[fi]
+				if !sameString(f.Window, w.Title) {
+					f.Window = w.Title
+				}
+				if !sameString(f.Process, pr.Name) {
+					f.Process = pr.Name
+				}
 			}
 		}
 	}

@@ -131,7 +131,7 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 		}
 	case 'W':
 		if hasPrefix(l, "Window:") {
-			p.windowLine(string(trimSpace(l[len("Window:"):])))
+			p.windowLine(p.ps.intern(trimSpace(l[len("Window:"):])))
 			return true
 		}
 	}
@@ -237,7 +237,7 @@ func (p *parser) process(b []byte) {
 	name := ""
 	if lb := bytes.IndexByte(b, '['); lb >= 0 {
 		if rb := bytes.LastIndexByte(b, ']'); rb > lb {
-			name = string(b[lb+1 : rb])
+			name = p.ps.intern(b[lb+1 : rb])
 		}
 	}
 	// The pid is read only when " [" follows it: a line cut inside the number ("pid 2" of
@@ -281,7 +281,7 @@ func (p *parser) hierarchyRoot(l []byte) {
 
 func (p *parser) viewRoot(l []byte) {
 	i := bytes.Index(l, viewRootMark)
-	title := string(trimSpace(l[:i]))
+	title := p.ps.intern(trimSpace(l[:i]))
 	id := rootID(l, i)
 	vis, visEnd := -1, -1 // visEnd: the index just past "(visibility=N)"
 	if j := bytes.Index(l, visibilityMark); j >= 0 {

@@ -198,3 +198,32 @@ func TestRowKnownByIDStartsNoRun(t *testing.T) {
 		t.Fatalf("%d new frames with the first rows' FrameCompleted damaged, %d without", got, want)
 	}
 }
+
+// windowRows asks elsewhere only for a row completed by othersDone: a frame another window
+// remembers (FrameCompleted and vsync id) never completed after it.
+func TestElsewhereNeverAfterOthersDone(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 13))
+	for n := 0; n < 200; n++ {
+		ps := &procState{}
+		for w := 1 + r.IntN(3); w > 0; w-- {
+			ws := newWinState("w", "")
+			for i := r.IntN(300); i > 0; i-- {
+				v := int64(1 + r.IntN(5000))
+				ws.add(&source.Frame{VsyncID: int64(r.IntN(3)) * v, VsyncNs: v, DoneNs: v + int64(r.IntN(50))})
+			}
+			ps.wins = append(ps.wins, ws)
+		}
+		for _, ws := range ps.wins {
+			limit := ps.othersDone(ws)
+			for _, o := range ps.wins {
+				for s := 0; s < o.n; s++ {
+					id := o.ring[s]
+					f := source.Frame{VsyncID: id[keyID], VsyncNs: id[keyVsync], DoneNs: id[keyDone]}
+					if ps.elsewhere(ws, &f) && f.DoneNs > limit {
+						t.Fatalf("case %d: frame done at %d is elsewhere, after othersDone %d", n, f.DoneNs, limit)
+					}
+				}
+			}
+		}
+	}
+}

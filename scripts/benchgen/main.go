@@ -5,9 +5,7 @@
 //	benchgen logcat -mb 200 -o log.txt         # threadtime logcat; prints the Looper pairs written
 //	benchgen framestats -layout 17 -rows 1000000 -o fs.txt   # concatenated framestats dumps
 //
-// Real logs carry a different object hash in many Looper lines (`Handler (…) {8e2b5c1}`,
-// `…$1@3f6a0e`): a Runnable posted per message is a new object, so the generator draws a fresh
-// hash for those, and one of a few thousand for plain Handlers, as phones print them.
+// The generators are package internal/benchgen's, which source/logcat's benchmarks use too.
 package main
 
 import (
@@ -17,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fpstop/fpstop/internal/benchgen"
 )
 
 func main() {
@@ -53,7 +53,7 @@ func run(args []string, stdout io.Writer) error {
 	var summary string
 	switch args[0] {
 	case "logcat":
-		pairs, err := writeLogcatWith(bw, int64(*mb)<<20, *seed, *distinct)
+		pairs, err := benchgen.Logcat(bw, int64(*mb)<<20, *seed, *distinct)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func run(args []string, stdout io.Writer) error {
 		if *layout != 17 && *layout != 23 {
 			return fmt.Errorf("-layout %d: want 17 or 23", *layout)
 		}
-		n, err := writeFramestats(bw, *layout, *rows)
+		n, err := benchgen.Framestats(bw, *layout, *rows)
 		if err != nil {
 			return err
 		}

@@ -4,129 +4,31 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
-	"math/rand"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/benchgen"
 	"github.com/fpstop/fpstop/source"
 )
 
-// genThreadtime writes a deterministic threadtime logcat of about size bytes with the mix of
-// anchors-perf.md: ~133 B/line, ~31.7 % main-Looper lines (Dispatching/Finished pairs, ~10 % of
-// them from a second Looper thread, interleaved with the main thread's), durations mostly
-// 0.05–2 ms, 3 % 16–120 ms, 0.3 % 200–1500 ms; the other lines are ordinary app and system
-// log lines. It returns the text and the number of pairs.
-func genThreadtime(size int) ([]byte, int) {
-	r := rand.New(rand.NewSource(1))
-	buf := make([]byte, 0, size+4096)
-	t := int64(((31+29+31+30+31+30+31+26)*86400 + 17*3600 + 57*60) * 1e9) // 08-27 17:57:00
-	line := func(at int64, pid, tid int, lvl byte, tag, msg string) {
-		d := at / 1e9 / 86400
-		mo := 12
-		for i := 11; i >= 0; i-- {
-			if d >= cumDays[i] {
-				mo = i + 1
-				break
-			}
-		}
-		day := d - cumDays[mo-1] + 1
-		s := at / 1e9 % 86400
-		buf = fmt.Appendf(buf, "%02d-%02d %02d:%02d:%02d.%03d %5d %5d %c %-8s: %s\n",
-			mo, day, s/3600, s/60%60, s%60, at/1e6%1000, pid, tid, lvl, tag, msg)
+// genThreadtime is `benchgen logcat` (seed 1) of about size bytes, in memory: the text and the
+// Dispatching/Finished pairs written. One generator (internal/benchgen) serves the command the
+// whole-process comparisons run on and these benchmarks, so both measure the same mix.
+func genThreadtime(tb testing.TB, size int) ([]byte, int) {
+	tb.Helper()
+	var b bytes.Buffer
+	b.Grow(size + 4096)
+	w := bufio.NewWriterSize(&b, 1<<20)
+	pairs, err := benchgen.Logcat(w, int64(size), 1, false)
+	if err == nil {
+		err = w.Flush()
 	}
-	others := []struct {
-		pid, tid int
-		lvl      byte
-		tag, msg string
-	}{
-		{923, 8448, 'W', "AudioALSACaptureDataProviderNormal", "readThread, latency_in_s,0.000000,0.039850,0.000061, totalTime 0.039912 > logTimeout %d"},
-		{1073, 1633, 'D', "SurfaceFlinger", "calculateTimeoutTime, triggerInterval = 1 sec + %d nsec"},
-		{1863, 1914, 'I', "ActivityManager", "Start proc %d:com.google.android.gms.persistent/u0a146 for service"},
-		{608, 608, 'E', "lowmemorykiller", "adj:1001 file_cache: %d free:88615"},
-		{22001, 22010, 'D', "OkHttp", "<-- 200 https://api.example.com/v1/feed?page=%d (132ms, 18.2kB body)"},
-		{22001, 22013, 'I', "Glide", "Load failed for https://img.example.com/%d.jpg with size [1080x1080]"},
-		{22001, 22001, 'D', "FeedAdapter", "onBindViewHolder position=%d type=2 > recycled=true"},
-		{1044, 20607, 'D', "AudioPolicyService", "updateUidStates_l() current->uid=99136 current->pid=%d allowCapture=1"},
-		{13110, 15663, 'W', "System.err", "\tat android.os.Looper.loopOnce(Looper.java:%d)"},
-		{2801, 2801, 'D', "AtCmdParser", "[PHONE0]< com.oplus.telephony.AtCmdParser$2@fff2a17 urc ind:+ECSQ: %d,54,-406,1,1"},
+	if err != nil {
+		tb.Fatal(err)
 	}
-	const pid = 22001
-	const main, bg = 22001, 22047
-	targets := []struct {
-		target string
-		what   int
-		weight int
-	}{
-		{"Handler (android.view.Choreographer$FrameHandler) {3bdcbab2} android.view.Choreographer$FrameDisplayEventReceiver@1589ea03", 0, 50},
-		{"Handler (android.app.ActivityThread$H) {5e1c0b4} null", 159, 5},
-		{"Handler (android.view.ViewRootImpl$ViewRootHandler) {63ca49} android.view.View$PerformClick@", 0, 10},
-		{"Handler (android.os.Handler) {9ac31f2} com.example.feed.FeedAdapter$$ExternalSyntheticLambda3@", 0, 25},
-		{"Handler (androidx.recyclerview.widget.GapWorker) {77a1} null", 1, 10},
-	}
-	pick := func() (string, int) {
-		w := r.Intn(100)
-		for _, tg := range targets {
-			if w < tg.weight {
-				s := tg.target
-				if s[len(s)-1] == '@' {
-					s += strconv.FormatInt(int64(r.Intn(64)+0x1000000), 16) // instances repeat
-				}
-				return s, tg.what
-			}
-			w -= tg.weight
-		}
-		return targets[0].target, 0
-	}
-	dur := func() int64 {
-		switch x := r.Intn(1000); {
-		case x < 3:
-			return int64(200e6 + r.Int63n(1300e6))
-		case x < 33:
-			return int64(16e6 + r.Int63n(104e6))
-		default:
-			return int64(50e3 + r.Int63n(1950e3))
-		}
-	}
-	type open struct {
-		target string
-		end    int64
-	}
-	var mainOpen, bgOpen *open
-	pairs := 0
-	for len(buf) < size {
-		t += int64(r.Intn(100e3))
-		if r.Intn(1000) >= 317 {
-			o := others[r.Intn(len(others))]
-			line(t, o.pid, o.tid, o.lvl, o.tag, fmt.Sprintf(o.msg, r.Intn(100000)))
-			continue
-		}
-		if r.Intn(10) == 0 { // the second Looper thread, interleaved with the main one
-			if bgOpen != nil {
-				line(t, pid, bg, 'D', "Looper", "<<<<< Finished to "+bgOpen.target)
-				bgOpen = nil
-				pairs++
-			} else {
-				tg := "Handler (android.os.Handler) {1f2e3d} com.example.sync.SyncWorker$1@4b1a2c"
-				line(t, pid, bg, 'D', "Looper", ">>>>> Dispatching to "+tg+": 3")
-				bgOpen = &open{tg, 0}
-			}
-			continue
-		}
-		if mainOpen != nil {
-			t = max(t, mainOpen.end)
-			line(t, pid, main, 'D', "Looper", "<<<<< Finished to "+mainOpen.target)
-			mainOpen = nil
-			pairs++
-			continue
-		}
-		tg, w := pick()
-		line(t, pid, main, 'D', "Looper", ">>>>> Dispatching to "+tg+": "+strconv.Itoa(w))
-		mainOpen = &open{tg, t + dur()}
-	}
-	return buf, pairs
+	return b.Bytes(), pairs
 }
 
 var (
@@ -145,7 +47,7 @@ func benchInput(b *testing.B) []byte {
 				mb = v
 			}
 		}
-		benchData, benchPairs = genThreadtime(mb << 20)
+		benchData, benchPairs = genThreadtime(b, mb<<20)
 	})
 	return benchData
 }
@@ -284,7 +186,7 @@ func BenchmarkLooperPair(b *testing.B) {
 
 // TestBenchInputMix checks the generator against the anchor's mix on a small sample.
 func TestBenchInputMix(t *testing.T) {
-	data, pairs := genThreadtime(8 << 20)
+	data, pairs := genThreadtime(t, 8<<20)
 	lines := bytes.Count(data, []byte("\n"))
 	looper := bytes.Count(data, []byte(">>>>> Dispatching")) + bytes.Count(data, []byte("<<<<< Finished"))
 	bg := bytes.Count(data, []byte("22047 D Looper"))

@@ -1,4 +1,4 @@
-package main
+package benchgen
 
 import (
 	"bufio"
@@ -32,7 +32,7 @@ func awkPairs(t *testing.T, text []byte) int {
 func TestLogcat(t *testing.T) {
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
-	pairs, err := writeLogcat(w, 1<<20, 1)
+	pairs, err := Logcat(w, 1<<20, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestLogcat(t *testing.T) {
 		t.Errorf("wrote %d bytes, want about 1 MiB", b.Len())
 	}
 	if got := awkPairs(t, b.Bytes()); got != pairs || pairs < 1000 {
-		t.Errorf("writeLogcat says %d pairs, the awk rule counts %d", pairs, got)
+		t.Errorf("Logcat says %d pairs, the awk rule counts %d", pairs, got)
 	}
 	threadtime := regexp.MustCompile(`^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +\d+ +\d+ [VDIWEF] [^:]*: `)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -67,7 +67,7 @@ func TestLogcat(t *testing.T) {
 	}
 	var again bytes.Buffer
 	w2 := bufio.NewWriter(&again)
-	if _, err := writeLogcat(w2, 1<<20, 1); err != nil {
+	if _, err := Logcat(w2, 1<<20, 1, false); err != nil {
 		t.Fatal(err)
 	}
 	_ = w2.Flush()
@@ -81,7 +81,7 @@ func TestFramestats(t *testing.T) {
 	for _, layout := range []int{17, 23} {
 		var b bytes.Buffer
 		w := bufio.NewWriter(&b)
-		n, err := writeFramestats(w, layout, 1000)
+		n, err := Framestats(w, layout, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,13 +122,13 @@ func TestFramestats(t *testing.T) {
 func TestLogcatDistinct(t *testing.T) {
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)
-	pairs, err := writeLogcatWith(w, 1<<20, 1, true)
+	pairs, err := Logcat(w, 1<<20, 1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = w.Flush()
 	if got := awkPairs(t, b.Bytes()); got != pairs || pairs < 1000 {
-		t.Errorf("writeLogcatWith says %d pairs, the awk rule counts %d", pairs, got)
+		t.Errorf("Logcat says %d pairs, the awk rule counts %d", pairs, got)
 	}
 	classes := map[string]bool{}
 	mainMsgs := 0

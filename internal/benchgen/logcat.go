@@ -1,4 +1,4 @@
-package main
+package benchgen
 
 import (
 	"bufio"
@@ -128,16 +128,12 @@ func (g *logGen) duration() int64 {
 	}
 }
 
-// writeLogcat writes about size bytes and returns the Dispatching/Finished pairs written (what
-// the awk pairing script counts).
-func writeLogcat(w *bufio.Writer, size, seed int64) (int, error) {
-	return writeLogcatWith(w, size, seed, false)
-}
-
-// writeLogcatWith is writeLogcat; with distinct, every main-thread message has a handler class
-// of its own ("com.example.gen.Handler0000001", …): millions of distinct handler names in one
-// log, the worst case for the report's table of message signatures (issue 13).
-func writeLogcatWith(w *bufio.Writer, size, seed int64, distinct bool) (int, error) {
+// Logcat writes about size bytes of threadtime text drawn from seed and returns the
+// Dispatching/Finished pairs written (what the awk pairing script counts). With distinct, every
+// main-thread message has a handler class of its own ("com.example.gen.Handler0000001", …):
+// millions of distinct handler names in one log, the worst case for the report's table of
+// message signatures (issue 13).
+func Logcat(w *bufio.Writer, size, seed int64, distinct bool) (int, error) {
 	g := &logGen{r: rand.New(rand.NewSource(seed)), w: w, distinct: distinct}
 	for _, t := range targets {
 		p := make([]uint32, t.poolSize)

@@ -1,4 +1,4 @@
-package main
+package benchgen
 
 import (
 	"bufio"
@@ -142,8 +142,9 @@ func (g *fsGen) dump(uptimeMs int64, wins []window) {
 	}
 }
 
-// writeFramestats writes ceil(rows/128) dumps and returns the rows written.
-func writeFramestats(w *bufio.Writer, layout, rows int) (int, error) {
+// Framestats writes ceil(rows/128) dumps in the 17- or 23-column layout and returns the rows
+// written.
+func Framestats(w *bufio.Writer, layout, rows int) (int, error) {
 	g := &fsGen{w: w, layout: layout, b: make([]byte, 0, 64<<10)}
 	start := int64(100e9)
 	n := 0

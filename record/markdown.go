@@ -159,7 +159,7 @@ func mdWorstFrames(b *bufio.Writer, rep *metrics.Report) {
 					msgs = append(msgs, fmt.Sprintf("+%d more", len(f.Messages)-3))
 					break
 				}
-				msgs = append(msgs, fmt.Sprintf("%s %s ms", mdText(msgName(m.Handler, m.Callback, m.What)), num(float64(m.Ms))))
+				msgs = append(msgs, fmt.Sprintf("%s %s ms", mdText(MessageName(m.Handler, m.Callback, m.What, "")), num(float64(m.Ms))))
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", num(float64(f.StartMs)/1000), mdText(f.Window), num(float64(f.CostMs)),
 				f.Dropped, strings.Join(msgs, "; "))
@@ -176,7 +176,7 @@ func mdSlowMessages(b *bufio.Writer, rep *metrics.Report) {
 			if i == mdRows {
 				break
 			}
-			name := msgName(m.Handler, m.Callback, m.What)
+			name := MessageName(m.Handler, m.Callback, m.What, "")
 			if m.WhatName != "" {
 				name += " (" + m.WhatName + ")"
 			}
@@ -186,18 +186,22 @@ func mdSlowMessages(b *bufio.Writer, rep *metrics.Report) {
 	}
 }
 
-// msgName names a Looper message as Perfetto does: "Handler: Callback #what", with class
-// names shortened to their simple name.
-func msgName(handler, callback string, what int) string {
-	s := simpleName(handler)
+// MessageName names a Looper message as Perfetto does: "Handler: Callback #what" with class
+// names shortened to their simple name, and the what's name when known ("" prints none). The
+// Markdown and HTML reports both name messages with it, so that they name them alike.
+func MessageName(handler, callback string, what int, whatName string) string {
+	s := SimpleName(handler)
 	if callback != "" && callback != "null" {
-		s += ": " + simpleName(callback)
+		s += ": " + SimpleName(callback)
+	}
+	if whatName != "" {
+		return fmt.Sprintf("%s #%d %s", s, what, whatName)
 	}
 	return fmt.Sprintf("%s #%d", s, what)
 }
 
-// simpleName drops the package of a class name ("android.app.ActivityThread$H" → "ActivityThread$H").
-func simpleName(class string) string {
+// SimpleName drops the package of a class name ("android.app.ActivityThread$H" → "ActivityThread$H").
+func SimpleName(class string) string {
 	if i := strings.IndexAny(class, " {@"); i > 0 {
 		class = class[:i]
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
 )
 
 // Comparison is a compare.Result with the recordings of its two sides read for drawing (the
@@ -198,7 +199,7 @@ func intervalSVG(m *compare.Metric) template.HTML {
 }
 
 func msgChange(m compare.Message) msgChangeRow {
-	r := msgChangeRow{Name: msgName(m.Handler, m.Callback, m.What, m.WhatName), Full: fmt.Sprintf("%s %s #%d", m.Handler, m.Callback, m.What),
+	r := msgChangeRow{Name: record.MessageName(m.Handler, m.Callback, m.What, m.WhatName), Full: fmt.Sprintf("%s %s #%d", m.Handler, m.Callback, m.What),
 		Status: m.Status, CountBase: m.CountBase, CountNew: m.CountNew,
 		Base: fp(m.P95.Base), New: fp(m.P95.New), Diff: signedp(m.P95.Diff), CI: "—"}
 	switch m.Status {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
 )
 
 // comparePage compares the simulator's smooth (BASE) and janky (NEW) 120 Hz runs and renders
@@ -106,7 +107,7 @@ func TestCompareSmoothJanky(t *testing.T) {
 		t.Errorf("%d interval strips, want %d", got, withCI)
 	}
 	for _, m := range res.Messages {
-		if !strings.Contains(page, html.EscapeString(msgName(m.Handler, m.Callback, m.What, m.WhatName))) {
+		if !strings.Contains(page, html.EscapeString(record.MessageName(m.Handler, m.Callback, m.What, m.WhatName))) {
 			t.Errorf("message %s %s not shown", m.Handler, m.Callback)
 		}
 	}

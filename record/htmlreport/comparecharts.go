@@ -8,6 +8,7 @@ import (
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
 )
 
 var sideNames = [2]string{"BASE", "NEW"}
@@ -143,7 +144,7 @@ func messageChanges(msgs []compare.Message, budget float64) (template.HTML, bool
 		if i == 12 {
 			break
 		}
-		name := msgName(m.Handler, m.Callback, m.What, m.WhatName)
+		name := record.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
 		for si, v := range []*float64{m.P95.Base, m.P95.New} {
 			label := name
 			if si == 1 {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
 )
 
 // Figures of the single-session page: each chart with its caption and legend.
@@ -93,7 +94,7 @@ func messagesFigure(rep *metrics.Report, budgetMs float64) (chart, bool) {
 		if i == 15 {
 			break
 		}
-		name := msgName(m.Handler, m.Callback, m.What, m.WhatName)
+		name := record.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
 		rows = append(rows, msgRow{label: name, maxMs: float64(m.MaxMs), p95Ms: float64(m.P95Ms),
 			title: fmt.Sprintf("%s — %s %s #%d: worst %s ms, p95 %s ms, %d runs, %s ms in all", name, m.Handler, m.Callback, m.What,
 				ms2(float64(m.MaxMs)), ms2(float64(m.P95Ms)), m.Count, ms2(float64(m.TotalMs)))})
@@ -120,7 +121,7 @@ func messageRows(rep *metrics.Report, n int) ([]msgRowView, int) {
 			}
 			worst += fmt.Sprintf("%s ms at %s", ms2(float64(o.Ms)), secs(float64(o.StartMs)/1e3))
 		}
-		out = append(out, msgRowView{Name: msgName(m.Handler, m.Callback, m.What, m.WhatName),
+		out = append(out, msgRowView{Name: record.MessageName(m.Handler, m.Callback, m.What, m.WhatName),
 			Full: fmt.Sprintf("%s %s #%d", m.Handler, m.Callback, m.What), Count: fmt.Sprint(m.Count),
 			Max: ms2(float64(m.MaxMs)), P95: ms2(float64(m.P95Ms)), Total: ms2(float64(m.TotalMs)), Worst: worst})
 	}
@@ -148,7 +149,7 @@ func worstRows(rep *metrics.Report, thr [4]int64) []worstRow {
 				r.Msgs = append(r.Msgs, fmt.Sprintf("%d more — %s ms together", len(msgs)-j, ms2(rest)))
 				break
 			}
-			r.Msgs = append(r.Msgs, fmt.Sprintf("%s — %s ms", msgName(m.Handler, m.Callback, m.What, m.WhatName), ms2(float64(m.Ms))))
+			r.Msgs = append(r.Msgs, fmt.Sprintf("%s — %s ms", record.MessageName(m.Handler, m.Callback, m.What, m.WhatName), ms2(float64(m.Ms))))
 		}
 		out = append(out, r)
 	}

@@ -86,27 +86,3 @@ func duration(s float64) string {
 	}
 	return fmt.Sprintf("%d h %d min", int(s)/3600, int(s)/60%60)
 }
-
-// msgName names a Looper message as Perfetto does: "Handler: Callback #what" with class names
-// shortened to their simple name, and the what's name when known.
-func msgName(handler, callback string, what int, whatName string) string {
-	s := simpleName(handler)
-	if callback != "" && callback != "null" {
-		s += ": " + simpleName(callback)
-	}
-	if whatName != "" {
-		return fmt.Sprintf("%s #%d %s", s, what, whatName)
-	}
-	return fmt.Sprintf("%s #%d", s, what)
-}
-
-// simpleName drops the package of a class name ("android.app.ActivityThread$H" → "ActivityThread$H").
-func simpleName(class string) string {
-	if i := strings.IndexAny(class, " {@"); i > 0 {
-		class = class[:i]
-	}
-	if i := strings.LastIndexByte(class, '.'); i >= 0 && i < len(class)-1 {
-		return class[i+1:]
-	}
-	return class
-}

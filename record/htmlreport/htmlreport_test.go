@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
 )
 
 // TestJankySimulatorReport: the simulator's janky 120 Hz session gives a page whose charts carry
@@ -96,7 +97,7 @@ func TestJankySimulatorReport(t *testing.T) {
 		if top == nil {
 			continue
 		}
-		if name := html.EscapeString(msgName(top.Handler, top.Callback, top.What, top.WhatName)); !strings.Contains(rows[i], name) {
+		if name := html.EscapeString(record.MessageName(top.Handler, top.Callback, top.What, top.WhatName)); !strings.Contains(rows[i], name) {
 			t.Errorf("worst frame %d at %v ms: its main message %q is not in its row", i+1, w.StartMs, name)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
 )
 
 // fact is one session fact or key number.
@@ -191,9 +192,9 @@ func slowLooperRows(rep *metrics.Report, n int) [][4]string {
 		name := "—"
 		switch {
 		case l.Handler != "" && l.What != nil:
-			name = msgName(l.Handler, l.Callback, *l.What, "")
+			name = record.MessageName(l.Handler, l.Callback, *l.What, "")
 		case l.Handler != "":
-			name = simpleName(l.Handler)
+			name = record.SimpleName(l.Handler)
 		}
 		out = append(out, [4]string{l.Kind, fmt.Sprint(l.Ms), l.Thread, name})
 	}

@@ -270,18 +270,10 @@ func (tw *traceWriter) slice(tid int, cat, name string, start, dur int64, args s
 	tw.begin()
 	tw.buf = append(tw.buf, `{"ph":"X","pid":1,"tid":`...)
 	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
-	tw.buf = append(tw.buf, `,"cat":`...)
-	tw.buf = appendStr(tw.buf, cat)
-	tw.buf = append(tw.buf, `,"name":`...)
-	tw.buf = appendStr(tw.buf, name)
-	tw.buf = append(tw.buf, `,"ts":`...)
-	tw.buf = appendUs(tw.buf, start)
+	tw.catNameTs(cat, name, start)
 	tw.buf = append(tw.buf, `,"dur":`...)
 	tw.buf = appendUs(tw.buf, dur)
-	tw.buf = append(tw.buf, `,"args":{`...)
-	tw.buf = append(tw.buf, args...)
-	tw.buf = append(tw.buf, "}}"...)
-	tw.end()
+	tw.endArgs(args)
 }
 
 // instant writes an instant event with scope "t" (thread) or "p" (process).
@@ -295,12 +287,23 @@ func (tw *traceWriter) instant(tid int, scope, cat, name string, at int64, args 
 	tw.buf = append(tw.buf, scope...)
 	tw.buf = append(tw.buf, `","pid":1,"tid":`...)
 	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
+	tw.catNameTs(cat, name, at)
+	tw.endArgs(args)
+}
+
+// catNameTs appends the category, name and timestamp fields a slice and an instant share.
+func (tw *traceWriter) catNameTs(cat, name string, ts int64) {
 	tw.buf = append(tw.buf, `,"cat":`...)
 	tw.buf = appendStr(tw.buf, cat)
 	tw.buf = append(tw.buf, `,"name":`...)
 	tw.buf = appendStr(tw.buf, name)
 	tw.buf = append(tw.buf, `,"ts":`...)
-	tw.buf = appendUs(tw.buf, at)
+	tw.buf = appendUs(tw.buf, ts)
+}
+
+// endArgs closes a slice or an instant with its args (a JSON object body without braces) and
+// writes it.
+func (tw *traceWriter) endArgs(args string) {
 	tw.buf = append(tw.buf, `,"args":{`...)
 	tw.buf = append(tw.buf, args...)
 	tw.buf = append(tw.buf, "}}"...)

@@ -11,9 +11,8 @@ import (
 // are told apart so the source can say the device was lost and is back. The pollers share it
 // so that their retry timing and disconnect reporting cannot drift apart.
 type PollLoop struct {
-	// Now and Sleep are the clock (tests replace them); Sleep returns ctx's error when ctx ends.
-	Now   func() time.Time
-	Sleep func(ctx context.Context, d time.Duration) error
+	// PollClock is the loop's time (tests replace it); its fields must not be nil here.
+	PollClock
 	// BackoffStart is the wait after a first failed poll, doubled after each further one up to
 	// BackoffMax; a good poll starts it again.
 	BackoffStart, BackoffMax time.Duration
@@ -63,16 +62,25 @@ func (l *PollLoop) Run(ctx context.Context) error {
 	}
 }
 
-// WallClock is now and sleep, with time.Now and Sleep standing in for the ones that are nil: a
-// poller's clock unless a test gives it another.
-func WallClock(now func() time.Time, sleep func(context.Context, time.Duration) error) (func() time.Time, func(context.Context, time.Duration) error) {
-	if now == nil {
-		now = time.Now
+// PollClock is a poller's time, one type for the pollers' configurations and their PollLoop, so
+// that a test's clock reaches the loop whole.
+type PollClock struct {
+	// Now and Sleep replace the wall clock in tests (nil = time.Now and a timer); Sleep returns
+	// ctx's error when ctx ends.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// OrWall is c with time.Now and Sleep standing in for the fields that are nil: a poller's clock
+// unless a test gives it another.
+func (c PollClock) OrWall() PollClock {
+	if c.Now == nil {
+		c.Now = time.Now
 	}
-	if sleep == nil {
-		sleep = Sleep
+	if c.Sleep == nil {
+		c.Sleep = Sleep
 	}
-	return now, sleep
+	return c
 }
 
 // Sleep waits d or until ctx ends (then it returns ctx's error); d <= 0 does not wait. It is

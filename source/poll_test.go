@@ -24,11 +24,13 @@ func TestPollLoop(t *testing.T) {
 	clock := base
 	i := 0
 	l := &PollLoop{
-		Now: func() time.Time { return clock },
-		Sleep: func(ctx context.Context, d time.Duration) error {
-			log = append(log, "sleep "+d.String())
-			clock = clock.Add(d)
-			return ctx.Err()
+		PollClock: PollClock{
+			Now: func() time.Time { return clock },
+			Sleep: func(ctx context.Context, d time.Duration) error {
+				log = append(log, "sleep "+d.String())
+				clock = clock.Add(d)
+				return ctx.Err()
+			},
 		},
 		BackoffStart: 250 * time.Millisecond, BackoffMax: 5 * time.Second,
 		Poll: func(ctx context.Context) error {
@@ -96,16 +98,16 @@ func TestSleep(t *testing.T) {
 	}
 }
 
-// TestWallClock: nil stands for the wall clock; a given clock is kept.
-func TestWallClock(t *testing.T) {
-	now, sleep := WallClock(nil, nil)
-	if now == nil || sleep == nil || now().IsZero() {
-		t.Fatal("WallClock(nil, nil) did not give the wall clock")
+// TestClockOrWall: nil stands for the wall clock; a given clock is kept.
+func TestClockOrWall(t *testing.T) {
+	c := PollClock{}.OrWall()
+	if c.Now == nil || c.Sleep == nil || c.Now().IsZero() {
+		t.Fatal("PollClock{}.OrWall() did not give the wall clock")
 	}
 	fixed := time.Unix(7, 0)
 	slept := time.Duration(0)
-	now, sleep = WallClock(func() time.Time { return fixed }, func(_ context.Context, d time.Duration) error { slept = d; return nil })
-	if !now().Equal(fixed) || sleep(context.Background(), time.Hour) != nil || slept != time.Hour {
-		t.Errorf("WallClock did not keep the given clock: now %v, slept %v", now(), slept)
+	c = PollClock{Now: func() time.Time { return fixed }, Sleep: func(_ context.Context, d time.Duration) error { slept = d; return nil }}.OrWall()
+	if !c.Now().Equal(fixed) || c.Sleep(context.Background(), time.Hour) != nil || slept != time.Hour {
+		t.Errorf("OrWall did not keep the given clock: now %v, slept %v", c.Now(), slept)
 	}
 }

@@ -53,9 +53,8 @@ type PollerConfig struct {
 	KeepRaw bool
 	// Device is reported in the Session event.
 	Device source.Device
-	// Now and Sleep replace the wall clock in tests (nil = time.Now and a timer).
-	Now   func() time.Time
-	Sleep func(ctx context.Context, d time.Duration) error
+	// PollClock replaces the wall clock in tests (nil fields = time.Now and a timer).
+	source.PollClock
 }
 
 // Poll timing limits.
@@ -76,7 +75,7 @@ type Poller struct {
 
 // NewPoller returns a source polling d for cfg.Package.
 func NewPoller(d Dumper, cfg PollerConfig) *Poller {
-	cfg.Now, cfg.Sleep = source.WallClock(cfg.Now, cfg.Sleep)
+	cfg.PollClock = cfg.PollClock.OrWall()
 	return &Poller{d: d, cfg: cfg}
 }
 
@@ -108,7 +107,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	}()
 	var data []byte
 	var gapFrom int64 // device time last seen before a disconnection
-	loop := source.PollLoop{Now: p.cfg.Now, Sleep: p.cfg.Sleep, BackoffStart: backoffStart, BackoffMax: backoffMax}
+	loop := source.PollLoop{PollClock: p.cfg.PollClock, BackoffStart: backoffStart, BackoffMax: backoffMax}
 	loop.Poll = func(ctx context.Context) (err error) {
 		if rd != nil {
 			data, err = rd.GfxinfoReset(ctx, p.cfg.Package)

@@ -29,13 +29,13 @@ func runAuto(t *testing.T, h *harness, gfx source.Source) []source.Event {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	polls := 0
-	cfg := Config{Package: gamePkg, Now: h.clk.Now, Sleep: func(c context.Context, d time.Duration) error {
+	cfg := Config{Package: gamePkg, PollClock: source.PollClock{Now: h.clk.Now, Sleep: func(c context.Context, d time.Duration) error {
 		if polls++; polls > 12 {
 			cancel()
 			return context.Canceled
 		}
 		return h.clk.Sleep(c, d)
-	}}
+	}}}
 	a := &Auto{Gfx: gfx, SF: NewPoller(h.dev, cfg), Window: 50 * time.Millisecond}
 	out := make(chan []source.Event, 1<<12)
 	go func() {

@@ -55,13 +55,13 @@ func TestPollerDisconnect(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := make(chan []source.Event, 1<<14)
-	cfg := Config{Package: gamePkg, Now: h.clk.Now, Sleep: func(c context.Context, d time.Duration) error {
+	cfg := Config{Package: gamePkg, PollClock: source.PollClock{Now: h.clk.Now, Sleep: func(c context.Context, d time.Duration) error {
 		if h.clk.t.After(h.start.Add(20 * time.Second)) {
 			cancel()
 			return context.Canceled
 		}
 		return h.clk.Sleep(c, d)
-	}}
+	}}}
 	if err := NewPoller(f, cfg).Run(ctx, out); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatal(err)
 	}

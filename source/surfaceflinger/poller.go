@@ -33,9 +33,8 @@ type Config struct {
 	KeepRaw bool
 	// Device is reported in the Session event.
 	Device source.Device
-	// Now and Sleep replace the wall clock in tests (nil = time.Now and a timer).
-	Now   func() time.Time
-	Sleep func(ctx context.Context, d time.Duration) error
+	// PollClock replaces the wall clock in tests (nil fields = time.Now and a timer).
+	source.PollClock
 }
 
 // Poll timing.
@@ -72,7 +71,7 @@ type Poller struct {
 
 // NewPoller returns a source polling d for cfg.Package.
 func NewPoller(d Device, cfg Config) *Poller {
-	cfg.Now, cfg.Sleep = source.WallClock(cfg.Now, cfg.Sleep)
+	cfg.PollClock = cfg.PollClock.OrWall()
 	return &Poller{d: d, cfg: cfg}
 }
 
@@ -114,7 +113,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	if err := send(ctx, out, r.flush()); err != nil {
 		return err
 	}
-	loop := source.PollLoop{Now: p.cfg.Now, Sleep: p.cfg.Sleep, BackoffStart: backoffStart, BackoffMax: backoffMax,
+	loop := source.PollLoop{PollClock: p.cfg.PollClock, BackoffStart: backoffStart, BackoffMax: backoffMax,
 		Poll: r.step}
 	loop.Failed = func(ctx context.Context, err error, first bool) error {
 		if first {

@@ -71,6 +71,33 @@ const probe = `(() => {
 
 // loadInChromium opens the file with every request paused: the file itself continues, anything
 // else is recorded and failed. It takes a full-page screenshot in the light and dark schemes.
+// profileDir returns a fresh Chromium profile directory, removed when the test ends. Chromium's
+// helper processes (its crash handler) may still write there for a moment after the browser
+// itself has exited, which once made t.TempDir's cleanup fail a run with "directory not empty"
+// under load: the removal is retried for a few seconds instead, and a profile that still
+// cannot be removed is logged, not a failure of what the test checks.
+func profileDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "fpstop-chromium-profile-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for try := 0; ; try++ {
+			err := os.RemoveAll(dir)
+			if err == nil {
+				return
+			}
+			if try == 50 {
+				t.Logf("chromium profile %s not removed: %v", dir, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	return dir
+}
+
 func loadInChromium(t *testing.T, exe, file string) browserResult {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
@@ -78,7 +105,7 @@ func loadInChromium(t *testing.T, exe, file string) browserResult {
 		// Belt and braces: even a request the interceptor missed could resolve no name and
 		// reach no proxy.
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"), chromedp.ProxyServer("127.0.0.1:9"),
-		chromedp.UserDataDir(t.TempDir()))
+		chromedp.UserDataDir(profileDir(t)))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)

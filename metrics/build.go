@@ -122,7 +122,7 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		FPS:           P2(a.fps()),
 		FPSWall:       P2(a.fpsWall(lastIdx, lastLen, p.cfg.SliceNs)),
 		FPSLow1Pct:    P2(a.low1pct()),
-		DropLevels:    a.levels,
+		DropLevels:    a.dropLevels(),
 		PercentilesMs: a.percentiles(),
 		HistogramMs:   a.histogram(),
 		FlaggedFrames: a.flagged,
@@ -203,7 +203,7 @@ func (p *Pipeline) windowReports(lastIdx, lastLen int64) []WindowReport {
 		wr := WindowReport{
 			Name: w.name, Process: w.process, Visible: w.visible, Frames: wa.frames, JankyFrames: wa.janky,
 			FPS: P2(wa.fps()), FPSWall: P2(wa.fpsWall(lastIdx, lastLen, p.cfg.SliceNs)),
-			JankPct: P2(wa.jankPct()), DropLevels: wa.levels, PercentilesMs: wa.percentiles(),
+			JankPct: P2(wa.jankPct()), DropLevels: wa.dropLevels(), PercentilesMs: wa.percentiles(),
 			HistogramMs: wa.histogram(),
 		}
 		wr.JankyDeadline, wr.JankyLegacy = wa.androidJank()

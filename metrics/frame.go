@@ -67,8 +67,9 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if !f.History {
 		// A frame occupies its refresh: the slice it falls in is at least that long for
 		// fps_wall, so a rate never exceeds R in a slice the session is still in.
-		p.total.slotEnd = max(p.total.slotEnd, vsync+t-p.originNs)
-		w.agg.slotEnd = max(w.agg.slotEnd, vsync+t-p.originNs)
+		slotEnd := vsync + t - p.originNs
+		p.total.slotEnd = max(p.total.slotEnd, slotEnd)
+		w.agg.slotEnd = max(w.agg.slotEnd, slotEnd)
 	}
 
 	rf := &p.recent[p.rhead]
@@ -119,8 +120,20 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	ff.displayNs = (ff.dropped + 1) * t
 	if t != p.levelsT {
 		p.levelsT, p.levels = t, p.thresholdsFor(RateHz(t))
+		p.levelsMin = min(p.levels[0], p.levels[1], p.levels[2], p.levels[3])
 	}
-	ff.level = Classify(ff.dropped, p.levels)
+	ff.level = classifyMin(ff.dropped, p.levels, p.levelsMin)
+}
+
+// classifyMin is Classify(d, t) for lo = the least of t: a frame that dropped fewer than every
+// threshold is LevelBest at once, where Classify's loop compares all four from the top. Nearly
+// every frame is such a frame: ~10 → ~3 instructions a frame (callgrind, fs17-200k: classify's
+// inlined Classify 1.06 M).
+func classifyMin(d int64, t [4]int64, lo int64) Level {
+	if d < lo {
+		return LevelBest
+	}
+	return Classify(d, t)
 }
 
 // sliceOf is the index of the slice rel (ns from the origin, > 0) falls in. Frames come in

@@ -371,7 +371,7 @@ func (p *Pipeline) layerReports(series bool) []LayerReport {
 		a := l.agg
 		lr := LayerReport{Name: l.name, Measured: l.name == p.session.Layer, PerInterval: l.perInterval,
 			Frames: a.frames, FPS: P2(a.fps()), CadenceRefreshes: l.cadence, JankyFrames: a.janky,
-			JankPct: P2(a.jankPct()), DropLevels: a.levels, PercentilesMs: a.percentiles(),
+			JankPct: P2(a.jankPct()), DropLevels: a.dropLevels(), PercentilesMs: a.percentiles(),
 			PerfDog: LayerPerfDog{Jank: a.jank, BigJank: a.bigJank},
 			P90FPS:  P2(l.pFPS(0.9)), P99FPS: P2(l.pFPS(0.99)), FPSStabilityPct: P2(l.stabilityPct()),
 			SecondsMeasured: l.nSec}

@@ -156,6 +156,9 @@ type Pipeline struct {
 	// thresholds (RateHz rounds a float division: once per interval, not per frame)
 	levelsT int64
 	levels  [4]int64
+	// levelsMin is the least of levels: a frame dropping fewer is LevelBest without
+	// Classify's four compares (most frames; see classifyMin)
+	levelsMin int64
 	// sliceLo is where slice sliceIdx starts (ns from the origin): the slice of the last
 	// frame, for sliceOf
 	sliceLo, sliceIdx int64

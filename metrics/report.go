@@ -50,6 +50,8 @@ func (d *DropLevels) Get(l Level) int64 {
 	return d.Best
 }
 
+// add counts one frame of level l: the plain count that agg's levels array (indexed by level,
+// no switch) keeps on the frame path; TestAggLevels holds that against this.
 func (d *DropLevels) add(l Level) {
 	switch l {
 	case LevelNormal:

@@ -507,7 +507,9 @@ func (s *slotSet) add(key int64) bool {
 		return false
 	}
 	s.added++
-	s.ring[(s.added-1)%slotKeys] = key
+	// (serials are ≥ 1: as unsigned the modulo is a mask, where int64's needs a sign fix-up:
+	// slotSet.add 3.0 M → 1.8 M instructions, callgrind fs17-200k)
+	s.ring[uint64(s.added-1)%slotKeys] = key
 	s.last[key&(slotSpan-1)] = s.added
 	return true
 }
@@ -518,7 +520,7 @@ func (s *slotSet) has(key int64) bool {
 	switch {
 	case n == 0 || n <= s.added-slotKeys:
 		return false // no recent key has these low bits
-	case s.ring[(n-1)%slotKeys] == key:
+	case s.ring[uint64(n-1)%slotKeys] == key:
 		return true
 	}
 	for i := int64(0); i < slotKeys && i < s.added; i++ {

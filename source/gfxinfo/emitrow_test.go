@@ -1,6 +1,7 @@
 package gfxinfo
 
 import (
+	"math"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -92,5 +93,41 @@ func TestEmitRowFields(t *testing.T) {
 		if got != want || gph != wph {
 			t.Fatalf("row %v:\n got %+v %+v\nwant %+v %+v", r, got, gph, want, wph)
 		}
+	}
+}
+
+// TestDoneCut: the bound setUptime leaves for emitRow rejects exactly the FrameCompleted values
+// impossibleDone (the plain check) does, on the edges and at random; a parser without an
+// Uptime line rejects only negative ones.
+func TestDoneCut(t *testing.T) {
+	const slack = 10_000_000_000
+	edges := []int64{math.MinInt64, math.MinInt64 + 1, -slack, -1, 0, 1, 2, slack - 1, slack, slack + 1,
+		1 << 40, math.MaxInt64 - slack - 1, math.MaxInt64 - slack, math.MaxInt64 - slack + 1,
+		math.MaxInt64 - 1, math.MaxInt64}
+	rng := rand.New(rand.NewSource(5))
+	ups := append([]int64{}, edges...)
+	for i := 0; i < 200; i++ {
+		ups = append(ups, rng.Int63()>>uint(rng.Intn(63))*int64(1-2*rng.Intn(2)))
+	}
+	check := func(p *parser, up int64) {
+		dones := append([]int64{}, edges...)
+		dones = append(dones, up+slack-1, up+slack, up+slack+1, up, up-1)
+		for i := 0; i < 200; i++ {
+			dones = append(dones, rng.Int63()>>uint(rng.Intn(63))*int64(1-2*rng.Intn(2)))
+		}
+		for _, done := range dones {
+			if got, want := uint64(done) >= p.doneCut^(1<<63), impossibleDone(done, up); got != want {
+				t.Fatalf("uptime %d, done %d: bound says %v, plain check %v", up, done, got, want)
+			}
+		}
+	}
+	check(&parser{d: &Dump{}}, 0)
+	for _, up := range ups {
+		p := &parser{d: &Dump{}}
+		p.setUptime(up, 7)
+		if p.d.UptimeNs != up || p.d.RealtimeNs != 7 {
+			t.Fatalf("setUptime(%d): dump has %d %d", up, p.d.UptimeNs, p.d.RealtimeNs)
+		}
+		check(p, up)
 	}
 }

@@ -344,8 +344,11 @@ func (ps *Parser) bucketSlice() []source.Bucket {
 
 // parser is the state of one dump's parse.
 type parser struct {
-	ps       *Parser
-	d        *Dump
+	ps *Parser
+	d  *Dump
+	// doneCut is emitRow's bound on FrameCompleted, from d.UptimeNs (setUptime), XORed with
+	// 1<<63 so that a parser's zero value has none.
+	doneCut  uint64
 	proc     int // index in d.Processes, -1 none
 	win      int // index in current process's Windows, -1 none
 	inBlock  bool

@@ -12,25 +12,25 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// Column identifiers for PROFILEDATA.
+// Column identifiers for PROFILEDATA. (They are indices into a row's values, not the order the
+// columns are printed in: the ones emitRow copies to a frame's Phases stand in Phases' field
+// order, from colVsync on, so it copies them as one block; see phasesOf.)
 const (
 	colIgnore = iota
 	colFlags
 	colVsyncID
 	colIntendedVsync
-	colVsync
 	colOldestInput
 	colNewestInput
 	colInputEventID
+	colDeadline
+	colFrameInterval // labelled FrameInterval: period or timestamp, decided by value
+	colAnimationTime // current AOSP's 25th column: known, not used
+	colVsync         // from here on in source.Phases' field order
 	colHandleInput
 	colAnimation
 	colTraversals
 	colDrawStart
-	colDeadline
-	colFrameInterval // labelled FrameInterval: period or timestamp, decided by value
-	colFrameStart    // labelled FrameStartTime: period or timestamp, decided by value
-	colWorkload
-	colAnimationTime // current AOSP's 25th column: known, not used
 	colSyncQueued
 	colSyncStart
 	colIssueDraw
@@ -42,6 +42,8 @@ const (
 	colSwapCompleted
 	colPresent
 	colCommandSubmission
+	colFrameStart // labelled FrameStartTime: period or timestamp, decided by value
+	colWorkload
 	numCols
 )
 
@@ -616,7 +618,7 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	w.Rows++
 	vs := r[colIntendedVsync]
 	done := r[colFrameCompleted]
-	if vs <= 0 || done < 0 || (p.d.UptimeNs > 0 && done > p.d.UptimeNs+10_000_000_000) {
+	if vs <= 0 || uint64(done) >= p.doneCut^(1<<63) { // (impossibleDone, in 2 instructions: setUptime)
 		// Values no frame can have (damaged text): counted, and expected back readable.
 		if vs <= 0 {
 			p.warn("PROFILEDATA row without an IntendedVsync skipped")
@@ -660,24 +662,8 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	}
 	p.slab = p.slab[:len(p.slab)+1]
 	ph := &p.slab[len(p.slab)-1]
-	ph.Vsync = r[colVsync]
-	ph.HandleInputStart = r[colHandleInput]
-	ph.AnimationStart = r[colAnimation]
-	ph.PerformTraversalsStart = r[colTraversals]
-	ph.DrawStart = r[colDrawStart]
-	ph.SyncQueued = r[colSyncQueued]
-	ph.SyncStart = r[colSyncStart]
-	ph.IssueDrawCommandsStart = r[colIssueDraw]
-	ph.SwapBuffers = r[colSwapBuffers]
-	ph.FrameCompleted = done
-	ph.DequeueBufferDuration = r[colDequeue]
-	ph.QueueBufferDuration = r[colQueue]
-	ph.GpuCompleted = r[colGpuCompleted]
-	ph.SwapBuffersCompleted = r[colSwapCompleted]
-	ph.DisplayPresentTime = r[colPresent]
-	ph.CommandSubmissionCompleted = r[colCommandSubmission]
-	ph.FrameStartTime = start
-	ph.WorkloadTarget = r[colWorkload]
+	*ph = *phasesOf(r)
+	ph.FrameStartTime = start // (the block holds r[colFrameStart])
 	n := len(w.Frames)
 	if n == cap(w.Frames) {
 		w.Frames = append(w.Frames, source.Frame{})

@@ -81,7 +81,7 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 	case 'U':
 		if hasPrefix(l, "Uptime:") {
 			if up, rt, ok := uptimeLine(l[len("Uptime:"):]); ok {
-				p.d.UptimeNs, p.d.RealtimeNs = up, rt
+				p.setUptime(up, rt)
 			} else {
 				p.warn("unreadable Uptime line")
 			}

@@ -68,8 +68,11 @@ func (p *parser) checkTitles(pr *Process) {
 				p.suspect(w)
 			}
 		case w.named:
-			// Its view-root line was damaged: only the hierarchy can confirm the title.
-			if !hierHas(pr.hier, w.Title) && (len(pr.hier) > 0 || rooted > 0) {
+			// Its view-root line was damaged: only the hierarchy can confirm the title. (A
+			// "View hierarchy:" whose lines were all hit confirms nothing: one read "Window:
+			// com.examplk.app/.Popup" under a view-root line without its '@', both hierarchy
+			// lines cut, and named an invented window.)
+			if !hierHas(pr.hier, w.Title) && (len(pr.hier) > 0 || rooted > 0 || pr.hierarchy) {
 				p.suspect(w)
 			}
 		default:

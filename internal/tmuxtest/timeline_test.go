@@ -62,13 +62,30 @@ func TestTimelineView(t *testing.T) {
 	}
 
 	// Walk the cursor back over the janky frames until it stands on a frozen one (a frame whose
-	// vsync waited for the blocked main thread).
+	// vsync waited for the blocked main thread), one frame at a time: each [ is waited for on
+	// screen before the next (keys sent faster than the screen is drawn moved the cursor over
+	// frames no screen showed). The header's badge clears when the blocking message finishes,
+	// a moment before the frozen frame is drawn, and a cursor moved by hand keeps the frames the
+	// timeline held: when the walk reaches the first janky frame without a frozen one, 0
+	// follows the newest frames again and the walk starts over.
 	frozen := false
-	for range 40 {
-		tm.key("[")
-		if s = tm.screen(false); strings.Contains(cursorLine(s), "FROZEN:") {
-			frozen = true
-			break
+	for walk := 0; walk < 4 && !frozen; walk++ {
+		if walk > 0 {
+			tm.key("0")
+			s = tm.waitText("following the newest frame")
+			time.Sleep(time.Second)
+		}
+		for range 80 {
+			at := cursorMs(s)
+			tm.key("[")
+			var moved bool
+			if s, moved = cursorMoved(tm, at); !moved {
+				break // the first janky frame: nothing earlier
+			}
+			if strings.Contains(cursorLine(s), "FROZEN:") {
+				frozen = true
+				break
+			}
 		}
 	}
 	if !frozen {
@@ -154,6 +171,22 @@ func TestTimelineView(t *testing.T) {
 
 // cursorAtRe reads the cursor frame's time in the timeline: "frame 12/340 at 00:05.216".
 var cursorAtRe = regexp.MustCompile(`frame \d+/\d+ at (\d\d):(\d\d)\.(\d{3})`)
+
+// cursorMoved waits (3 s at most) for the timeline's cursor to stand on a frame other than
+// the one at ms, and returns the screen and whether it did.
+func cursorMoved(tm *term, ms int) (string, bool) {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s := tm.screen(false)
+		if c := cursorMs(s); c >= 0 && c != ms {
+			return s, true
+		}
+		if time.Now().After(deadline) {
+			return s, false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
 
 // cursorMs is the cursor frame's time in ms since the session began (-1 when not shown).
 func cursorMs(s string) int {

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"math/rand"
 	"testing"
 )
 
@@ -38,32 +37,5 @@ func TestAggLevels(t *testing.T) {
 	}
 	if got := a.dropLevels(); got != want {
 		t.Fatalf("dropLevels = %+v, want %+v", got, want)
-	}
-}
-
-// TestAggPerfDog checks agg's PerfDog counts against the rule written plainly: a frame longer
-// than 83.33 ms and than twice the mean of the three frames before it (125 ms: big jank).
-func TestAggPerfDog(t *testing.T) {
-	rng := rand.New(rand.NewSource(3))
-	a := newAgg(8)
-	var ts []int64
-	var jank, big, stutter int64
-	for i := 0; i < 5000; i++ {
-		ft := int64(1+rng.Intn(12)) * 16_666_667
-		if rng.Intn(4) == 0 {
-			ft = int64(rng.Intn(200_000_000))
-		}
-		if n := len(ts); n >= 3 && ft > perfdogJankNs && ft > 2*(ts[n-1]+ts[n-2]+ts[n-3])/3 {
-			jank++
-			stutter += ft
-			if ft > perfdogBigJankNs {
-				big++
-			}
-		}
-		ts = append(ts, ft)
-		a.add(&frameFacts{displayNs: ft, interval: 16_666_667}, int64(i/10), int64(i+1)*16_666_667)
-	}
-	if a.jank != jank || a.bigJank != big || a.stutterN != stutter {
-		t.Fatalf("jank %d big %d stutter %d, want %d %d %d", a.jank, a.bigJank, a.stutterN, jank, big, stutter)
 	}
 }

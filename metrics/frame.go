@@ -79,7 +79,8 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 		rf.window = w.name
 	}
 	rf.vsync, rf.cost, rf.interval, rf.dropped = vsync, cost, t, ff.dropped
-	rf.level, rf.phases, rf.uiDone, rf.doneNs = ff.level, f.Phases, f.UIDoneNs, f.DoneNs
+	rf.level, rf.uiDone, rf.doneNs = ff.level, f.UIDoneNs, f.DoneNs
+	rf.phases.set(f.Phases) // (a copy: the frame's storage goes back to its source, source.Recycler)
 	if p.rhead++; p.rhead == len(p.recent) {
 		p.rhead = 0
 	}

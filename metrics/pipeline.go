@@ -38,7 +38,7 @@ type recentFrame struct {
 	cost, interval int64
 	dropped        int64
 	level          Level
-	phases         *source.Phases
+	phases         phaseStamps
 	uiDone, doneNs int64
 }
 
@@ -276,6 +276,7 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.touch(e.AtNs)
 	case *source.AndroidSummary:
 		cp := *e
+		cp.Histogram = nil // (not used here; its storage is the source's, see source.Recycler)
 		if e.Window != "" {
 			p.window(e.Window, e.Process).android = &cp
 		} else {

@@ -22,6 +22,7 @@ type fileSource struct {
 	// dumpPerBatch: every dump's events go out as a batch of their own (KeepProcess reads a
 	// batch as one dump).
 	dumpPerBatch bool
+	rc           *recycler // the batches sent and released (source.Recycler)
 }
 
 // fileBatch is about how many events a capture replay hands to the pipeline at a time: the
@@ -48,24 +49,34 @@ type batcher struct {
 	out  chan<- []source.Event
 	size int // hand on once this many events are gathered
 	evs  []source.Event
-	err  error // the first failed send (the context ended)
+	err  error     // the first failed send (the context ended)
+	rc   *recycler // nil: batches are not numbered, nor their storage reused
 }
 
 // flush hands on the events gathered so far.
 func (b *batcher) flush() {
 	if len(b.evs) > 0 && b.err == nil {
+		b.rc.sending(b.evs)
 		b.err = send(b.ctx, b.out, b.evs)
 	}
-	b.evs = nil
+	b.evs = b.rc.batch()
 }
 
 // FromFile is a source for a captured `dumpsys gfxinfo [<pkg>] framestats` output (one dump or
 // several concatenated). Every process in it is reported, each with its windows.
-func FromFile(path string) source.Source { return &fileSource{path: path, name: path} }
+func FromFile(path string) source.Source {
+	return &fileSource{path: path, name: path, rc: newRecycler()}
+}
 
 // FromReader is FromFile for text from r (the caller handles "-" as stdin); name is reported
 // as the Session's Input.
-func FromReader(r io.Reader, name string) source.Source { return &fileSource{r: r, name: name} }
+func FromReader(r io.Reader, name string) source.Source {
+	return &fileSource{r: r, name: name, rc: newRecycler()}
+}
+
+// Release implements source.Recycler: the storage of a released batch's events is written
+// again once every batch before it was released too.
+func (s *fileSource) Release(batch []source.Event) { s.rc.release(batch) }
 
 // Run emits a Session, then per dump the frames (deduplicated across dumps), polls, summaries
 // and a tick, and a final "ended" notice. It fails when the input holds no gfxinfo output.
@@ -84,13 +95,14 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		r = f
 	}
 	dr := newDumpReader(r)
-	b := &batcher{ctx: ctx, out: out, size: fileBatch}
+	b := &batcher{ctx: ctx, out: out, size: fileBatch, rc: s.rc}
 	if s.dumpPerBatch {
 		b.size = 1
 	}
 	dr.beforeRead = b.flush
 	var ps Parser
 	t := newTracker("", s.name)
+	t.slab.rc = s.rc
 	found, onlyOne, skipped := false, false, 0
 	for {
 		if ctx.Err() != nil {
@@ -135,9 +147,13 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
 			Text: fmt.Sprintf("gfxinfo: %d lines longer than %s skipped", dr.longLines, source.ByteSize(maxLine))})
 	}
-	end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelInfo,
+	b.evs = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelInfo,
 		State: source.StateEnded, Text: "end of " + s.name})
-	return send(ctx, out, end)
+	b.flush()
+	if s.rc != nil && s.rc.poison {
+		s.rc.poisonAll(ctx, &t.slab)
+	}
+	return b.err
 }
 
 const (

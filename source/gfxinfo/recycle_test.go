@@ -28,7 +28,7 @@ func (p plainSource) Run(ctx context.Context, out chan<- []source.Event) error {
 }
 
 // replayed is what a capture replay through a session shows: the report, and the last
-// snapshot's recent frames (with their phases) and windows.
+// snapshot's recent frames (with their phases) and frame history, and its windows.
 type replayed struct {
 	report, recent, windows []byte
 	reused, poisoned        int64
@@ -59,7 +59,8 @@ func replay(t *testing.T, path, mode string) replayed {
 		t.Fatal("report: ", err)
 	}
 	l := s.Latest()
-	r.recent, r.windows = valueText(nil, reflect.ValueOf(l.Recent)), valueText(nil, reflect.ValueOf(l.Windows))
+	r.recent = valueText(valueText(nil, reflect.ValueOf(l.Recent)), reflect.ValueOf(l.History))
+	r.windows = valueText(nil, reflect.ValueOf(l.Windows))
 	r.reused, r.poisoned = gfxinfo.RecycledSlabs(src)
 	return r
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/fpstop/fpstop/device"
 	"github.com/fpstop/fpstop/internal/outfile"
@@ -85,6 +87,10 @@ func (a *app) inputSource() (*opened, error) {
 	switch kind {
 	case inputGfxinfo:
 		src := gfxinfo.FromReader(br, a.opts.Input)
+		if isRegular(c) {
+			// read through a mapping of the file, not copied by read(2) (gfxinfo/mapped.go)
+			src = gfxinfo.FromFile(a.opts.Input)
+		}
 		if a.opts.Package != "" {
 			// a dump of every process: only -p's windows (or a warning that it has none)
 			src = gfxinfo.KeepProcess(src, a.opts.Package)
@@ -98,6 +104,17 @@ func (a *app) inputSource() (*opened, error) {
 		}
 		return a.replaySource(a.opts.Input, a.opts.Speed)
 	}
+}
+
+// isRegular reports whether c (openInput's closer) is a regular file: one that can be opened
+// again by its name and read from its start (not stdin, a pipe or a device).
+func isRegular(c io.Closer) bool {
+	f, ok := c.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
 }
 
 // openSource picks the source by DESIGN §7's table.

@@ -17,14 +17,15 @@ import (
 // the parser still compares against is given back every releaseStep bytes (releaseMapped), so
 // the mapped pages in memory stay a few MB whatever the file's size.
 //
-// Measured whole process (GOMAXPROCS=1, perf stat, framestats17, page cache warm, 2-vCPU VM):
-// system time 48–70 ms → 24–38 ms, user time about the same (266–306 → 277–309 ms: the
-// parser's first touch of each line now misses where the copy's did), task-clock min 310 → 304
-// ms (1,000-row medians noisy), page faults ~11,200 → ~9,900 (the 4 MB buffer's own, less the
-// mapping's, ~3,900 with the kernel's 64 kB fault-around); peak RSS on a 1.2 GB capture 52–53
-// → 44–45 MB. MADV_POPULATE_READ ahead of the reader (4 MB at a time) took ~2,300 more faults
-// off but no CPU time (system time 32–44 ms: mapping the pages costs what faulting them did),
-// and MADV_SEQUENTIAL nothing measurable: neither is used.
+// Measured whole process against read(2) (GOMAXPROCS=1, perf stat, 15 alternated runs, page
+// cache warm, a busy 2-vCPU VM): framestats17 task-clock min/median 307.7/316.6 → 298.9/304.3
+// ms, system time median 57 → 25 ms, user time 267 → 288 ms (the parser's first touch of the
+// text now misses in the CPU cache where the kernel's copy did), page faults median 11,044 →
+// 7,493 (the 4 MB buffer's gone; the mapping's, one per 64 kB with the kernel's fault-around,
+// come instead); framestats23 min 359.0 → 346.4 ms, system time 91 → 40 ms. Peak RSS on a 1.2
+// GB capture 51.5 → 43.7 MB at GOMAXPROCS=1. MADV_POPULATE_READ ahead of the reader (4 MB at a
+// time) took ~2,300 more faults off but no CPU time (mapping the pages costs what faulting
+// them did), and MADV_SEQUENTIAL nothing measurable: neither is used.
 //
 // Anything else — stdin, a pipe, a special file, a file of size 0 (as /proc files report), a
 // UTF-16 capture (decoded by a transform reader) or a platform without the mapping — is read

@@ -171,6 +171,24 @@ func TestMappedRealdata(t *testing.T) {
 	}
 }
 
+// TestMappedProcFile: a file that reports size 0 (a /proc file) is read, not mapped.
+func TestMappedProcFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc")
+	}
+	c, err := openCapture("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close("status", &err)
+	if c.data != nil {
+		t.Fatal("mapped")
+	}
+	if got, _ := dumps(t, c, false); len(got) != 1 || !strings.Contains(got[0], "Name:") {
+		t.Errorf("read %q", got)
+	}
+}
+
 // TestMappedReleases: the text read is given back as the reader goes (a 12 MB capture), and
 // what it hands out is unchanged.
 func TestMappedReleases(t *testing.T) {

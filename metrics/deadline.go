@@ -31,10 +31,34 @@ type budgetTally struct {
 	last   int   // index of the step counted last
 	modeQ  int64 // most frequent step; ties go to the smaller step
 	modeN  int64
+	modeI  int   // index of modeQ in steps (when modeN > 0)
+	modeLo int64 // the least budget in modeQ's step: modeQ·quantum − quantum/2
 }
 
 // add counts a budget (ns) and keeps the mode current.
 func (b *budgetTally) add(budgetNs int64) {
+	if !b.countInMode(budgetNs) {
+		b.addStep(budgetNs)
+	}
+}
+
+// countInMode counts a budget in the mode's step, as nearly every on-time frame's is, without
+// the rounding division, the search and the mode test (it stays the mode), and reports whether
+// it did. Inline in DeadlineDropped: budgetTally.add's 4.89 M and DeadlineDropped's 7.40 M
+// instructions → DeadlineDropped's 8.26 M (callgrind, fs23-200k).
+func (b *budgetTally) countInMode(budgetNs int64) bool {
+	// (modeLo > 0, so there is a mode and its step is ≥ 1: its budgets are all positive, where
+	// roundDiv rounds as this range says. last, addStep's first guess, is left as it was.)
+	if b.modeLo > 0 && uint64(budgetNs-b.modeLo) < budgetQuantumNs {
+		b.modeN++
+		b.counts[b.modeI] = b.modeN
+		return true
+	}
+	return false
+}
+
+// addStep is add for a budget that may not be in the mode's step.
+func (b *budgetTally) addStep(budgetNs int64) {
 	q := roundDiv(budgetNs, budgetQuantumNs)
 	i := b.last
 	if i >= len(b.steps) || b.steps[i] != q {
@@ -50,7 +74,8 @@ func (b *budgetTally) add(budgetNs int64) {
 	}
 	b.counts[i]++
 	if c := b.counts[i]; c > b.modeN || (c == b.modeN && q < b.modeQ) {
-		b.modeQ, b.modeN = q, c
+		b.modeQ, b.modeN, b.modeI = q, c, i
+		b.modeLo = q*budgetQuantumNs - budgetQuantumNs/2
 	}
 }
 
@@ -130,7 +155,9 @@ func DeadlineDropped(f *source.Frame, t int64, tally *budgetTally) (dropped int6
 	switch m, haveMode := tally.mode(); {
 	case sane && start-f.VsyncNs < t/2:
 		budget = printed
-		tally.add(budget)
+		if !tally.countInMode(budget) {
+			tally.addStep(budget)
+		}
 	case haveMode:
 		budget = m
 	case !sane:

@@ -132,7 +132,8 @@ func TestHistoryFramesAreNotWorstFrames(t *testing.T) {
 
 // TestBudgetTallyMode: the tally's mode is the most frequent budget step (the smaller of
 // equals) over the first maxBudgetKeys steps seen, as counting every budget in a map says,
-// for runs of one budget, a few alternating ones and a spread wider than the tally keeps.
+// for runs of one budget, a few alternating ones and a spread wider than the tally keeps, and
+// for budgets on both sides of the steps' edges (countInMode's shortcut against roundDiv).
 func TestBudgetTallyMode(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for trial := 0; trial < 60; trial++ {
@@ -146,6 +147,12 @@ func TestBudgetTallyMode(t *testing.T) {
 		for i := 0; i < 5000; i++ {
 			if i == 0 || rng.Intn(3) == 0 {
 				budget = int64(8+rng.Intn(spread))*budgetQuantumNs + rng.Int63n(budgetQuantumNs/2)
+				if trial%4 == 1 {
+					// either side of a step's edges (countInMode's range), steps near 0 and
+					// below included
+					edges := []int64{-budgetQuantumNs / 2, -budgetQuantumNs/2 + 1, budgetQuantumNs/2 - 1, budgetQuantumNs / 2, rng.Int63n(budgetQuantumNs+1) - budgetQuantumNs/2}
+					budget = int64(rng.Intn(spread+4)-3)*budgetQuantumNs + edges[rng.Intn(len(edges))]
+				}
 			}
 			b.add(budget)
 			if q := roundDiv(budget, budgetQuantumNs); counts[q] > 0 || len(counts) < maxBudgetKeys {

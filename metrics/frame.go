@@ -62,8 +62,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if ff.dropped >= 1 && end > p.originNs {
 		ff.endIdx = p.sliceOf(end - p.originNs)
 	}
-	p.total.add(&ff, idx, vsync)
-	w.agg.add(&ff, idx, vsync)
+	addPair(p.total, w.agg, &ff, idx, vsync)
 	if !f.History {
 		// A frame occupies its refresh: the slice it falls in is at least that long for
 		// fps_wall, so a rate never exceeds R in a slice the session is still in.

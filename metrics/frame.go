@@ -33,7 +33,14 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if p.aligner != nil {
 		p.aligner.ObserveFrame(f)
 	}
-	w := p.window(f.Window, f.Process)
+	// The previous frame's window, which nearly every frame has and whose name the source
+	// hands out as the same string, by a pointer compare here: through window, a call with
+	// its checks, ~36 instructions a frame (callgrind, fs17-200k: window 3.86 M → 0.37 M,
+	// addFrame +0.65 M).
+	w := p.lastWin
+	if w == nil || !sameBytes(w.name, f.Window) || w.process == "" {
+		w = p.window(f.Window, f.Process)
+	}
 	t := p.intervalFor(f, w)
 	vsync := f.VsyncNs
 	w.lastVsync = vsync

@@ -1,7 +1,12 @@
 package metrics
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/fpstop/fpstop/source"
 )
 
 // TestClassifyMin checks the frame path's LevelBest shortcut against Classify, exhaustively
@@ -37,5 +42,57 @@ func TestAggLevels(t *testing.T) {
 	}
 	if got := a.dropLevels(); got != want {
 		t.Fatalf("dropLevels = %+v, want %+v", got, want)
+	}
+}
+
+// TestWindowShortcut checks addFrame's shortcut to the previous frame's window (by the name's
+// bytes in memory) against window's lookup: frames naming their windows with one shared
+// string each and with a fresh copy each time make the same report, a window first named
+// without a process takes the one a later frame gives, and interleaved windows stay apart.
+func TestWindowShortcut(t *testing.T) {
+	const T = 16_666_667
+	run := func(fresh bool) *Report {
+		p := NewPipeline(Config{})
+		names := []string{"a/Main", "b/Other", "a/Main2"}
+		for i := 0; i < 600; i++ {
+			name := names[(i/7+i/50)%len(names)]
+			if fresh {
+				name = strings.Clone(name)
+			}
+			proc := ""
+			if i > 20 {
+				proc = "proc." + name[:1]
+			}
+			v := int64(1+i) * T
+			p.Add(&source.Frame{Window: name, Process: proc, VsyncNs: v, DoneNs: v + int64(5+i%30)*1e6, IntervalNs: T})
+		}
+		return p.Report(ReportMeta{})
+	}
+	shared, fresh := run(false), run(true)
+	a, _ := json.Marshal(shared)
+	b, _ := json.Marshal(fresh)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("reports differ:\nshared %s\nfresh  %s", a, b)
+	}
+	if len(shared.Windows) != 3 {
+		t.Fatalf("%d windows, want 3", len(shared.Windows))
+	}
+	for _, w := range shared.Windows {
+		if w.Process != "proc."+w.Name[:1] || w.Frames == 0 {
+			t.Errorf("window %q: process %q, %d frames", w.Name, w.Process, w.Frames)
+		}
+	}
+	// one window throughout: its process is given by its third frame
+	p := NewPipeline(Config{})
+	for i := 0; i < 10; i++ {
+		proc := ""
+		if i >= 2 {
+			proc = "proc"
+		}
+		v := int64(1+i) * T
+		p.Add(&source.Frame{Window: "solo", Process: proc, VsyncNs: v, DoneNs: v + 5e6, IntervalNs: T})
+	}
+	if r := p.Report(ReportMeta{}); len(r.Windows) != 1 || r.Windows[0].Process != "proc" {
+		t.Errorf("one window named without a process, then with one: %+v", r.Windows)
 	}
 }

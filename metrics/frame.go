@@ -116,10 +116,16 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	var af AndroidFrame
 	w.jank.frame(f, t, &af)
 	ff.cost, ff.interval = cost, t
-	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped)
+	if looperDropped < 0 && f.DoneNs != 0 && f.DeadlineNs == 0 && af.Counted {
+		// dropped's rule for a row without a deadline, inline; the call was 3.40 M instructions
+		// with dropped's own, this 2.47 M (callgrind, fs17-200k)
+		ff.dropped = Dropped(af.DurationNs, t)
+	} else {
+		ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped)
+	}
 	ff.inHist, ff.histNs = af.Counted, af.DurationNs
 	if af.Counted {
-		ff.histIdx = hwui.Index(af.DurationNs)
+		ff.histIdx = histIndex(af.DurationNs)
 	}
 	ff.flagged, ff.history = f.Flags != 0, f.History
 	ff.hasDeadline, ff.deadlineJanky = af.HasDeadline, af.DeadlineJanky
@@ -131,6 +137,25 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	}
 	ff.level = classifyMin(ff.dropped, p.levels, p.levelsMin)
 }
+
+// histIndex is hwui.Index(durNs), for the frame times most frames have from a table of
+// hwui.Index by whole ms (Index depends on the whole ms only): one division by a constant and a
+// load instead of a call with its clamps and bucket arithmetic: hwui.Index's 2.58 M
+// instructions → ~0.75 M here and 0.22 M in Index (callgrind, fs17-200k).
+func histIndex(durNs int64) int {
+	if ms := uint64(durNs) / 1_000_000; ms < uint64(len(histIndexByMs)) {
+		return int(histIndexByMs[ms])
+	}
+	return hwui.Index(durNs) // (negative durations, as uint64, come here too)
+}
+
+// histIndexByMs[ms] is hwui.Index(ms·1e6) for frame times below 128 ms.
+var histIndexByMs = func() (t [128]uint8) {
+	for ms := range t {
+		t[ms] = uint8(hwui.Index(int64(ms) * 1_000_000))
+	}
+	return t
+}()
 
 // classifyMin is Classify(d, t) for lo = the least of t: a frame that dropped fewer than every
 // threshold is LevelBest at once, where Classify's loop compares all four from the top. Nearly

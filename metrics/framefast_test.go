@@ -3,9 +3,12 @@ package metrics
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"math/rand"
 	"strings"
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -94,5 +97,65 @@ func TestWindowShortcut(t *testing.T) {
 	}
 	if r := p.Report(ReportMeta{}); len(r.Windows) != 1 || r.Windows[0].Process != "proc" {
 		t.Errorf("one window named without a process, then with one: %+v", r.Windows)
+	}
+}
+
+// TestHistIndex checks the frame path's table of histogram buckets against hwui.Index, at
+// every whole ms and either side of it up to past the table, and at random and extreme times.
+func TestHistIndex(t *testing.T) {
+	check := func(d int64) {
+		if got, want := histIndex(d), hwui.Index(d); got != want {
+			t.Fatalf("histIndex(%d) = %d, hwui.Index = %d", d, got, want)
+		}
+	}
+	for ms := int64(0); ms < 3*int64(len(histIndexByMs)); ms++ {
+		for _, d := range []int64{ms*1e6 - 1, ms * 1e6, ms*1e6 + 1, ms*1e6 + 999_999} {
+			check(d)
+		}
+	}
+	rng := rand.New(rand.NewSource(5))
+	for i := 0; i < 100000; i++ {
+		check(rng.Int63n(1e9) - 1e6)
+	}
+	for _, d := range []int64{math.MinInt64, -1, 0, math.MaxInt64, 1 << 62} {
+		check(d)
+	}
+}
+
+// TestClassifyDropped checks classify's inline rule for rows without a deadline against
+// dropped, the plain choice of rule, over frames with and without completion times,
+// deadlines, Android's count and Looper drops: two pipelines see the same frames, one through
+// classify, the other through JankTracker.frame and dropped.
+func TestClassifyDropped(t *testing.T) {
+	const T = 16_666_667
+	rng := rand.New(rand.NewSource(9))
+	pa, pb := NewPipeline(Config{}), NewPipeline(Config{})
+	wa, wb := pa.window("w", "p"), pb.window("w", "p")
+	for i := 0; i < 20000; i++ {
+		v := int64(1+i) * T
+		f := &source.Frame{Window: "w", VsyncNs: v, IntervalNs: T}
+		cost := rng.Int63n(6 * T)
+		if rng.Intn(4) != 0 {
+			f.DoneNs = v + cost
+		} else {
+			f.UIDoneNs = v + cost
+		}
+		if rng.Intn(3) == 0 {
+			f.DeadlineNs = v + T + rng.Int63n(T) - T/4
+		}
+		if rng.Intn(8) == 0 {
+			f.Phases = &source.Phases{SyncQueued: v + cost/4, SyncStart: v + cost + T} // not counted: duration 0
+		}
+		looper := int64(-1)
+		if rng.Intn(5) == 0 {
+			looper = rng.Int63n(3)
+		}
+		var ff frameFacts
+		pa.classify(f, wa, T, cost, looper, &ff)
+		var af AndroidFrame
+		wb.jank.frame(f, T, &af)
+		if want := pb.dropped(f, wb, T, cost, af.Counted, af.DurationNs, looper); ff.dropped != want {
+			t.Fatalf("frame %d (%+v, looper %d, counted %v): classify's dropped %d, dropped %d", i, *f, looper, af.Counted, ff.dropped, want)
+		}
 	}
 }

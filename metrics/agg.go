@@ -154,57 +154,47 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 }
 
 // addPair is t.add(ff, sliceIdx, vsync) then w.add(ff, sliceIdx, vsync), for a window's frame,
-// which counts in the run's aggregate (t) and its window's (w). One call reading the frame's
-// facts once and taking each branch once for both: agg.add's self cost 23.4 M → addPair's
-// 20.8 M instructions (callgrind, fs17-200k); aggpair_test.go holds it to the two adds. A
-// window's aggregate has no slot set (only the run's counts refreshes), but one would count.
+// which counts in the run's aggregate (t) and its window's (w), except that the counts that
+// add up (frames, jank, levels, histogram and the like: addCounts) go to w only; the run's are
+// its windows' summed when read (Pipeline.run). One call reading the frame's facts once and
+// taking each branch once for both: agg.add's self cost 23.4 M → addPair's 20.8 M instructions
+// with t's counts, 18.6 M without (callgrind, fs17-200k; Snapshot +0.1 M for the sums);
+// aggpair_test.go holds it to the two adds. A window's aggregate has no slot set (only the run's counts refreshes), but one
+// would count.
 func addPair(t, w *agg, ff *frameFacts, sliceIdx int64, vsync int64) {
-	t.frames++
 	w.frames++
 	janky := ff.dropped >= 1
 	if janky {
-		t.janky++
 		w.janky++
 	}
 	if ff.flagged {
-		t.flagged++
 		w.flagged++
 	}
 	if ff.hasDeadline {
-		t.hasDeadline, w.hasDeadline = true, true
+		w.hasDeadline = true
 		if ff.deadlineJanky {
-			t.jankyDeadline++
 			w.jankyDeadline++
 		}
 	}
 	if ff.legacyKnown {
-		t.legacyKnown, w.legacyKnown = true, true
+		w.legacyKnown = true
 		if ff.legacyJanky {
-			t.jankyLegacy++
 			w.jankyLegacy++
 		}
 	}
-	t.levels[ff.level]++
 	w.levels[ff.level]++
-	t.dropped += ff.dropped
 	w.dropped += ff.dropped
 	if ff.inHist {
-		t.hist.Counts[ff.histIdx]++
 		w.hist.Counts[ff.histIdx]++
-		t.hist.Total++
 		w.hist.Total++
-		t.histSumNs += ff.histNs
 		w.histSumNs += ff.histNs
 	}
-	t.lastFrameNs = max(t.lastFrameNs, vsync)
 	w.lastFrameNs = max(w.lastFrameNs, vsync)
 	if ff.history {
 		return // history frames count above, never in a rate or a slice
 	}
 	ns := ff.displayNs
-	t.rateFrames++
 	w.rateFrames++
-	t.displayNs += ns
 	w.displayNs += ns
 	if t.slots != nil || w.slots != nil {
 		key := vsync / vsyncKeyNs
@@ -245,6 +235,30 @@ func addPair(t, w *agg, ff *frameFacts, sliceIdx int64, vsync int64) {
 	}
 	t.countInCell(tc, janky, ns)
 	w.countInCell(wc, janky, ns)
+}
+
+// addCounts adds b's counts that add up (those addPair counts in a window's aggregate only) to
+// a's: a frame counted in either is counted once in the sum.
+func (a *agg) addCounts(b *agg) {
+	a.frames += b.frames
+	a.janky += b.janky
+	a.flagged += b.flagged
+	a.rateFrames += b.rateFrames
+	a.jankyDeadline += b.jankyDeadline
+	a.hasDeadline = a.hasDeadline || b.hasDeadline
+	a.jankyLegacy += b.jankyLegacy
+	a.legacyKnown = a.legacyKnown || b.legacyKnown
+	for i, n := range b.levels {
+		a.levels[i] += n
+	}
+	a.displayNs += b.displayNs
+	for i, n := range b.hist.Counts {
+		a.hist.Counts[i] += n
+	}
+	a.hist.Total += b.hist.Total
+	a.dropped += b.dropped
+	a.histSumNs += b.histSumNs
+	a.lastFrameNs = max(a.lastFrameNs, b.lastFrameNs)
 }
 
 // count is add's part that every frame, history or not, counts in.

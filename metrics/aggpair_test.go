@@ -9,21 +9,23 @@ import (
 )
 
 // TestAddPair holds addPair (the frame path's one call for the run's and the window's
-// aggregates) to agg.add called on each: every field of both aggregates, the slice ring, the
-// display counts and PerfDog's state included, after runs of frames with every kind of facts
+// aggregates) to agg.add called on each: every field of the window's aggregate and of the
+// run's with the window's counts added (addCounts, as Pipeline.run reads it), the slice ring,
+// the display counts and PerfDog's state included, after runs of frames with every kind of facts
 // (late, flagged, deadline and legacy jank, history, outside the histogram, long PerfDog
 // stutters), slices that repeat, advance, jump past the ring and go back, and a late frame's
-// stall over later slices. The run's aggregate has its slot set, as the pipeline's has; the
-// window's may have one too.
+// stall over later slices, with one window or two. The run's aggregate has its slot set, as the
+// pipeline's has; a window's may have one too.
 func TestAddPair(t *testing.T) {
 	rng := rand.New(rand.NewSource(17))
 	for trial := 0; trial < 20; trial++ {
 		const ringLen = 8
-		pt, pw := newAgg(ringLen), newAgg(ringLen) // through addPair
-		at, aw := newAgg(ringLen), newAgg(ringLen) // through add
+		pt, at := newAgg(ringLen), newAgg(ringLen)      // the run's, through addPair and add
+		pws := []*agg{newAgg(ringLen), newAgg(ringLen)} // two windows'
+		aws := []*agg{newAgg(ringLen), newAgg(ringLen)}
 		pt.slots, at.slots = newSlotSet(), newSlotSet()
 		if trial%5 == 4 {
-			pw.slots, aw.slots = newSlotSet(), newSlotSet()
+			pws[0].slots, aws[0].slots = newSlotSet(), newSlotSet()
 		}
 		periods := []int64{16_666_667, 8_333_333, 11_111_111}
 		var idx, vsync int64 = 0, 1_000_000_000
@@ -69,13 +71,24 @@ func TestAddPair(t *testing.T) {
 			ff.legacyJanky = ff.legacyKnown && rng.Intn(6) == 0
 			ff.history = rng.Intn(30) == 0
 			ff2 := ff
+			k := 0
+			if trial%2 == 1 && rng.Intn(3) == 0 {
+				k = 1
+			}
+			pw, aw := pws[k], aws[k]
 			addPair(pt, pw, &ff, idx, vsync)
 			at.add(&ff2, idx, vsync)
 			aw.add(&ff2, idx, vsync)
 			// (compared every few frames: reflect over the ring and histogram is slow)
-			if (i%5 == 0 || i == 1999) && (!reflect.DeepEqual(pt, at) || !reflect.DeepEqual(pw, aw)) {
+			if i%5 != 0 && i != 1999 {
+				continue
+			}
+			run := *pt
+			run.addCounts(pws[0])
+			run.addCounts(pws[1])
+			if !reflect.DeepEqual(&run, at) || !reflect.DeepEqual(pw, aw) {
 				t.Fatalf("trial %d, frame %d (%+v, slice %d): addPair's aggregates differ from add's:\n"+
-					"run   %+v\nwant  %+v\nwindow %+v\nwant   %+v", trial, i, ff, idx, *pt, *at, *pw, *aw)
+					"run   %+v\nwant  %+v\nwindow %+v\nwant   %+v", trial, i, ff, idx, run, *at, *pw, *aw)
 			}
 		}
 	}

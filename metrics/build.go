@@ -30,9 +30,10 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	if p.main.open != nil && p.endNs-p.main.openAt >= frozenAfterNs {
 		openIdx = max(0, (p.main.openAt-p.originNs)/p.cfg.SliceNs)
 	}
-	s.Series = p.total.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
-	s.Totals = p.total.totals(lastIdx, lastLen, p.cfg.SliceNs, s.Series)
-	s.Histogram = p.total.histogram()
+	run := p.run()
+	s.Series = run.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
+	s.Totals = run.totals(lastIdx, lastLen, p.cfg.SliceNs, s.Series)
+	s.Histogram = run.histogram()
 
 	for _, w := range p.sortedWindows() {
 		ser := w.agg.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
@@ -107,7 +108,7 @@ func (p *Pipeline) worstFrames() []WorstFrame {
 func (p *Pipeline) Report(meta ReportMeta) *Report {
 	p.flushLooper()
 	lastIdx, lastLen := p.lastSlice()
-	a := p.total
+	a := p.run()
 	elapsed := p.endNs - p.originNs
 	if !p.hasOrigin {
 		elapsed = 0

@@ -113,6 +113,8 @@ type Pipeline struct {
 	state     source.State
 	stateText string
 
+	// total is the run's aggregate less its windows' counts that add up (read it through
+	// run, which adds them)
 	total   *agg
 	windows map[string]*windowState
 	lastWin *windowState
@@ -399,6 +401,17 @@ func (p *Pipeline) window(name, process string) *windowState {
 // recent-frame ring; callgrind, fs17-200k).
 func sameString(a, b string) bool {
 	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// run is the run's aggregate as the snapshot and the report read it: p.total with its windows'
+// counts added (a copy: addPair counts what adds up in the window's aggregate only, and
+// p.total, which layer frames count in whole, keeps the rest).
+func (p *Pipeline) run() *agg {
+	a := *p.total
+	for _, w := range p.windows {
+		a.addCounts(w.agg)
+	}
+	return &a
 }
 
 // sameBytes reports whether a and b are the same bytes in memory (then a == b; strings that

@@ -28,11 +28,11 @@ type winState struct {
 	ring   [keep]frameID
 	head   int // next slot to write
 	n      int
-	// The ring's identities, what has asks (frameset.go): FrameCompleted by a table, vsync id
-	// and IntendedVsync by the ring itself while it is in order by them. maxID and maxDone
-	// are the largest vsync id and FrameCompleted ever remembered: a row above them is not a
+	// The ring's identities, what has asks (frameset.go): FrameCompleted by a table kept with
+	// the ring, vsync id and IntendedVsync by tables built when asked. maxID and maxDone are
+	// the largest vsync id and FrameCompleted ever remembered: a row above them is not a
 	// repeat without a lookup.
-	dones          slotTable
+	dones          doneTable
 	ids, vsyncs    keyIndex
 	maxID, maxDone int64
 	total          counter
@@ -77,8 +77,8 @@ func (ws *winState) has(f *source.Frame) bool {
 // at f's FrameCompleted (-1 when f is known by another identity or not at all).
 func (ws *winState) known(f *source.Frame) (next int, ok bool) {
 	if f.DoneNs <= ws.maxDone {
-		if s, ok := ws.dones.get(f.DoneNs); ok {
-			return newer(int(s)), true
+		if s, ok := ws.doneSlot(f.DoneNs); ok {
+			return newer(s), true
 		}
 	}
 	if f.VsyncID > 0 {
@@ -91,7 +91,11 @@ func (ws *winState) known(f *source.Frame) (next int, ok bool) {
 
 // hasDone reports whether a remembered frame completed at done.
 func (ws *winState) hasDone(done int64) bool {
-	return done <= ws.maxDone && ws.dones.has(done)
+	if done > ws.maxDone {
+		return false
+	}
+	_, ok := ws.doneSlot(done)
+	return ok
 }
 
 // hasID reports whether a remembered frame has vsync id id (> 0).

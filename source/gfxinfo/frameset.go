@@ -1,7 +1,8 @@
 package gfxinfo
 
 // The frames a window remembers, looked up by their identities. FrameCompleted is asked for
-// every row, so it has a slotTable kept up to date with the ring. The vsync id and
+// every row that does not follow a known one in ring order, so it has a doneTable kept up to
+// date with the ring. The vsync id and
 // IntendedVsync are asked for only when FrameCompleted does not tell and the row is not newer
 // than every frame remembered (a damaged FrameCompleted, a row of another window): never in a
 // clean capture. Their tables are built from the ring when first asked for, kept up to date
@@ -63,9 +64,7 @@ func (ws *winState) oldest() int {
 // remember writes id into the ring's next slot, forgetting the oldest frame when full.
 func (ws *winState) remember(id frameID) {
 	slot, full := ws.head, ws.n == keep
-	if full {
-		ws.dones.delSlot(ws.ring[slot][keyDone], int32(slot))
-	} else {
+	if !full {
 		ws.n++
 	}
 	if ws.ids.built {
@@ -74,9 +73,13 @@ func (ws *winState) remember(id frameID) {
 	if ws.vsyncs.built {
 		ws.vsyncs.update(keyVsync, ws.ring[slot][keyVsync], id[keyVsync], slot, full)
 	}
-	ws.dones.set(id[keyDone], int32(slot))
 	ws.ring[slot] = id
 	ws.head = newer(slot)
+	if ws.dones.used >= doneTableMax {
+		ws.rebuildDones() // (id with the others: the forgotten frames' entries go)
+	} else {
+		ws.dones.set(id[keyDone], int32(slot))
+	}
 }
 
 // update keeps a built table up to date as a frame with identity v is written into slot
@@ -92,4 +95,73 @@ func (x *keyIndex) update(k int, old, v int64, slot int, full bool) {
 	if identifies(k, v) {
 		x.tab.set(v, int32(slot))
 	}
+}
+
+// doneTable maps a FrameCompleted to the ring slot of the newest remembered frame completed
+// then. Unlike slotTable it never deletes: a forgotten frame's entry stays until the table is
+// rebuilt from the ring (when doneTableMax entries are used), and doneSlot takes an entry
+// only if its slot still holds that FrameCompleted (the entry of a time always names the
+// newest slot written with it: once that slot holds another frame, no remembered frame has the
+// time). Deleting the forgotten frame's entry on every add (a probe, then a backward shift of
+// its run) was 6.6 M of the tracker's ~60 M instructions on fs17-200k (delSlot, delAt).
+type doneTable struct {
+	keys [doneTableSize]int64
+	vals [doneTableSize]int32 // slot+1; 0 marks an empty entry
+	used int                  // entries, live or stale
+}
+
+// doneTableSize is a power of two: with at most doneTableMax entries used, probes stay short.
+const (
+	doneTableSize = 1024
+	doneTableMax  = doneTableSize * 5 / 8 // a rebuild every 400 frames added once the ring is full
+)
+
+func init() {
+	if doneTableMax < keep+1 || doneTableSize&(doneTableSize-1) != 0 {
+		panic("gfxinfo: doneTable too small for the ring")
+	}
+}
+
+func doneHome(k int64) int { return int(uint64(k) * 0x9E3779B97F4A7C15 >> (64 - 10)) }
+
+// set maps k to slot.
+func (t *doneTable) set(k int64, slot int32) {
+	i := doneHome(k)
+	for t.vals[i] != 0 && t.keys[i] != k {
+		i = (i + 1) & (doneTableSize - 1)
+	}
+	if t.vals[i] == 0 {
+		t.used++
+	}
+	t.keys[i], t.vals[i] = k, slot+1
+}
+
+// get returns the slot k's entry names (it may be stale: see doneSlot).
+func (t *doneTable) get(k int64) (int, bool) {
+	for i := doneHome(k); ; i = (i + 1) & (doneTableSize - 1) {
+		if t.vals[i] == 0 {
+			return 0, false
+		}
+		if t.keys[i] == k {
+			return int(t.vals[i] - 1), true
+		}
+	}
+}
+
+// rebuildDones empties the table and maps every remembered frame's FrameCompleted, oldest
+// first (so a time two frames share maps to the newer's slot).
+func (ws *winState) rebuildDones() {
+	t := &ws.dones
+	clear(t.vals[:])
+	t.used = 0
+	s := ws.oldest()
+	for i := 0; i < ws.n; i, s = i+1, newer(s) {
+		t.set(ws.ring[s][keyDone], int32(s))
+	}
+}
+
+// doneSlot returns the slot of the newest remembered frame completed at done.
+func (ws *winState) doneSlot(done int64) (int, bool) {
+	s, ok := ws.dones.get(done)
+	return s, ok && ws.ring[s][keyDone] == done
 }

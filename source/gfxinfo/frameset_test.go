@@ -77,7 +77,8 @@ func lookupKey(ws *winState, k int, v int64) bool {
 	case keyVsync:
 		return ws.lookup(&ws.vsyncs, keyVsync, v)
 	}
-	return ws.dones.has(v)
+	_, ok := ws.doneSlot(v)
+	return ok
 }
 
 // windowRows tells a repeated row known when the ring slot after the last known row's holds
@@ -222,6 +223,48 @@ func TestElsewhereNeverAfterOthersDone(t *testing.T) {
 					if ps.elsewhere(ws, &f) && f.DoneNs > limit {
 						t.Fatalf("case %d: frame done at %d is elsewhere, after othersDone %d", n, f.DoneNs, limit)
 					}
+				}
+			}
+		}
+	}
+}
+
+// doneSlot finds the newest remembered frame completed at a FrameCompleted, as a scan of the
+// ring does, whatever the table holds: entries of forgotten frames (stale until a rebuild),
+// times out of order and times two frames share, before and after the ring is full.
+func TestDoneSlotMatchesScan(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		r := rand.New(rand.NewPCG(seed, seed*5))
+		disorder := []int{0, 1, 10, 300}[seed%4] // per mille of frames out of order or shared
+		ws := newWinState("w", "")
+		var hist []int64 // every FrameCompleted remembered, forgotten ones too
+		next := int64(1000)
+		for step := 0; step < 4000; step++ {
+			next += int64(1 + r.IntN(3))
+			id := frameID{next, next * 10, next*10 + 5}
+			if r.IntN(1000) < disorder {
+				id[keyDone] -= int64(r.IntN(3) * r.IntN(400)) // earlier, or one another frame has
+			}
+			ws.remember(id)
+			hist = append(hist, id[keyDone])
+			scan := func(done int64) (int, bool) {
+				found, ok := 0, false
+				for i, s := 0, ws.oldest(); i < ws.n; i, s = i+1, newer(s) {
+					if ws.ring[s][keyDone] == done {
+						found, ok = s, true
+					}
+				}
+				return found, ok
+			}
+			for q := 0; q < 4; q++ {
+				done := ws.ring[r.IntN(ws.n)][keyDone] + int64(r.IntN(3)-1)
+				if q == 3 {
+					done = hist[max(0, len(hist)-1-r.IntN(2*keep))] // remembered or just forgotten
+				}
+				gs, gok := ws.doneSlot(done)
+				ws2, wok := scan(done)
+				if gok != wok || (gok && gs != ws2) {
+					t.Fatalf("seed %d step %d: doneSlot(%d) = %d, %v; the ring says %d, %v", seed, step, done, gs, gok, ws2, wok)
 				}
 			}
 		}

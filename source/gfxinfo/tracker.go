@@ -33,7 +33,7 @@ type tracker struct {
 	sawAbsent bool
 	state     source.State
 	lastNs    int64
-	periodNs  int64
+	periodNs  int64 // the frame period, for a poller's interval (worked out when live only)
 	// ratePeriodNs: the period rate last worked hz out from
 	ratePeriodNs int64
 	hz           int64

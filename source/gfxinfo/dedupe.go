@@ -89,6 +89,17 @@ func (ws *winState) known(f *source.Frame) (next int, ok bool) {
 	return -1, f.VsyncNs <= ws.hwm && ws.lookup(&ws.vsyncs, keyVsync, f.VsyncNs)
 }
 
+// beyondOrKnown is known, answering without the call for a row that completed after every
+// remembered frame and is newer than all of them by the identity known asks next (its vsync
+// id, or IntendedVsync without one): known says no to it without a lookup, and it is what a
+// capture's new rows are (inlined in windowRows, where known is a call).
+func (ws *winState) beyondOrKnown(f *source.Frame) (next int, ok bool) {
+	if f.DoneNs > ws.maxDone && (f.VsyncID > ws.maxID || (f.VsyncID <= 0 && f.VsyncNs > ws.hwm)) {
+		return -1, false
+	}
+	return ws.known(f)
+}
+
 // hasDone reports whether a remembered frame completed at done.
 func (ws *winState) hasDone(done int64) bool {
 	if done > ws.maxDone {

@@ -43,7 +43,7 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 			next = newer(next)
 			continue
 		}
-		if s, known := ws.known(f); known {
+		if s, known := ws.beyondOrKnown(f); known {
 			// (the run of rows the next slots hold, in a loop of its own)
 			for next = s; next >= 0 && next < ws.n && i+1 < len(w.Frames) && ws.ring[next][keyDone] == w.Frames[i+1].DoneNs; next = newer(next) {
 				i++
@@ -64,9 +64,11 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 		}
 		ws.add(f)
 		t.fresh = append(t.fresh, i)
-		if g := gapOf(ws.gaps, resolved, f.VsyncNs); g >= 0 {
-			resolved[g]++ // credited at the last poll
-			continue
+		if len(ws.gaps) > 0 {
+			if g := gapOf(ws.gaps, resolved, f.VsyncNs); g >= 0 {
+				resolved[g]++ // credited at the last poll
+				continue
+			}
 		}
 		if f.Flags&source.FlagSkippedFrame == 0 && f.DoneNs > ws.baseNs {
 			acct++ // (Android's counter does not count the frames it skipped)

@@ -13,13 +13,16 @@ import (
 // view-root line and the "Window:" line disagree, the one the view hierarchy confirms wins
 // (repaired, with a warning); where nothing confirms either, the window is marked TitleSuspect.
 func (p *parser) checkTitles(pr *Process) {
-	titled, rooted := 0, 0
+	titled, rooted, named := 0, 0, 0
 	for wi := range pr.Windows {
 		if pr.Windows[wi].Title != "" {
 			titled++
 		}
 		if pr.Windows[wi].Root != "" {
 			rooted++
+		}
+		if pr.Windows[wi].named {
+			named++
 		}
 	}
 	for wi := range pr.Windows {
@@ -64,7 +67,15 @@ func (p *parser) checkTitles(pr *Process) {
 		case w.Root != "":
 			// A root the hierarchy does not list, under a title it does not list either: both
 			// damaged (one read "com.example.Wpp/.Popup …@1a2b" for "…app/.Popup …@1a2b31").
-			if (inHier && hier != w.Title) || (!inHier && len(pr.hier) > 0 && !hierHas(pr.hier, w.Title)) {
+			// Nor is a title the hierarchy does not confirm believed when the window lost the
+			// "Window:" line its process prints for its other windows, or when the process
+			// printed a "View hierarchy:" whose lines were all hit: one read
+			// "com.example.app/.MaiO/…@1a2b30" on a view-root line printed twice (the copy run
+			// into the "Window:" line, both hierarchy lines cut) and named an invented window
+			// (FuzzTrackerDamage).
+			confirmed := inHier && hier == w.Title
+			if (inHier && hier != w.Title) || (!inHier && len(pr.hier) > 0 && !hierHas(pr.hier, w.Title)) ||
+				(!confirmed && (named > 0 || (len(pr.hier) == 0 && pr.hierarchy))) {
 				p.suspect(w)
 			}
 		case w.named:

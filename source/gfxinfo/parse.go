@@ -371,6 +371,8 @@ type parser struct {
 	tryReplay          bool
 	stop               bool // the line starts the next dump (nextDump)
 	hint, missed       int
+	// rowLen is the length of the last row read or replayed (fastRow's guess for the next).
+	rowLen int
 }
 
 func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }
@@ -379,6 +381,12 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1, chunk: data}
 	ps.used = len(data)
 	for pos := 0; pos < len(data); {
+		if p.inBlock && useFastRow && !p.wantReplay() {
+			if to := p.fastRow(pos); to > 0 {
+				pos = to
+				continue
+			}
+		}
 		var line []byte
 		end := pos
 		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
@@ -396,7 +404,7 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 				pos = end
 				continue
 			}
-			if p.tryReplay && len(p.cols) > 0 && len(ps.prevRec) > 0 && p.missed <= 8*len(ps.prevRec)+1024 {
+			if p.wantReplay() {
 				p.tryReplay = false
 				if to := p.replay(pos); to > pos {
 					pos = to
@@ -410,6 +418,9 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 				break
 			}
 			p.tryReplay = p.tryReplay || !p.rowLine // (a line not read as a row: try again after it)
+			if p.rowLine {
+				p.rowLen = len(line)
+			}
 			pos = end
 			continue
 		}

@@ -223,6 +223,7 @@ func (p *parser) replay(pos int) int {
 	if r == r0 {
 		return pos
 	}
+	p.rowLen = prev[r-1].end - prev[r-1].start - 1
 	return pos + prev[r-1].end - from
 }
 

@@ -117,6 +117,15 @@ func TestRowFieldsEdges(t *testing.T) {
 	} {
 		checkRowFields(t, c.l, c.ncols)
 	}
+	// Fewer fields than columns where a window ends: the row's last field ends at n or at a
+	// comma at n-1, in a full last window or not (rowFieldsAVX2 tests neither per field).
+	for _, l := range []string{strings.Repeat("1234567,", 8), strings.Repeat("1234567,", 7) + "12345678",
+		strings.Repeat("1234567,", 16), strings.Repeat("1234567,", 15) + "12345678",
+		strings.Repeat("1234567,", 8) + "1", strings.Repeat("1234567,", 7) + "1234567"} {
+		for ncols := 7; ncols <= 18; ncols++ {
+			checkRowFields(t, l, ncols)
+		}
+	}
 }
 
 // TestRowFieldsRandom compares rowFields with its plain definition on rows of random fields:

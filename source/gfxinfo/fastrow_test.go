@@ -18,7 +18,7 @@ func rowLines(lines [][]byte) []int {
 	return rows
 }
 
-// fastRowEdits change a row line (newline included) into text fastRow must leave to the usual
+// fastRowEdits change a row line (newline included) into text fastRows must leave to the usual
 // reading or read exactly as it does: most keep the line's length, so that the byte where the
 // row before ended is still a newline.
 var fastRowEdits = map[string]func(l []byte) []byte{
@@ -60,8 +60,8 @@ var fastRowEdits = map[string]func(l []byte) []byte{
 	"empty":  func(l []byte) []byte { return []byte("\n") },
 }
 
-// TestFastRowEdges: rows fastRow may meet damaged in any way read as each dump read on its own
-// with the row cache, and as with fastRow turned off.
+// TestFastRowEdges: rows fastRows may meet damaged in any way read as each dump read on its own
+// with the row cache, and as with fastRows turned off.
 func TestFastRowEdges(t *testing.T) {
 	for name, edit := range fastRowEdits {
 		for _, at := range []int{0, 1, 5, 12, -1} {
@@ -105,7 +105,7 @@ func TestFastRowAtEnd(t *testing.T) {
 	}
 }
 
-// checkFastRowOff fails when dumps read (as the file source does) differently with fastRow
+// checkFastRowOff fails when dumps read (as the file source does) differently with fastRows
 // turned off, their records for the next dump included.
 func checkFastRowOff(t *testing.T, dumps [][]byte) {
 	t.Helper()
@@ -120,22 +120,22 @@ func checkFastRowOff(t *testing.T, dumps [][]byte) {
 		want := off.parseNext(d, prev)
 		useFastRow = true
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("dump %d reads differently with fastRow:\n%+v\nwant\n%+v", i, got, want)
+			t.Fatalf("dump %d reads differently with fastRows:\n%+v\nwant\n%+v", i, got, want)
 		}
 		if len(on.prevRec) != len(off.prevRec) {
-			t.Fatalf("dump %d: %d rows recorded with fastRow, %d without", i, len(on.prevRec), len(off.prevRec))
+			t.Fatalf("dump %d: %d rows recorded with fastRows, %d without", i, len(on.prevRec), len(off.prevRec))
 		}
 		for k := range on.prevRec {
 			a, b := on.prevRec[k], off.prevRec[k]
 			if a.start != b.start || a.end != b.end || a.head != b.head || a.tail != b.tail ||
 				*on.rowVals(a.seq) != *off.rowVals(b.seq) {
-				t.Fatalf("dump %d: row %d recorded as %+v with fastRow, %+v without", i, k, a, b)
+				t.Fatalf("dump %d: row %d recorded as %+v with fastRows, %+v without", i, k, a, b)
 			}
 		}
 	}
 }
 
-// TestFastRowTable: fastRow, given the length of the row before, reads a clean row of that
+// TestFastRowTable: fastRows, given the length of the row before, reads a clean row of that
 // length followed by more text as the usual reading does, and leaves every other line (the
 // edits of fastRowEdits) to it, having emitted nothing.
 func TestFastRowTable(t *testing.T) {
@@ -151,7 +151,7 @@ func TestFastRowTable(t *testing.T) {
 		p.setCols(layout23)
 		p.rowLen = len(clean) - 1
 		if fast {
-			return p.fastRow(0), p.d
+			return p.fastRows(0), p.d
 		}
 		end := bytes.IndexByte(text, '\n') + 1
 		p.lineStart, p.lineEnd = 0, end
@@ -159,26 +159,26 @@ func TestFastRowTable(t *testing.T) {
 		return end, p.d
 	}
 	if end, d := read(clean, true); end != len(clean) {
-		t.Fatalf("a clean row: fastRow returned %d, want %d", end, len(clean))
+		t.Fatalf("a clean row: fastRows returned %d, want %d", end, len(clean))
 	} else if _, want := read(clean, false); !reflect.DeepEqual(d, want) {
 		t.Fatalf("a clean row reads\n%+v\nwant\n%+v", d, want)
 	}
 	var taken []string
-	defer func() { t.Logf("rows fastRow took: %q", taken) }()
+	defer func() { t.Logf("rows fastRows took: %q", taken) }()
 	for name, edit := range fastRowEdits {
 		line := edit(append([]byte(nil), clean...))
 		end, d := read(line, true)
 		switch {
 		case end == 0:
 			if n := len(d.Processes[0].Windows[0].Frames); n != 0 {
-				t.Errorf("%s: fastRow refused the line but emitted %d frames", name, n)
+				t.Errorf("%s: fastRows refused the line but emitted %d frames", name, n)
 			}
 		case end != len(clean) || bytes.IndexByte(line[:end-1], '\n') >= 0 || line[end-1] != '\n':
-			t.Errorf("%s: fastRow took %d bytes of %q", name, end, line)
+			t.Errorf("%s: fastRows took %d bytes of %q", name, end, line)
 		default:
 			taken = append(taken, name)
 			if _, want := read(line, false); !reflect.DeepEqual(d, want) {
-				t.Errorf("%s: fastRow reads\n%+v\nwant\n%+v", name, d, want)
+				t.Errorf("%s: fastRows reads\n%+v\nwant\n%+v", name, d, want)
 			}
 		}
 	}

@@ -371,7 +371,7 @@ type parser struct {
 	tryReplay          bool
 	stop               bool // the line starts the next dump (nextDump)
 	hint, missed       int
-	// rowLen is the length of the last row read or replayed (fastRow's guess for the next).
+	// rowLen is the length of the last row read or replayed (fastRows' guess for the next).
 	rowLen int
 }
 
@@ -382,7 +382,7 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 	ps.used = len(data)
 	for pos := 0; pos < len(data); {
 		if p.inBlock && useFastRow && !p.wantReplay() {
-			if to := p.fastRow(pos); to > 0 {
+			if to := p.fastRows(pos); to > pos {
 				pos = to
 				continue
 			}

@@ -158,38 +158,13 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 // add up (frames, jank, levels, histogram and the like: addCounts) go to w only; the run's are
 // its windows' summed when read (Pipeline.run). One call reading the frame's facts once and
 // taking each branch once for both: agg.add's self cost 23.4 M → addPair's 20.8 M instructions
-// with t's counts, 18.6 M without (callgrind, fs17-200k; Snapshot +0.1 M for the sums);
-// aggpair_test.go holds it to the two adds. A window's aggregate has no slot set (only the run's counts refreshes), but one
-// would count.
+// with t's counts, 18.6 M without (callgrind, fs17-200k; Snapshot +0.1 M for the sums).
+// The counts go through count, add's own, not a copy of it written out here (+1.3 M: a call
+// the compiler does not inline). aggpair_test.go holds it to the two adds. A window's
+// aggregate has no slot set (only the run's counts refreshes), but one would count.
 func addPair(t, w *agg, ff *frameFacts, sliceIdx int64, vsync int64) {
-	w.frames++
+	w.count(ff, vsync)
 	janky := ff.dropped >= 1
-	if janky {
-		w.janky++
-	}
-	if ff.flagged {
-		w.flagged++
-	}
-	if ff.hasDeadline {
-		w.hasDeadline = true
-		if ff.deadlineJanky {
-			w.jankyDeadline++
-		}
-	}
-	if ff.legacyKnown {
-		w.legacyKnown = true
-		if ff.legacyJanky {
-			w.jankyLegacy++
-		}
-	}
-	w.levels[ff.level]++
-	w.dropped += ff.dropped
-	if ff.inHist {
-		w.hist.Counts[ff.histIdx]++
-		w.hist.Total++
-		w.histSumNs += ff.histNs
-	}
-	w.lastFrameNs = max(w.lastFrameNs, vsync)
 	if ff.history {
 		return // history frames count above, never in a rate or a slice
 	}

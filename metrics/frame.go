@@ -34,11 +34,11 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 		p.aligner.ObserveFrame(f)
 	}
 	// The previous frame's window, which nearly every frame has and whose name the source
-	// hands out as the same string, by a pointer compare here: through window, a call with
-	// its checks, ~36 instructions a frame (callgrind, fs17-200k: window 3.86 M → 0.37 M,
-	// addFrame +0.65 M).
+	// hands out as the same string (sameString compares pointers first), checked here: through
+	// window, a call with its checks, ~36 instructions a frame (callgrind, fs17-200k: window
+	// 3.86 M → 0.37 M, addFrame +0.65 M).
 	w := p.lastWin
-	if w == nil || !sameBytes(w.name, f.Window) || w.process == "" {
+	if w == nil || !sameString(w.name, f.Window) || w.process == "" {
 		w = p.window(f.Window, f.Process)
 	}
 	t := p.intervalFor(f, w)
@@ -116,13 +116,7 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	var af AndroidFrame
 	w.jank.frame(f, t, &af)
 	ff.cost, ff.interval = cost, t
-	if looperDropped < 0 && f.DoneNs != 0 && f.DeadlineNs == 0 && af.Counted {
-		// dropped's rule for a row without a deadline, inline; the call was 3.40 M instructions
-		// with dropped's own, this 2.47 M (callgrind, fs17-200k)
-		ff.dropped = Dropped(af.DurationNs, t)
-	} else {
-		ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped)
-	}
+	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped)
 	ff.inHist, ff.histNs = af.Counted, af.DurationNs
 	if af.Counted {
 		ff.histIdx = histIndex(af.DurationNs)

@@ -414,12 +414,6 @@ func (p *Pipeline) run() *agg {
 	return &a
 }
 
-// sameBytes reports whether a and b are the same bytes in memory (then a == b; strings that
-// are not may still be equal).
-func sameBytes(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
-}
-
 // intervalFor is T for a frame: the row's own period, else the device's refresh rate, else the
 // modal spacing of consecutive intended vsyncs, else 60 Hz with a warning.
 func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {

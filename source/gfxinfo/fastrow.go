@@ -2,8 +2,6 @@
 
 package gfxinfo
 
-import "encoding/binary"
-
 // The rows of a PROFILEDATA block are nearly all as long as the row before them (fixed-width
 // timestamps: 94 % of benchgen's rows). The row reader accepts a row only when every byte of it
 // is a digit, a comma or a sign, so a line's end need not be searched for (bytes.IndexByte, then
@@ -41,16 +39,8 @@ func (p *parser) fastRows(pos int) int {
 	for pos+n+rowPad <= len(data) && data[pos+n] == '\n' && data[pos]-'0' <= 9 && len(ps.rec) < maxRecRows {
 		// The ring slot is claimed as dataRow claims it. (When the text is not a row after all,
 		// the slot is lost: the row it held is no longer replayed but read, to the same values.)
-		if !sameCols(ps.valsCols, cols) {
-			ps.clearNext(cols)
-		}
-		seq := ps.seq
-		ps.seq++
-		row := &ps.vals[seq&uint64(len(ps.vals)-1)]
-		// (rowFields and recordRow inlined by hand: with them called, this, recordRow and
-		// rowFields took 21.3 M instructions on fs17-200k and on fs23-200k, 17.1 M so.)
-		b := data[pos : pos+n+rowPad]
-		if !(useRowAVX2 && rowFieldsAVX2(b, n, cols, row)) && rowFieldsGo(b, n, cols, row) != rowOK {
+		row, seq := ps.claimRow(cols)
+		if rowFields(data[pos:pos+n+rowPad], n, cols, row) != rowOK {
 			return pos
 		}
 		end := pos + n + 1
@@ -58,13 +48,7 @@ func (p *parser) fastRows(pos int) int {
 		if w.Columns == 0 {
 			w.Columns = len(cols)
 		}
-		lay := len(ps.recLayouts) - 1
-		if lay < 0 || !sameCols(ps.recLayouts[lay], cols) {
-			lay = p.addRecLayout()
-		}
-		x := ps.nextRec()
-		x.start, x.end, x.layout, x.seq = pos, end, lay, seq
-		x.head, x.tail = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(data[end-8:])
+		p.recordRow(seq)
 		p.emitRow(w, row)
 		pos = end
 	}

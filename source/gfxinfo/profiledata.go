@@ -426,14 +426,8 @@ func (p *parser) dataRow(l []byte) {
 	row := &p.row
 	var seq uint64
 	rec := !cache && p.recordable()
-	if ps := p.ps; rec {
-		// (claim, inlined by hand: 30 instructions a row as a call)
-		if !sameCols(ps.valsCols, p.cols) {
-			ps.clearNext(p.cols)
-		}
-		seq = ps.seq
-		ps.seq++
-		row = &ps.vals[seq&uint64(len(ps.vals)-1)]
+	if rec {
+		row, seq = p.ps.claimRow(p.cols)
 	}
 	switch rowFields(p.padded(l), len(l), p.cols, row) {
 	case rowMoreFields:

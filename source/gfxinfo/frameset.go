@@ -98,53 +98,31 @@ func (x *keyIndex) update(k int, old, v int64, slot int, full bool) {
 }
 
 // doneTable maps a FrameCompleted to the ring slot of the newest remembered frame completed
-// then. Unlike slotTable it never deletes: a forgotten frame's entry stays until the table is
-// rebuilt from the ring (when doneTableMax entries are used), and doneSlot takes an entry
-// only if its slot still holds that FrameCompleted (the entry of a time always names the
-// newest slot written with it: once that slot holds another frame, no remembered frame has the
-// time). Deleting the forgotten frame's entry on every add (a probe, then a backward shift of
-// its run) was 6.6 M of the tracker's ~60 M instructions on fs17-200k (delSlot, delAt).
+// then: a slotTable that never deletes. A forgotten frame's entry stays until the table is
+// rebuilt from the ring (when doneTableMax entries are used), and doneSlot takes an entry only
+// if its slot still holds that FrameCompleted (the entry of a time always names the newest slot
+// written with it: once that slot holds another frame, no remembered frame has the time).
+// Deleting the forgotten frame's entry on every add (a probe, then a backward shift of its run)
+// was 6.6 M of the tracker's ~60 M instructions on fs17-200k (delSlot, delAt).
 type doneTable struct {
-	keys [doneTableSize]int64
-	vals [doneTableSize]int32 // slot+1; 0 marks an empty entry
-	used int                  // entries, live or stale
+	slotTable
+	used int // entries, live or stale
 }
 
-// doneTableSize is a power of two: with at most doneTableMax entries used, probes stay short.
-const (
-	doneTableSize = 1024
-	doneTableMax  = doneTableSize * 5 / 8 // a rebuild every 400 frames added once the ring is full
-)
+// doneTableMax is how many entries a doneTable fills before it is rebuilt: at most 5/8 of the
+// table, so probes stay short (a rebuild every ~400 frames added once the ring is full).
+const doneTableMax = tableSize * 5 / 8
 
 func init() {
-	if doneTableMax < keep+1 || doneTableSize&(doneTableSize-1) != 0 {
+	if doneTableMax < keep+1 {
 		panic("gfxinfo: doneTable too small for the ring")
 	}
 }
 
-func doneHome(k int64) int { return int(uint64(k) * 0x9E3779B97F4A7C15 >> (64 - 10)) }
-
 // set maps k to slot.
 func (t *doneTable) set(k int64, slot int32) {
-	i := doneHome(k)
-	for t.vals[i] != 0 && t.keys[i] != k {
-		i = (i + 1) & (doneTableSize - 1)
-	}
-	if t.vals[i] == 0 {
+	if t.slotTable.set(k, slot) {
 		t.used++
-	}
-	t.keys[i], t.vals[i] = k, slot+1
-}
-
-// get returns the slot k's entry names (it may be stale: see doneSlot).
-func (t *doneTable) get(k int64) (int, bool) {
-	for i := doneHome(k); ; i = (i + 1) & (doneTableSize - 1) {
-		if t.vals[i] == 0 {
-			return 0, false
-		}
-		if t.keys[i] == k {
-			return int(t.vals[i] - 1), true
-		}
 	}
 }
 
@@ -163,5 +141,5 @@ func (ws *winState) rebuildDones() {
 // doneSlot returns the slot of the newest remembered frame completed at done.
 func (ws *winState) doneSlot(done int64) (int, bool) {
 	s, ok := ws.dones.get(done)
-	return s, ok && ws.ring[s][keyDone] == done
+	return int(s), ok && ws.ring[s][keyDone] == done
 }

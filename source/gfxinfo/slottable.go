@@ -10,16 +10,20 @@ type slotTable struct {
 	vals [tableSize]int32 // slot+1; 0 marks an empty entry
 }
 
-// tableSize is a power of two over twice keep, so probes stay short.
-const tableSize = 512
+// tableSize is a power of two (1 << tableBits) over twice keep, so probes stay short; four
+// times, so that a doneTable, which keeps stale entries until it has doneTableMax, does too.
+const (
+	tableBits = 10
+	tableSize = 1 << tableBits
+)
 
 func init() {
-	if tableSize < 2*keep || tableSize&(tableSize-1) != 0 {
+	if tableSize < 4*keep {
 		panic("gfxinfo: slotTable too small for the ring")
 	}
 }
 
-func home(k int64) int { return int(uint64(k) * 0x9E3779B97F4A7C15 >> (64 - 9)) }
+func home(k int64) int { return int(uint64(k) * 0x9E3779B97F4A7C15 >> (64 - tableBits)) }
 
 // find returns k's entry index, or -1.
 func (t *slotTable) find(k int64) int {
@@ -43,13 +47,15 @@ func (t *slotTable) get(k int64) (int32, bool) {
 
 func (t *slotTable) has(k int64) bool { return t.find(k) >= 0 }
 
-// set maps k to slot.
-func (t *slotTable) set(k int64, slot int32) {
+// set maps k to slot and reports whether k was not in the table before.
+func (t *slotTable) set(k int64, slot int32) (added bool) {
 	i := home(k)
 	for t.vals[i] != 0 && t.keys[i] != k {
 		i = (i + 1) & (tableSize - 1)
 	}
+	added = t.vals[i] == 0
 	t.keys[i], t.vals[i] = k, slot+1
+	return added
 }
 
 // del removes k, moving later entries of its probe run back so every key stays reachable.

@@ -201,11 +201,7 @@ func (a *assembly) events(t *tracker, evs []source.Event) []source.Event {
 	for _, f := range a.newFrames {
 		if f.IntervalNs > 0 {
 			havePeriod = true
-			if f.IntervalNs == t.ratePeriodNs {
-				t.periodNs = f.IntervalNs // (what rate does for it: most frames, without the call)
-			} else {
-				t.rate(&evs, f.IntervalNs, f.VsyncNs) // a Refresh precedes the first frame at a new rate
-			}
+			t.rate(&evs, f.IntervalNs, f.VsyncNs) // a Refresh precedes the first frame at a new rate
 		}
 		evs = append(evs, f)
 	}

@@ -196,9 +196,15 @@ func stripCount(w string) string {
 // rate emits a Refresh when a row's period implies a new whole-Hz rate.
 func (t *tracker) rate(evs *[]source.Event, periodNs, at int64) {
 	t.periodNs = periodNs
-	if periodNs == t.ratePeriodNs {
-		return // (the same whole-Hz rate as the last row's: every new frame asks)
+	if periodNs != t.ratePeriodNs { // (the same period as the last row's: nearly every frame)
+		t.newRate(evs, periodNs, at)
 	}
+}
+
+// newRate is rate for a period other than the last one's (rate itself is small enough to be
+// inlined into events' loop over the frames: as a call it was 6.11 M instructions with events
+// on fs23-200k, 3.26 M so).
+func (t *tracker) newRate(evs *[]source.Event, periodNs, at int64) {
 	t.ratePeriodNs = periodNs
 	hz := int64(math.Round(1e9 / float64(periodNs)))
 	if hz != t.hz {

@@ -133,6 +133,7 @@ type frameFacts struct {
 	endIdx                                     int64 // the slice of the frame's completion
 	legacyKnown, legacyJanky                   bool
 	history                                    bool
+	late                                       bool // charged against a budget not its own (latestart.go)
 }
 
 func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {

@@ -104,9 +104,11 @@ func (p *Pipeline) worstFrames() []WorstFrame {
 }
 
 // Report returns the headless report (DESIGN §7). It first releases Looper-derived frames still
-// held back while the vsync grid was being learned (the input has ended).
+// held back while the vsync grid was being learned (the input has ended), and counts the frames
+// that started late again against their windows' final budgets (settleLate).
 func (p *Pipeline) Report(meta ReportMeta) *Report {
 	p.flushLooper()
+	p.settleLate()
 	lastIdx, lastLen := p.lastSlice()
 	a := p.run()
 	elapsed := p.endNs - p.originNs

@@ -137,38 +137,25 @@ func startVsync(f *source.Frame) int64 {
 	return f.VsyncNs
 }
 
-// DeadlineDropped is DESIGN §4's `dropped` for a frame with a printed FrameDeadline: the display
-// refreshes (of period t) by which the frame's completion (GpuCompleted, else FrameCompleted)
-// overran its budget. The budget is the printed FrameDeadline − IntendedVsync when the frame
-// started on its intended vsync (less than t/2 late), which is also counted in the window's
-// tally; a frame the main thread started late — or whose printed deadline is garbage (not
-// after its vsync, or absurdly far) — gets the budget the window's on-time frames most often
-// had. Before any on-time frame, a late frame gets its printed deadline − the vsync it started
-// on when Choreographer moved the deadline with the late start, else its printed deadline −
-// its intended vsync; ok=false when no budget can be had (a garbage deadline and no tally).
+// DeadlineDropped is DESIGN §4's `dropped` for a frame with a printed FrameDeadline, as a
+// capture counts it once its window's tally holds all its on-time rows: the display refreshes
+// (of period t) by which the frame's completion (GpuCompleted, else FrameCompleted) overran its
+// budget. The budget is the printed FrameDeadline − IntendedVsync when the frame started on its
+// intended vsync (less than t/2 late), which is also counted in the tally; a frame the main
+// thread started late — or whose printed deadline is garbage (not after its vsync, or absurdly
+// far) — gets the budget the window's on-time frames most often had, else one period when it
+// started late: a printed deadline that lies before the frame's own start is never its budget.
+// ok=false when no budget can be had (a garbage deadline and no tally).
 func DeadlineDropped(f *source.Frame, t int64, tally *budgetTally) (dropped int64, ok bool) {
-	start := startVsync(f)
-	printed := f.DeadlineNs - f.VsyncNs
-	sane := printed > 0 && printed < maxSaneBudgetNs
-	var budget int64
-	switch m, haveMode := tally.mode(); {
-	case sane && start-f.VsyncNs < t/2:
-		budget = printed
-		tally.add(budget)
-	case haveMode:
-		budget = m
-	case !sane:
-		return 0, false
-	default:
-		if budget = f.DeadlineNs - start; budget <= 0 {
-			// Choreographer did not move the deadline with the late start: the printed one
-			// is the budget the frame was given.
-			budget = printed
-		}
+	if b, onTime := onTimeBudget(f, t); onTime {
+		tally.add(b)
+		return overDropped(f, t, b), true
 	}
-	over := frameEnd(f) - f.VsyncNs - budget
-	if over <= 0 || t <= 0 {
-		return 0, true
+	if m, have := tally.mode(); have {
+		return overDropped(f, t, m), true
 	}
-	return ceilDiv(over, t), true
+	if saneDeadline(f) {
+		return overDropped(f, t, t), true
+	}
+	return 0, false
 }

@@ -69,6 +69,9 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if ff.dropped >= 1 && end > p.originNs {
 		ff.endIdx = p.sliceOf(end - p.originNs)
 	}
+	if ff.late {
+		p.keepLate(w, f, &ff, idx, end)
+	}
 	addPair(p.total, w.agg, &ff, idx, vsync)
 	if !f.History {
 		// A frame occupies its refresh: the slice it falls in is at least that long for
@@ -116,7 +119,7 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	var af AndroidFrame
 	w.jank.frame(f, t, &af)
 	ff.cost, ff.interval = cost, t
-	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped)
+	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped, &ff.late)
 	ff.inHist, ff.histNs = af.Counted, af.DurationNs
 	if af.Counted {
 		ff.histIdx = histIndex(af.DurationNs)
@@ -178,8 +181,9 @@ func (p *Pipeline) sliceOf(rel int64) int64 {
 // Android 12+ rows (DeadlineDropped), by the era's rule on rows without a deadline (Android's
 // JankTracker duration, IntendedVsync → FrameCompleted less the sync stall, in whole periods
 // past the first), and from the main thread's own vsync grid for Looper-derived frames
-// (looperDropped ≥ 0: LooperFrames' pipelined rule).
-func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, counted bool, durNs, looperDropped int64) int64 {
+// (looperDropped ≥ 0: LooperFrames' pipelined rule). *late is set for a frame charged against
+// a budget other than its own printed one (Report settles it).
+func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, counted bool, durNs, looperDropped int64, late *bool) int64 {
 	if looperDropped >= 0 {
 		return looperDropped
 	}
@@ -187,8 +191,14 @@ func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, count
 		return Dropped(cost, t)
 	}
 	if f.DeadlineNs != 0 {
-		if d, ok := DeadlineDropped(f, t, &w.budgets); ok {
-			return d
+		if b, onTime := onTimeBudget(f, t); onTime {
+			w.budgets.add(b)
+			return overDropped(f, t, b)
+		}
+		// charged now against the budget known so far; Report settles it (latestart.go)
+		*late = true
+		if b, ok := p.lateBudget(w, t, saneDeadline(f)); ok {
+			return overDropped(f, t, b)
 		}
 	}
 	if counted {

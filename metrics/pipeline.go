@@ -29,6 +29,7 @@ type windowState struct {
 	lastTotal     int64 // last "Total frames rendered" seen in a poll; -1 none
 	jank          JankTracker
 	budgets       budgetTally // budgets of the window's on-time Android 12+ frames
+	late          []lateFrame // frames charged against a budget not their own, for Report to settle
 }
 
 // recentFrame is a frame kept for the screen's frame-time graph.

@@ -36,50 +36,61 @@ func reportOf(t *testing.T, evs []source.Event) *metrics.Report {
 	return p.Report(metrics.ReportMeta{Version: "test"})
 }
 
-// ruleFrame is DESIGN §4's `dropped`, worked out here from a frame's own numbers, independently
+// ruleWindow is DESIGN §4's `dropped`, worked out here from a window's own rows, independently
 // of the pipeline: against the printed budget for a frame that started on its intended vsync,
-// else against the most common on-time budget of the window so far (100 µs steps).
+// else against the most common on-time budget of all the window's rows (100 µs steps), else
+// one period. The rows are kept (add) and counted once all are in (finish).
 type ruleWindow struct {
 	budgets map[int64]int
+	rows    []*source.Frame
 	frames  int
 	slots   int64 // Σ (dropped + 1)
 	slotNs  float64
 	janky   int
 }
 
+func onTime(f *source.Frame) bool {
+	printed := f.DeadlineNs - f.VsyncNs
+	return printed > 0 && printed < 10e9 && f.Phases.Vsync-f.VsyncNs < f.IntervalNs/2
+}
+
 func (w *ruleWindow) add(f *source.Frame) {
-	T := f.IntervalNs
-	end := f.Phases.GpuCompleted
-	if end == 0 {
-		end = f.DoneNs
+	w.rows = append(w.rows, f)
+	if onTime(f) {
+		w.budgets[int64(math.Round(float64(f.DeadlineNs-f.VsyncNs)/1e5))]++
 	}
-	var budget int64
-	if printed := f.DeadlineNs - f.VsyncNs; printed > 0 && f.Phases.Vsync-f.VsyncNs < T/2 {
-		budget = f.DeadlineNs - f.VsyncNs
-		w.budgets[int64(math.Round(float64(budget)/1e5))]++
-	} else {
-		best, bestN := int64(0), 0
-		for q, n := range w.budgets {
-			if n > bestN || n == bestN && q < best {
-				best, bestN = q, n
-			}
-		}
-		budget = best * 1e5
-		if bestN == 0 { // no on-time frame yet: the deadline as it was moved, or as printed
-			if budget = f.DeadlineNs - f.Phases.Vsync; budget <= 0 {
-				budget = f.DeadlineNs - f.VsyncNs
-			}
+}
+
+func (w *ruleWindow) finish() {
+	best, bestN := int64(0), 0
+	for q, n := range w.budgets {
+		if n > bestN || n == bestN && q < best {
+			best, bestN = q, n
 		}
 	}
-	d := int64(0)
-	if over := end - f.VsyncNs - budget; over > 0 {
-		d = int64(math.Ceil(float64(over) / float64(T)))
-	}
-	w.frames++
-	w.slots += d + 1
-	w.slotNs += float64((d + 1) * T)
-	if d >= 1 {
-		w.janky++
+	for _, f := range w.rows {
+		T := f.IntervalNs
+		end := f.Phases.GpuCompleted
+		if end == 0 {
+			end = f.DoneNs
+		}
+		budget := best * 1e5
+		switch {
+		case onTime(f):
+			budget = f.DeadlineNs - f.VsyncNs
+		case bestN == 0:
+			budget = T
+		}
+		d := int64(0)
+		if over := end - f.VsyncNs - budget; over > 0 {
+			d = int64(math.Ceil(float64(over) / float64(T)))
+		}
+		w.frames++
+		w.slots += d + 1
+		w.slotNs += float64((d + 1) * T)
+		if d >= 1 {
+			w.janky++
+		}
 	}
 }
 
@@ -156,6 +167,9 @@ func TestRealCapturesFollowTheRule(t *testing.T) {
 				if f.Flags&source.FlagSurfaceCanvas == 0 && f.Phases.GpuCompleted >= f.DeadlineNs {
 					deadline[f.Window]++
 				}
+			}
+			for _, w := range rule {
+				w.finish()
 			}
 			r := reportOf(t, evs)
 			seenLegacy := 0

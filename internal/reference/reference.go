@@ -8,21 +8,19 @@
 //     (start_vsync_ns, else vsync_ns) is less than T/2 after vsync_ns. An on-time frame whose
 //     printed budget deadline_ns − vsync_ns is sane (more than 0, less than 10 s) has that budget,
 //     tallied per window in 100 µs steps (rounded half away from zero). Any other frame gets the
-//     step its window's on-time frames so far had most often (ties: the smaller); before any: a
-//     late-started frame gets deadline_ns − the vsync it started on, or, when that is not positive
-//     (the deadline did not move with the late start), deadline_ns − vsync_ns; a frame with a
-//     garbage deadline takes the rule of rows without one. dropped = max(0, ⌈(end − vsync_ns −
-//     budget)/T⌉);
+//     step all its window's on-time frames had most often (ties: the smaller) — the whole
+//     window's, wherever the frame sits among its rows; when the window has none, a
+//     late-started frame gets one period and a frame with a garbage deadline takes the rule of
+//     rows without one. dropped = max(0, ⌈(end − vsync_ns − budget)/T⌉);
 //   - rows without one (Android ≤ 11): dropped = max(0, ⌈d/T⌉ − 1), d = done_ns − vsync_ns less
 //     the SyncQueued → SyncStart stall when the row has both (hwui's duration());
 //   - janky = dropped ≥ 1; drop levels: Matrix's 60 Hz thresholds 3/9/24/42 scaled to ⌈n·R/60⌉,
 //     R = round(1e9/T); fps = frames / Σ (dropped+1)·T, history frames left out of fps only.
 //
-// The two guards in the deadline rule (a late frame whose deadline did not move, a garbage
-// deadline) are not in the first statement of the rule; the real captures need them: a window's
-// first frame started 498 ms late with its deadline left at its intended vsync + 20 ms
-// (yuvaupdate) would otherwise be 64 refreshes late after 35 refreshes, and anavmode prints
-// deadlines before their vsync.
+// A late-started frame's printed deadline is never its budget: anavmode's Docs window prints,
+// for a 683 ms frame that started 517 ms late, a deadline before its own start, and anavmode
+// prints deadlines before their vsync (garbage). Because the budget of a late frame is the
+// whole window's, Calc keeps the frames and works the numbers out when they are asked for.
 package reference
 
 import (
@@ -82,6 +80,7 @@ const (
 type Calc struct {
 	n       Numbers
 	slotsNs float64
+	lines   []Line
 	// tally[window][step] counts on-time budgets.
 	tally map[string]map[int64]int64
 	// MainThread uses ui_done_ns as the frame's end and ignores deadlines (Looper-derived frames).
@@ -118,8 +117,30 @@ func FromTruth(r io.Reader, mainThread bool) (Numbers, error) {
 	return c.Numbers(), nil
 }
 
-// Add applies the rule to one frame line.
+// Add takes one frame line: its on-time budget joins its window's tally now, the rule is applied
+// when Numbers is asked (a late frame's budget is its whole window's).
 func (c *Calc) Add(l Line) {
+	c.lines = append(c.lines, l)
+	if l.DeadlineNs <= 0 || c.MainThread || l.Flags&flagSkip != 0 || l.IntervalNs <= 0 ||
+		l.DoneNs == 0 || l.DoneNs < l.VsyncNs || l.DoneNs-l.VsyncNs > maxFrameNs {
+		return
+	}
+	start := l.StartVsyncNs
+	if start == 0 {
+		start = l.VsyncNs
+	}
+	if printed := l.DeadlineNs - l.VsyncNs; printed > 0 && printed < maxFrameNs && start-l.VsyncNs < l.IntervalNs/2 {
+		t := c.tally[l.Window]
+		if t == nil {
+			t = map[int64]int64{}
+			c.tally[l.Window] = t
+		}
+		t[roundHalfAway(printed, stepNs)]++
+	}
+}
+
+// apply applies the rule to one frame line.
+func (c *Calc) apply(l Line) {
 	end := l.DoneNs
 	if c.MainThread {
 		end = l.UIDoneNs
@@ -174,7 +195,7 @@ func (c *Calc) Add(l Line) {
 }
 
 // deadlineDropped is the deadline rule; ok=false when the row's deadline is garbage and its
-// window has no on-time budget yet.
+// window has no on-time budget.
 func (c *Calc) deadlineDropped(l Line, end int64) (int64, bool) {
 	T := l.IntervalNs
 	if g := l.Phases; g != nil && g.GpuCompleted > 0 && g.GpuCompleted >= l.VsyncNs {
@@ -185,17 +206,12 @@ func (c *Calc) deadlineDropped(l Line, end int64) (int64, bool) {
 		start = l.VsyncNs
 	}
 	t := c.tally[l.Window]
-	if t == nil {
-		t = map[int64]int64{}
-		c.tally[l.Window] = t
-	}
 	printed := l.DeadlineNs - l.VsyncNs
 	sane := printed > 0 && printed < maxFrameNs
 	var budget int64
 	switch {
 	case sane && start-l.VsyncNs < T/2:
 		budget = printed
-		t[roundHalfAway(budget, stepNs)]++
 	case len(t) > 0:
 		var best, bestN int64
 		for q, n := range t {
@@ -207,15 +223,18 @@ func (c *Calc) deadlineDropped(l Line, end int64) (int64, bool) {
 	case !sane:
 		return 0, false
 	default:
-		if budget = l.DeadlineNs - start; budget <= 0 {
-			budget = printed
-		}
+		budget = T // started late, and the window has no on-time frame at all
 	}
 	return ceilDiv(end-l.VsyncNs-budget, T), true
 }
 
-// Numbers returns the results so far.
+// Numbers returns the results for the lines added so far.
 func (c *Calc) Numbers() Numbers {
+	c.n = Numbers{Windows: map[string]int64{}, Messages: c.n.Messages}
+	c.slotsNs = 0
+	for _, l := range c.lines {
+		c.apply(l)
+	}
 	n := c.n
 	if n.Frames-n.History > 0 && c.slotsNs > 0 {
 		n.FPS = float64(n.Frames-n.History) / (c.slotsNs / 1e9)

@@ -1,0 +1,238 @@
+package metrics
+
+import "github.com/fpstop/fpstop/source"
+
+// A frame the main thread started late is charged against the budget its window's on-time
+// frames most often had (DESIGN §4): for a capture and for every report, that mode is taken
+// over all the window's rows, so a frame costs the same wherever it sits in the ring. Live,
+// a frame is charged as it arrives against the mode so far (else the app's other windows',
+// else one period), and Report settles those charges against the window's final mode: the
+// report of a live run and of --input on the same rows see the same rows in the same order,
+// so they settle the same way and agree.
+
+// maxLateFrames bounds the late-started frames a window keeps for settling: real windows have
+// a handful; past it a frame keeps the budget known when it arrived (a counted warning).
+const maxLateFrames = 4096
+
+// lateFrame is a frame charged against a budget other than its printed one, as counted: what
+// Report needs to count it again against the window's final budget.
+type lateFrame struct {
+	vsync    int64
+	overNs   int64 // its completion (GpuCompleted, else FrameCompleted) − its intended vsync
+	t        int64
+	dropped  int64
+	level    Level
+	lateOK   bool // a sane printed deadline, late start: one period when no mode is known
+	history  bool
+	sliceIdx int64 // the slice of its vsync
+	doneNs   int64 // its completion as the slices count it (addFrame's end)
+	// PerfDog's previous three frame times, in the window's aggregate and the run's, before it
+	wPrev, tPrev [3]int64
+	wN, tN       int
+}
+
+// onTimeBudget is the printed budget FrameDeadline − IntendedVsync of a frame that started on
+// its intended vsync (less than t/2 late) with a sane deadline; ok=false for any other frame.
+func onTimeBudget(f *source.Frame, t int64) (budget int64, ok bool) {
+	printed := f.DeadlineNs - f.VsyncNs
+	if printed > 0 && printed < maxSaneBudgetNs && startVsync(f)-f.VsyncNs < t/2 {
+		return printed, true
+	}
+	return 0, false
+}
+
+// saneDeadline reports whether a frame's printed deadline lies after its intended vsync and
+// within reason: a frame with one started late; without one its deadline is garbage.
+func saneDeadline(f *source.Frame) bool {
+	printed := f.DeadlineNs - f.VsyncNs
+	return printed > 0 && printed < maxSaneBudgetNs
+}
+
+// overDropped is the refreshes (of period t) by which a frame overran budget.
+func overDropped(f *source.Frame, t, budget int64) int64 {
+	return droppedOver(frameEnd(f)-f.VsyncNs, t, budget)
+}
+
+// droppedOver is ⌈(over − budget) / t⌉, at least 0.
+func droppedOver(over, t, budget int64) int64 {
+	if d := over - budget; d > 0 && t > 0 {
+		return ceilDiv(d, t)
+	}
+	return 0
+}
+
+// lateBudget is the budget for a frame of w that did not start on time (or printed a garbage
+// deadline): w's mode, else the mode of its process's other windows, else one period for a
+// late start; ok=false for a garbage deadline with none of them (the pre-12 rule applies).
+func (p *Pipeline) lateBudget(w *windowState, t int64, lateStart bool) (int64, bool) {
+	if m, ok := w.budgets.mode(); ok {
+		return m, true
+	}
+	if m, ok := p.othersMode(w); ok {
+		return m, true
+	}
+	if lateStart {
+		return t, true
+	}
+	return 0, false
+}
+
+// othersMode is the most frequent on-time budget over the other windows of w's process (the
+// app's other windows), ok=false when they have none.
+func (p *Pipeline) othersMode(w *windowState) (int64, bool) {
+	if w.process == "" {
+		return 0, false
+	}
+	var all budgetTally
+	for _, o := range p.windows {
+		if o == w || o.process != w.process {
+			continue
+		}
+		for i, q := range o.budgets.steps {
+			for n := o.budgets.counts[i]; n > 0; n-- {
+				all.add(q * budgetQuantumNs)
+			}
+		}
+	}
+	return all.mode()
+}
+
+// keepLate remembers a frame charged against a budget other than its printed one, for Report
+// to settle. Called before the frame is counted (PerfDog's previous frames are as it saw them).
+func (p *Pipeline) keepLate(w *windowState, f *source.Frame, ff *frameFacts, sliceIdx, doneNs int64) {
+	if len(w.late) >= maxLateFrames {
+		p.warn.add("more late-started frames in a window than can be settled: the rest keep the budget known when they arrived")
+		return
+	}
+	w.late = append(w.late, lateFrame{
+		vsync: f.VsyncNs, overNs: frameEnd(f) - f.VsyncNs, t: ff.interval, dropped: ff.dropped,
+		level: ff.level, lateOK: saneDeadline(f), history: ff.history,
+		sliceIdx: sliceIdx, doneNs: doneNs,
+		wPrev: w.agg.prev, wN: w.agg.nprev, tPrev: p.total.prev, tN: p.total.nprev,
+	})
+}
+
+// settleLate counts every kept late-started frame again against its window's final budget
+// (DESIGN §4: the mode over all the window's rows), moving what changed in the window's and
+// the run's aggregates. Idempotent: a settled frame keeps its new charge.
+func (p *Pipeline) settleLate() {
+	for _, w := range p.windows {
+		if len(w.late) == 0 {
+			continue
+		}
+		mode, haveMode := w.budgets.mode()
+		if !haveMode {
+			mode, haveMode = p.othersMode(w)
+		}
+		for i := range w.late {
+			lf := &w.late[i]
+			budget := mode
+			if !haveMode {
+				if !lf.lateOK {
+					continue // no budget: charged by the pre-12 rule, as it was
+				}
+				budget = lf.t
+			}
+			d := droppedOver(lf.overNs, lf.t, budget)
+			if d != lf.dropped {
+				p.recharge(w, lf, d)
+			}
+		}
+	}
+}
+
+// recharge moves lf from its charge to d dropped refreshes in w's and the run's aggregates.
+func (p *Pipeline) recharge(w *windowState, lf *lateFrame, d int64) {
+	th := p.thresholdsFor(RateHz(lf.t))
+	level := Classify(d, th)
+	ns0, ns1 := (lf.dropped+1)*lf.t, (d+1)*lf.t
+	j0, j1 := lf.dropped >= 1, d >= 1
+	// counts that add up are the window's only (addPair; the run sums its windows)
+	a := w.agg
+	a.levels[lf.level]--
+	a.levels[level]++
+	a.dropped += d - lf.dropped
+	if j0 != j1 {
+		a.janky += b2i(j1) - b2i(j0)
+	}
+	if !lf.history {
+		a.displayNs += ns1 - ns0
+		endIdx := lf.sliceIdx
+		if j1 && lf.doneNs > p.originNs {
+			endIdx = (lf.doneNs - p.originNs) / p.cfg.SliceNs
+		}
+		for _, x := range []struct {
+			a    *agg
+			prev [3]int64
+			n    int
+		}{{p.total, lf.tPrev, lf.tN}, {a, lf.wPrev, lf.wN}} {
+			x.a.moveDisplay(ns0, ns1)
+			x.a.movePerfDog(ns0, ns1, x.prev, x.n)
+			if c := x.a.ring.get(lf.sliceIdx); c != nil {
+				c.displayNs += ns1 - ns0
+				c.janky += int32(b2i(j1) - b2i(j0))
+			}
+			if j1 && !j0 && endIdx > lf.sliceIdx {
+				x.a.markStalled(lf.sliceIdx+1, endIdx)
+			}
+		}
+		for i := range p.worst {
+			if it := &p.worst[i]; it.vsync == lf.vsync && it.window == w.name {
+				it.dropped = d
+			}
+		}
+	}
+	lf.dropped, lf.level = d, level
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// moveDisplay moves one frame's display time from ns0 to ns1 in the 1 % low's counts.
+func (a *agg) moveDisplay(ns0, ns1 int64) {
+	removed := false
+	for i := range a.pend {
+		if e := &a.pend[i]; e.ns == ns0 && e.n > 0 {
+			e.n--
+			removed = true
+			break
+		}
+	}
+	if !removed {
+		key := ns0
+		if a.display[key] <= 0 {
+			key = foldKey(a.display, ns0)
+		}
+		if a.display[key] > 0 {
+			a.display[key]--
+		}
+	}
+	a.addDisplay(ns1)
+}
+
+// movePerfDog counts a frame's PerfDog jank again with display time ns1 instead of ns0, given
+// the three frame times before it (the frames after it keep the means they were counted with).
+func (a *agg) movePerfDog(ns0, ns1 int64, prev [3]int64, n int) {
+	jank := func(ft int64) (bool, bool) {
+		if ft <= perfdogJankNs || n < 3 {
+			return false, false
+		}
+		j := ft > 2*(prev[0]+prev[1]+prev[2])/3
+		return j, j && ft > perfdogBigJankNs
+	}
+	j0, b0 := jank(ns0)
+	j1, b1 := jank(ns1)
+	if j0 {
+		a.jank--
+		a.stutterN -= ns0
+	}
+	if j1 {
+		a.jank++
+		a.stutterN += ns1
+	}
+	a.bigJank += b2i(b1) - b2i(b0)
+}

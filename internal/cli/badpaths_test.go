@@ -95,7 +95,7 @@ func TestUnrecognisableInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, errs, code := run(t, "", "--input", p, "--headless", "--json")
-		if code != ExitRuntime || !strings.Contains(errs, "no logcat or gfxinfo lines recognised in") || out != "" {
+		if code != ExitRuntime || !strings.Contains(errs, "is not a recording, a gfxinfo dump, logcat text") || out != "" {
 			t.Errorf("%s: exit %d, stderr %q, stdout %q; want 3 and what was found", name, code, errs, out)
 		}
 	}
@@ -207,8 +207,8 @@ func TestInvalidUserTheme(t *testing.T) {
 	}
 }
 
-// FuzzDetectKind (issue 13): any first bytes of an input are classified as one of the kinds,
-// never a panic.
+// FuzzDetectKind (issue 13): any first bytes of an input are classified as one of the kinds
+// or as not enough evidence (issue 31), never a panic.
 func FuzzDetectKind(f *testing.F) {
 	f.Add([]byte("Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 2\n"))
 	f.Add([]byte("11-23 08:00:00.000  123  123 D Looper  : >>>>> Dispatching to Handler (x) {1} null: 0\n"))
@@ -217,7 +217,7 @@ func FuzzDetectKind(f *testing.F) {
 	f.Add([]byte{'A', 0, 'p', 0, 'p', 0, 'l', 0, 'i', 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		switch k := detectKind(b); k {
-		case inputGfxinfo, inputLogcat, inputRecording:
+		case inputGfxinfo, inputLogcat, inputRecording, inputSFLatency, "":
 		default:
 			t.Fatalf("kind %q", k)
 		}

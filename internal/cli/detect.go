@@ -3,13 +3,17 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/logcat"
 )
 
 // inputKind is what a captured input holds.
@@ -19,10 +23,63 @@ const (
 	inputGfxinfo   inputKind = "gfxinfo"
 	inputLogcat    inputKind = "logcat"
 	inputRecording inputKind = "recording"
+	// inputSFLatency is `dumpsys SurfaceFlinger --latency` text: recognised so that it is
+	// refused with the reason (its rows have no clock fpstop can place), not misread.
+	inputSFLatency inputKind = "surfaceflinger-latency"
 )
 
+// sampleMax is how much of an input detection looks at: enough lines to judge a dump that
+// starts with chatter, bounded so that any input, of any size, is judged in bounded memory.
+const sampleMax = 256 << 10
+
+// sample is the head of an input as the detectors see it.
+type sample struct {
+	// raw is the bytes as read (binary formats are recognised here).
+	raw []byte
+	// lines are raw's complete non-blank lines as text (UTF-16 and byte-order marks decoded,
+	// trailing blanks and '\r' trimmed, leading ones kept); the last line counts only when final.
+	lines []string
+	// final says raw is the whole input: no more evidence will come.
+	final bool
+}
+
+// evidence is one detector's finding on a sample.
+type evidence struct {
+	// ok: enough of the sample parses as this kind (a recognised header plus at least one
+	// row, or at least half of the non-blank lines).
+	ok bool
+	// seen says what was found, for the error when no detector is sure.
+	seen string
+}
+
+// detector recognises one kind of input. Detectors are tried in order, the first sure one
+// wins: a new input kind is one more entry here (and its reader in inputSource).
+type detector struct {
+	kind  inputKind
+	name  string // "a recording", as the error lists it
+	check func(*sample) evidence
+}
+
+var detectors = []detector{
+	{inputRecording, "a recording", recordingEvidence},
+	{inputGfxinfo, "a gfxinfo dump", gfxinfoEvidence},
+	{inputLogcat, "logcat text", logcatEvidence},
+	{inputSFLatency, "SurfaceFlinger --latency text", sfLatencyEvidence},
+}
+
+// errUnrecognised is what detection's error Is: no detector found enough evidence.
+var errUnrecognised = errors.New("input not recognised")
+
+// unrecognised says what an input is not and what was seen in it.
+type unrecognised struct{ msg string }
+
+func (u *unrecognised) Error() string        { return u.msg }
+func (u *unrecognised) Is(target error) bool { return target == errUnrecognised }
+
 // openInput opens FILE or "-" (stdin) and tells what it holds from its first bytes, without
-// consuming them. For stdin it waits only for the first chunk, so a live pipe starts at once.
+// consuming them. For stdin it reads only until the evidence suffices, so a live pipe starts at
+// once. The detection error (wrapping errUnrecognised) comes with the reader, so that a
+// --source that names the kind can still read the input.
 func openInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, inputKind, error) {
 	var r io.Reader
 	var c io.Closer = io.NopCloser(nil)
@@ -40,7 +97,7 @@ func openInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, inputKin
 		}
 		r, c = f, f
 	}
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, sampleMax)
 	if _, err := br.Peek(1); err != nil {
 		c.Close()
 		if err == io.EOF {
@@ -48,39 +105,195 @@ func openInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, inputKin
 		}
 		return nil, nil, "", fmt.Errorf("cannot read input %s: %w", path, err)
 	}
-	n := br.Buffered()
-	if path != "-" && n < 64<<10 {
-		// a file: look further than the first chunk (dumps can start with chatter)
-		if head, _ := br.Peek(64 << 10); len(head) > n {
-			n = len(head)
-		}
+	want := br.Buffered()
+	if path != "-" {
+		want = sampleMax // a file: look as far as detection may (dumps can start with chatter)
 	}
-	head, _ := br.Peek(n)
-	return br, c, detectKind(head), nil
+	for {
+		head, err := br.Peek(want)
+		final := err != nil // EOF, or as far as detection looks
+		if len(head) >= sampleMax {
+			final = true
+		}
+		s := newSample(head, final && err != nil)
+		kind, derr := detect(s, final)
+		if kind != "" || final {
+			if derr != nil {
+				derr = fmt.Errorf("input %s %w", path, derr)
+			}
+			return br, c, kind, derr
+		}
+		want = len(head) + 1 // stdin: wait for the next chunk
+	}
 }
 
-// detectKind classifies the first bytes of an input.
-func detectKind(head []byte) inputKind {
-	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
-		return inputRecording // gzip: only recordings are gzip-compressed
-	}
-	text := decodeHead(head)
-	trim := strings.TrimLeft(text, " \t\r\n")
-	if strings.HasPrefix(trim, `{"type":"header"`) || strings.HasPrefix(trim, `{"type":`) {
-		return inputRecording
-	}
-	for _, marker := range []string{"Graphics info for pid", "---PROFILEDATA---", "Applications Graphics Acceleration Info",
-		"Total frames rendered", "Profile data in ms", "Flags,IntendedVsync", "No process found for:",
-		"Failure while dumping the app"} {
-		if strings.Contains(text, marker) {
-			return inputGfxinfo
+// detect runs the detectors over s. With final (no more input will be looked at) and no sure
+// detector, it says what was seen.
+func detect(s *sample, final bool) (inputKind, error) {
+	var seen []string
+	var names []string
+	for _, d := range detectors {
+		ev := d.check(s)
+		if ev.ok {
+			return d.kind, nil
+		}
+		names = append(names, d.name)
+		if ev.seen != "" {
+			seen = append(seen, ev.seen)
 		}
 	}
-	// rows without a header (Google's doc sample): lines of 14+ comma-separated integers
-	if first, _, _ := strings.Cut(trim, "\n"); strings.Count(first, ",") >= 13 && isNumericCSV(first) {
-		return inputGfxinfo
+	if !final {
+		return "", nil
 	}
-	return inputLogcat
+	what := fmt.Sprintf("%d non-blank lines", len(s.lines))
+	if s.final {
+		what = fmt.Sprintf("its %s hold %s", source.ByteSize(int64(len(s.raw))), what)
+	} else {
+		what = fmt.Sprintf("its first %s hold %s", source.ByteSize(int64(len(s.raw))), what)
+	}
+	if len(s.lines) == 0 && !s.final {
+		what += " (a line longer than that)"
+	}
+	if p := unprintable(s.raw); p >= 0.1 {
+		what += fmt.Sprintf(", %.0f %% of its bytes are not text", 100*p)
+	}
+	if len(seen) > 0 {
+		what += "; " + strings.Join(seen, "; ")
+	}
+	return "", &unrecognised{msg: fmt.Sprintf("is not %s: %s", orList(names), what)}
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// detectKind classifies a whole input held in memory (tests and fuzzing): the kind, or "" when
+// the evidence does not suffice.
+func detectKind(b []byte) inputKind {
+	k, _ := detect(newSample(b, true), true)
+	return k
+}
+
+// newSample splits head into its complete non-blank lines (the last one too when final).
+func newSample(head []byte, final bool) *sample {
+	s := &sample{raw: head, final: final}
+	text := decodeHead(head)
+	for len(text) > 0 {
+		line, rest, found := strings.Cut(text, "\n")
+		if !found && !final {
+			break // a torn line: more may come
+		}
+		text = rest
+		if line = strings.TrimRight(line, " \t\r"); strings.TrimSpace(line) != "" {
+			s.lines = append(s.lines, line)
+		}
+	}
+	return s
+}
+
+// unprintable is the share of b's bytes that no text holds (controls other than tab, CR, LF;
+// invalid UTF-8), over its first 64 kB. UTF-16 text is counted as text.
+func unprintable(b []byte) float64 {
+	b = b[:min(len(b), 64<<10)]
+	if len(b) == 0 {
+		return 0
+	}
+	if u16, _, _ := source.SniffUTF16(b); u16 {
+		return 0
+	}
+	bad := 0
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 || r < 0x20 && r != '\t' && r != '\r' && r != '\n' {
+			bad += n
+		}
+		i += n
+	}
+	return float64(bad) / float64(len(b))
+}
+
+// enough is the evidence rule: a recognised header and at least one row, or rows in at least
+// half of the non-blank lines.
+func enough(header bool, rows, lines int) bool {
+	return rows > 0 && (header || 2*rows >= lines)
+}
+
+// recordingEvidence: gzip (only recordings are compressed; their reader checks the header), or
+// a JSON Lines header line and events.
+func recordingEvidence(s *sample) evidence {
+	if len(s.raw) >= 2 && s.raw[0] == 0x1f && s.raw[1] == 0x8b {
+		return evidence{ok: true}
+	}
+	header, rows := false, 0
+	for i, l := range s.lines {
+		var ev struct {
+			Type   string `json:"type"`
+			Format *int   `json:"format"`
+		}
+		if !strings.HasPrefix(l, "{") || json.Unmarshal([]byte(l), &ev) != nil || ev.Type == "" {
+			continue
+		}
+		if i == 0 && ev.Type == "header" && ev.Format != nil {
+			header = true
+			continue
+		}
+		rows++
+	}
+	ev := evidence{ok: enough(header, rows, len(s.lines))}
+	switch {
+	case header && rows == 0:
+		ev.seen = "a recording header with no events"
+	case rows > 0:
+		ev.seen = fmt.Sprintf("%d recording events", rows)
+	}
+	return ev
+}
+
+// gfxinfoHeaders start the lines that open a `dumpsys gfxinfo` reply or one of its sections.
+var gfxinfoHeaders = []string{"Applications Graphics Acceleration Info", "** Graphics info for pid",
+	"Graphics info for pid", "---PROFILEDATA---", "Flags,IntendedVsync", "Profile data in ms",
+	"Stats since:", "Window:"}
+
+// gfxinfoRows start gfxinfo's own data lines (statistics and messages that are a whole reply).
+var gfxinfoRows = []string{"Total frames rendered:", "Janky frames", "50th percentile:", "90th percentile:",
+	"95th percentile:", "99th percentile:", "Number Missed Vsync:", "Number High input latency:",
+	"Number Slow UI thread:", "Number Slow bitmap uploads:", "Number Slow issue draw commands:",
+	"Number Slow draw:", "Number Frame deadline missed:", "HISTOGRAM:", "Uptime:",
+	"No process found for:", "Failure while dumping the app", "Caches:", "Total ViewRootImpl:", "Total Views:",
+	"Total DisplayList:"}
+
+func gfxinfoEvidence(s *sample) evidence {
+	header, rows := false, 0
+	for _, l := range s.lines {
+		l = strings.TrimSpace(l)
+		switch {
+		case hasAnyPrefix(l, gfxinfoHeaders):
+			header = true
+		case hasAnyPrefix(l, gfxinfoRows) || strings.Count(l, ",") >= 13 && isNumericCSV(l) || isNumberRow(l):
+			rows++
+		}
+	}
+	ev := evidence{ok: enough(header, rows, len(s.lines))}
+	if header || rows > 0 {
+		ev.seen = fmt.Sprintf("%d gfxinfo rows", rows)
+		if header {
+			ev.seen += " under a gfxinfo header"
+		}
+	}
+	return ev
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func isNumericCSV(s string) bool {
@@ -95,6 +308,92 @@ func isNumericCSV(s string) bool {
 		}
 	}
 	return true
+}
+
+// isNumberRow recognises the legacy "Profile data in ms" rows: three or four decimal numbers
+// (Draw, Prepare, Process, Execute) separated by blanks.
+func isNumberRow(s string) bool {
+	f := strings.Fields(s)
+	if len(f) < 3 || len(f) > 4 {
+		return false
+	}
+	for _, x := range f {
+		dot := false
+		for i, c := range x {
+			switch {
+			case c == '.' && !dot && i > 0:
+				dot = true
+			case c < '0' || c > '9':
+				return false
+			}
+		}
+		if !dot {
+			return false // integers: SurfaceFlinger's --latency rows, not these
+		}
+	}
+	return true
+}
+
+// sfLatencyEvidence recognises `dumpsys SurfaceFlinger --latency` text: the refresh period in
+// ns on the first line, then rows of three integers (desired present, actual present, frame
+// ready).
+func sfLatencyEvidence(s *sample) evidence {
+	header, rows := false, 0
+	for i, l := range s.lines {
+		f := strings.Fields(l)
+		switch {
+		case i == 0 && len(f) == 1 && allDigits(f[0]):
+			header = true
+		case len(f) == 3 && allDigits(f[0]) && allDigits(f[1]) && allDigits(f[2]):
+			rows++
+		}
+	}
+	ev := evidence{ok: enough(header, rows, len(s.lines))}
+	if rows > 0 {
+		ev.seen = fmt.Sprintf("%d SurfaceFlinger --latency rows", rows)
+	}
+	return ev
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// logcatEvidence parses the lines with the logcat reader's own parser: a line counts when it
+// has a time or a level (any format the parser knows); dividers and long-format headers are
+// the headers; an indented line after a row continues its message (a stack trace) and is not
+// counted either way.
+func logcatEvidence(s *sample) evidence {
+	var p logcat.Parser
+	var l logcat.Line
+	header, rows, lines := false, 0, 0
+	afterRow := false
+	for _, text := range s.lines {
+		if !p.Parse([]byte(text), &l) {
+			header, afterRow = true, false
+			continue
+		}
+		switch {
+		case l.HasTime() || l.Level != 0:
+			rows++
+			lines++
+			afterRow = true
+		case afterRow && (text[0] == ' ' || text[0] == '\t'):
+		default:
+			lines++
+			afterRow = false
+		}
+	}
+	ev := evidence{ok: enough(header, rows, lines)}
+	if rows > 0 {
+		ev.seen = fmt.Sprintf("%d lines parse as logcat", rows)
+	}
+	return ev
 }
 
 // decodeHead turns the head of a file into text for detection (UTF-8 with or without BOM,

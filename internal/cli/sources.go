@@ -70,19 +70,22 @@ func (a *app) simSource(note string) (*opened, error) {
 // content unless --source says.
 func (a *app) inputSource() (*opened, error) {
 	br, c, kind, err := openInput(a.opts.Input, a.env.Stdin)
-	if err != nil {
+	if err != nil && !errors.Is(err, errUnrecognised) {
 		return nil, runtimeErr(err)
 	}
 	a.closers = append(a.closers, c.Close)
 	switch a.opts.Source {
 	case "gfxinfo":
-		kind = inputGfxinfo
+		kind, err = inputGfxinfo, nil // the user says what it is; its reader judges the lines
 	case "logcat":
-		kind = inputLogcat
+		kind, err = inputLogcat, nil
 	case "gfxinfo+logcat":
 		return nil, usageErr("--source gfxinfo+logcat needs a device; for files, run fpstop once per capture")
 	case "surfaceflinger":
 		return nil, usageErr("--source surfaceflinger needs a device; a recording of it replays with --input")
+	}
+	if err != nil {
+		return nil, runtimeErr(err)
 	}
 	switch kind {
 	case inputGfxinfo:
@@ -96,6 +99,9 @@ func (a *app) inputSource() (*opened, error) {
 			src = gfxinfo.KeepProcess(src, a.opts.Package)
 		}
 		return &opened{src: src, kind: "gfxinfo"}, nil
+	case inputSFLatency:
+		return nil, runtimeErr(fmt.Errorf("input %s is SurfaceFlinger --latency text, which fpstop reads only live "+
+			"(--source surfaceflinger on a device; record that run with --record to replay it)", a.opts.Input))
 	case inputLogcat:
 		return &opened{src: logcat.FromReader(br, logcat.Options{Name: a.opts.Input, Package: a.opts.Package, Raw: a.opts.RecordRaw}), kind: "logcat"}, nil
 	default:

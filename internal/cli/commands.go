@@ -13,7 +13,7 @@ import (
 // extraCommands are the subcommands besides the dashboard (DESIGN §7).
 func (a *app) extraCommands() []*cobra.Command {
 	return []*cobra.Command{a.devicesCmd(), a.replayCmd(), a.reportCmd(), a.exportCmd(), a.infoCmd(), a.manCmd(),
-		a.compareCmd(), a.testCmd()}
+		a.compareCmd(), a.testCmd(), a.mcpCmd()}
 }
 
 func (a *app) devicesCmd() *cobra.Command {

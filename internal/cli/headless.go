@@ -72,6 +72,15 @@ func (a *app) headless(ctx context.Context) error {
 	}
 	clock := wallClock{start: time.Now()}
 	sess := session.Start(runCtx, a.sessionConfig(false), op.src, rec)
+	if a.env.Live != nil {
+		a.env.Live(func() *metrics.Report {
+			meta := metrics.ReportMeta{Version: a.env.Build.Version, SourceArg: op.kind}
+			if op.live {
+				meta.WallNs = clock.ns()
+			}
+			return sess.Report(meta)
+		})
+	}
 	stopExports, err := a.startExports(ctx, latestFeed(sess.Latest))
 	if err != nil {
 		_ = sess.Close()

@@ -27,6 +27,10 @@ type Env struct {
 	Build          buildinfo.Info
 	// StdinIsTerminal / StdoutIsTerminal say whether the dashboard can run.
 	StdoutIsTerminal bool
+	// Live, when set, is handed a function returning the running headless session's report so
+	// far, once the session has started: the MCP server's live_snapshot reads a session it did
+	// not start itself through it.
+	Live func(report func() *metrics.Report)
 }
 
 // app is one invocation.

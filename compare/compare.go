@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -30,6 +31,9 @@ type Options struct {
 	Version string
 	// BaseLabel and NewLabel name the sides (what the user passed).
 	BaseLabel, NewLabel string
+	// NoMessages leaves the slow messages out (they never decide the verdict or a gate, and
+	// their bootstrap is most of a comparison's time): scripts/calibrate compares thousands.
+	NoMessages bool
 }
 
 // DefaultOptions: 95 % confidence, a minimum effect of 1 fps, 1 percentage point and 1 ms,
@@ -64,10 +68,12 @@ func Compare(base, new []*Run, o Options) (*Result, error) {
 		Bootstrap: Bootstrap{Resamples: o.Resamples, Seed: o.Seed},
 		Base:      describe(o.BaseLabel, base), New: describe(o.NewLabel, new),
 		Windows: []Window{}, Messages: []Message{}, Gates: []Gate{}, Warnings: []string{}}
-	res.Metrics = c.scope("run", runScope(base), runScope(new))
-	res.Verdict = overall(res.Metrics)
+	res.Metrics = c.scope(runScope(base), runScope(new))
 	res.Windows = c.windows(base, new)
-	res.Messages = c.messages(base, new)
+	c.decide(res)
+	if !o.NoMessages {
+		res.Messages = c.messages(base, new)
+	}
 	res.Gates = c.gates(res)
 	for _, g := range res.Gates {
 		res.GatesFailed = res.GatesFailed || g.Failed
@@ -82,24 +88,14 @@ type comparer struct{ o Options }
 // report's values and the slices.
 type scopeData struct {
 	vals []scopeValues
-	sl   []secs
 }
 
 func runScope(runs []*Run) scopeData {
 	var d scopeData
 	for _, r := range runs {
 		d.vals = append(d.vals, runValues(r.Report))
-		d.sl = append(d.sl, r.Total)
 	}
 	return d
-}
-
-func (d scopeData) pooled() secs {
-	var out secs
-	for _, s := range d.sl {
-		out = append(out, s...)
-	}
-	return out
 }
 
 // reportedAll is metric m over the side's recordings (missing values left out).
@@ -113,21 +109,21 @@ func (d scopeData) reportedAll(m metricDef) []float64 {
 	return out
 }
 
-// scope compares every metric of one scope.
-func (c *comparer) scope(name string, base, new scopeData) []Metric {
-	rng := rngFor(c.o.Seed, name)
-	pb, pn := base.pooled(), new.pooled()
-	var d0 []float64
-	var reps [][]float64
-	across := len(base.vals) >= 2 && len(new.vals) >= 2
-	if !across && len(pb) >= 2 && len(pn) >= 2 {
-		d0, reps = blockBootstrap(pb, pn, metricDefs, c.o.Resamples, rng)
-	}
+// verdictMetrics are the metrics that decide the verdict and that the gates check, tested
+// together with Holm's correction (in the run and every window both sides have); every other
+// metric is informational: tested and shown on its own, never failing a build.
+var verdictMetrics = map[string]bool{"fps": true, "jank_pct": true}
+
+// scope compares every metric of one scope: per-iteration values when both sides have at
+// least two recordings, else the values and the difference only (no test: one run cannot tell
+// the spread between runs). Significance is decided later, once every scope's p is known.
+func (c *comparer) scope(base, new scopeData) []Metric {
+	alpha := (1 - c.o.Confidence) / float64(len(verdictMetrics))
 	out := make([]Metric, len(metricDefs))
 	for i, def := range metricDefs {
 		bv, nv := base.reportedAll(def), new.reportedAll(def)
 		m := Metric{Name: def.name, Unit: def.unit, Better: "lower", MinEffect: c.o.MinEffect.of(def),
-			Verdict: Unchanged, Method: MethodNone}
+			Verdict: Unchanged, Method: MethodNone, Gated: verdictMetrics[def.name], NBase: len(bv), NNew: len(nv)}
 		if def.higher {
 			m.Better = "higher"
 		}
@@ -142,26 +138,103 @@ func (c *comparer) scope(name string, base, new scopeData) []Metric {
 			continue
 		}
 		d := mean(nv) - mean(bv)
-		var dist []float64
-		switch {
-		case across && len(bv) >= 2 && len(nv) >= 2:
-			m.Method, m.NBase, m.NNew = MethodIterationBootstrap, len(bv), len(nv)
-			dist = meanBootstrap(bv, nv, c.o.Resamples, rng, mean)
-		case reps != nil:
-			m.Method, m.NBase, m.NNew = MethodBlockBootstrap, len(pb), len(pn)
-			dist = shift(reps[i], d0[i], d)
+		m.Diff = r2p(d)
+		// a relative change of a tiny base says nothing (+13734 % of 0.08 %): below the
+		// metric's minimum effect (or 1 unit) it is left out
+		if b := math.Abs(mean(bv)); b > 0 && b >= math.Max(m.MinEffect, 1) {
+			m.DiffPct = r2p(d / b * 100)
 		}
-		c.fill(&m, def.higher, d, mean(bv), dist)
+		if len(bv) < 2 || len(nv) < 2 {
+			m.Verdict = Inconclusive
+			out[i] = m
+			continue
+		}
+		if t, ok := testIterations(bv, nv, c.o.Confidence, alpha); ok {
+			m.Method, m.CILow, m.CIHigh, m.P = t.method, r2p(t.lo), r2p(t.hi), pround(t.p)
+			if t.pMin > 0 {
+				m.PMin = pround(t.pMin)
+			}
+			m.p = t.p
+		}
 		out[i] = m
 	}
 	return out
 }
 
-// fill sets a metric's difference, interval, p-value, significance and verdict from the
-// bootstrap distribution of its difference (nil: no test).
-func (c *comparer) fill(m *Metric, higherBetter bool, d, base float64, dist []float64) {
+// pround keeps a p-value's first three significant digits (so 0.00397 stays 0.00397).
+func pround(p float64) *float64 {
+	if math.IsNaN(p) {
+		return nil
+	}
+	if p == 0 {
+		return &p
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(p, 'g', 3, 64), 64)
+	return &v
+}
+
+// decide sets every metric's significance and verdict: the verdict metrics of all scopes with
+// Holm's correction across them, the others each on its own p; then the scopes' verdicts and
+// the overall one.
+func (c *comparer) decide(res *Result) {
+	alpha := 1 - c.o.Confidence
+	scopes := [][]Metric{res.Metrics}
+	for _, w := range res.Windows {
+		if w.Present == PresentBoth {
+			scopes = append(scopes, w.Metrics)
+		}
+	}
+	var gated []*Metric
+	var ps []float64
+	for _, ms := range scopes {
+		for i := range ms {
+			m := &ms[i]
+			if m.Gated && m.P != nil {
+				gated, ps = append(gated, m), append(ps, m.p)
+			}
+			if !m.Gated && m.P != nil {
+				setVerdict(m, m.p < alpha)
+			}
+		}
+	}
+	for i, adj := range holm(ps) {
+		gated[i].PHolm = pround(adj)
+		setVerdict(gated[i], adj < alpha)
+	}
+	for i := range res.Windows {
+		if w := &res.Windows[i]; w.Present == PresentBoth {
+			w.Verdict = overall(w.Metrics)
+		}
+	}
+	res.Verdict = overall(res.Metrics)
+	if res.Verdict != Inconclusive {
+		for _, w := range res.Windows {
+			if w.Present == PresentBoth && (w.Verdict == Worse || w.Verdict == Better && res.Verdict == Unchanged) {
+				res.Verdict = w.Verdict
+			}
+		}
+	}
+}
+
+// setVerdict: significant when the test says so and the difference exceeds the minimum effect.
+func setVerdict(m *Metric, sig bool) {
+	m.Significant = sig && m.Diff != nil && math.Abs(*m.Diff) > m.MinEffect
+	m.Verdict = Unchanged
+	if m.Significant {
+		if (*m.Diff > 0) == (m.Better == "higher") {
+			m.Verdict = Better
+		} else {
+			m.Verdict = Worse
+		}
+	}
+}
+
+// fillBootstrap sets a slow message's difference, interval, p-value, significance and verdict
+// from the bootstrap distribution of its difference (nil: no test). Messages are
+// informational: they never decide the verdict.
+func (c *comparer) fillBootstrap(m *Metric, d, base float64, dist []float64) {
 	m.Diff = r2p(d)
-	if base != 0 {
+	if base != 0 && math.Abs(base) >= math.Max(m.MinEffect, 1) {
 		m.DiffPct = r2p(d / math.Abs(base) * 100)
 	}
 	if dist == nil {
@@ -173,26 +246,27 @@ func (c *comparer) fill(m *Metric, higherBetter bool, d, base float64, dist []fl
 		m.Method = MethodNone
 		return
 	}
-	m.CILow, m.CIHigh, m.P = r2p(lo), r2p(hi), roundp(p, 4)
-	m.Significant = p < 1-c.o.Confidence && math.Abs(d) > m.MinEffect
-	if m.Significant {
-		if (d > 0) == higherBetter {
-			m.Verdict = Better
-		} else {
-			m.Verdict = Worse
-		}
-	}
+	m.CILow, m.CIHigh, m.P = r2p(lo), r2p(hi), pround(p)
+	setVerdict(m, p < 1-c.o.Confidence)
 }
 
-// overall: worse when any metric is worse, better when any is better and none worse.
+// overall: inconclusive when a verdict metric could not be tested for want of recordings,
+// worse when any verdict metric is worse, better when any is better and none worse.
 func overall(ms []Metric) Verdict {
 	v := Unchanged
 	for _, m := range ms {
+		if !m.Gated {
+			continue
+		}
 		switch m.Verdict {
 		case Worse:
 			return Worse
+		case Inconclusive:
+			v = Inconclusive
 		case Better:
-			v = Better
+			if v == Unchanged {
+				v = Better
+			}
 		}
 	}
 	return v
@@ -208,7 +282,6 @@ func (c *comparer) windows(base, new []*Run) []Window {
 				w := &r.Report.Windows[i]
 				d := out[w.Name]
 				d.vals = append(d.vals, windowValues(w))
-				d.sl = append(d.sl, r.Windows[w.Name])
 				out[w.Name] = d
 				frames[w.Name] += w.Frames
 			}
@@ -237,10 +310,7 @@ func (c *comparer) windows(base, new []*Run) []Window {
 		case !inN:
 			w.Present = PresentGone
 		}
-		w.Metrics = c.scope("window:"+n, b, nn)
-		if w.Present == PresentBoth {
-			w.Verdict = overall(w.Metrics)
-		}
+		w.Metrics = c.scope(b, nn)
 		out = append(out, w)
 	}
 	return out
@@ -273,6 +343,12 @@ func describe(label string, runs []*Run) Side {
 	return s
 }
 
+// shortS is the run length under which a recording is called short: a few seconds of an app
+// catch one phase of it (a scroll, an idle gap, a GC), so short runs differ for that alone.
+const shortS = 15
+
+// warnings say what limits the comparison, printed beside the verdict: sides that are not
+// comparable, a single recording, few or short recordings.
 func warnings(res *Result, base, new []*Run) []string {
 	w := []string{}
 	b, n := res.Base, res.New
@@ -282,13 +358,64 @@ func warnings(res *Result, base, new []*Run) []string {
 	if b.RefreshHz != nil && n.RefreshHz != nil && *b.RefreshHz != *n.RefreshHz {
 		w = append(w, fmt.Sprintf("the sides ran at different refresh rates (%g and %g Hz): fps and frame times differ for that reason alone", *b.RefreshHz, *n.RefreshHz))
 	}
+	for _, sd := range []struct {
+		name string
+		runs []*Run
+	}{{"BASE", base}, {"NEW", new}} {
+		if k := mixed(sd.runs); k != "" {
+			w = append(w, fmt.Sprintf("%s's recordings differ in %s: they are not repeats of one measurement", sd.name, k))
+		}
+	}
 	if b.Package != nil && n.Package != nil && *b.Package != *n.Package {
 		w = append(w, fmt.Sprintf("the sides measured different apps (%s and %s)", *b.Package, *n.Package))
 	}
-	if len(base) >= 2 && len(new) < 2 || len(new) >= 2 && len(base) < 2 {
-		w = append(w, "one side has a single recording: the tests resample one-second secs of the pooled recordings; run fpstop test with --iterations on both sides for tests across runs")
+	if b.Scenario != n.Scenario {
+		w = append(w, fmt.Sprintf("the sides are different simulator scenarios (%q and %q)", b.Scenario, n.Scenario))
+	}
+	nb, nn := len(base), len(new)
+	switch {
+	case nb < 2 || nn < 2:
+		w = append(w, fmt.Sprintf("%d and %d recording(s): with one run on a side the spread between runs is unknown, so the verdict is inconclusive and the gates are not checked; run fpstop test --iterations 5 (or more) for each build", nb, nn))
+	case nb < 5 || nn < 5:
+		w = append(w, fmt.Sprintf("%d and %d recordings: an exact test of so few cannot give p below %s, so p comes from Welch's t test, which assumes per-run values roughly normal; 5 or more per side give an exact test", nb, nn, strconv.FormatFloat(minPermutationP(nb, nn, binomial(nb+nn, nb)), 'g', 3, 64)))
+	}
+	short := 0
+	for _, r := range append(append([]*Run(nil), base...), new...) {
+		if float64(r.Report.DurationS) < shortS {
+			short++
+		}
+	}
+	if short > 0 {
+		w = append(w, fmt.Sprintf("%d recording(s) shorter than %d s: short runs catch different phases of an app (a scroll, an idle gap, a GC pause) and differ for that alone; measure %d s or more", short, shortS, 2*shortS))
 	}
 	return w
+}
+
+// mixed names what a side's recordings disagree on (source, refresh rate, package), or "".
+func mixed(runs []*Run) string {
+	keys := []struct {
+		name string
+		of   func(*Run) string
+	}{
+		{"source", func(r *Run) string { return r.Report.Source }},
+		{"refresh rate", func(r *Run) string {
+			if r.Report.RefreshHz == nil {
+				return ""
+			}
+			return num(float64(*r.Report.RefreshHz))
+		}},
+		{"package", func(r *Run) string { return r.Header.Package }},
+	}
+	var what []string
+	for _, k := range keys {
+		for _, r := range runs[1:] {
+			if k.of(r) != k.of(runs[0]) {
+				what = append(what, k.name)
+				break
+			}
+		}
+	}
+	return strings.Join(what, " and ")
 }
 
 // r2p rounds to two decimals; nil for NaN or infinity (a value with no meaning is null).

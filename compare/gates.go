@@ -13,7 +13,9 @@ const (
 )
 
 // gates checks the CI gates on the run and on every window both sides have. A gate fails only
-// on a significant regression beyond its threshold: noise never fails a build.
+// on a regression beyond its threshold that is significant after Holm's correction across the
+// verdict metrics, so noise fails a build in at most 1 − confidence of same-build comparisons
+// (measured: docs/compare.md).
 func (c *comparer) gates(res *Result) []Gate {
 	out := []Gate{}
 	type scope struct {
@@ -60,6 +62,10 @@ func gate(name, kind, window string, threshold float64, m Metric, sign, confiden
 	if m.Unit == UnitPct || name == GateMaxJankIncrease {
 		unit, what, verb = " pp", "jank", "rose"
 	}
+	if m.Verdict == Inconclusive {
+		g.Message = fmt.Sprintf("%s: %s not checked against --%s %s: one recording on a side cannot tell a change from noise (run fpstop test --iterations 5 or more for each build)", where, what, name, num(threshold))
+		return g
+	}
 	if m.Diff == nil {
 		g.Failed = true
 		g.Message = fmt.Sprintf("%s: %s is unknown on one side, so it cannot be checked against --%s %s", where, what, name, num(threshold))
@@ -69,7 +75,7 @@ func gate(name, kind, window string, threshold float64, m Metric, sign, confiden
 	g.Measured = r2p(v)
 	detail := fmt.Sprintf("%s %s → %s", what, fmtPtr(m.Base), fmtPtr(m.New))
 	if m.CILow != nil && m.P != nil {
-		detail += fmt.Sprintf(", difference %s%s (%s%% CI %s to %s, p %s)", signed(*m.Diff), unit, num(confidence*100), num(*m.CILow), num(*m.CIHigh), strconv.FormatFloat(*m.P, 'g', 4, 64))
+		detail += fmt.Sprintf(", difference %s%s (%s%% CI %s to %s, %s)", signed(*m.Diff), unit, num(confidence*100), num(*m.CILow), num(*m.CIHigh), pText(m))
 	}
 	switch {
 	case m.Significant && m.Verdict == Worse && v > threshold:
@@ -99,3 +105,27 @@ func signed(f float64) string {
 
 // num prints at most two decimals, without trailing zeros.
 func num(f float64) string { return strconv.FormatFloat(math.Round(f*100)/100, 'f', -1, 64) }
+
+// pText prints a metric's p-value as the test gives it: never "0", "p ≤ p_min" when the test
+// could go no lower, and the Holm-adjusted p of a verdict metric.
+func pText(m Metric) string {
+	if m.P == nil {
+		return "p –"
+	}
+	s := "p " + pNum(*m.P)
+	if m.PMin != nil && *m.P <= *m.PMin {
+		s = "p " + pNum(*m.P) + " (the smallest this many recordings can give)"
+	}
+	if m.PHolm != nil && *m.PHolm != *m.P {
+		s += ", Holm " + pNum(*m.PHolm)
+	}
+	return s
+}
+
+// pNum prints a p-value with three significant digits, and p below 0.0001 as "<0.0001".
+func pNum(p float64) string {
+	if p < 1e-4 {
+		return "<0.0001"
+	}
+	return strconv.FormatFloat(p, 'g', 3, 64)
+}

@@ -14,8 +14,8 @@ package compare
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
+	"time"
 
 	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/metrics"
@@ -56,16 +56,6 @@ type bucketCount struct {
 
 // secs is a run's one-second secs in time order.
 type secs []slice
-
-// addTo adds the slice's features to a dense sum.
-func (s *slice) addTo(sum *[nFeat]float64) {
-	for i, v := range s.f {
-		sum[i] += v
-	}
-	for _, b := range s.hist {
-		sum[fHist+b.idx] += b.n
-	}
-}
 
 // Run is one recording read for comparison: its report and its per-second secs, for the whole
 // run and per window, and the durations of its main-thread messages per signature.
@@ -124,6 +114,27 @@ func Load(path string, cfg metrics.Config) (*Run, error) {
 	run.Header = r.Header
 	if run.Report.Frames == 0 {
 		return nil, fmt.Errorf("recording %s has no frames to compare", path)
+	}
+	return run, nil
+}
+
+// FromEvents loads a run from a source's events (the first a Session) as Load loads a
+// recording of them: simulated runs are compared in memory this way (scripts/calibrate), with
+// no file in between.
+func FromEvents(name string, evs []source.Event, cfg metrics.Config) (*Run, error) {
+	ld := newLoader(cfg)
+	var sess *source.Session
+	for _, ev := range evs {
+		if s, ok := ev.(*source.Session); ok {
+			sess = s
+			break
+		}
+	}
+	ld.feed(evs)
+	run := ld.finish(name)
+	run.Header = record.HeaderFromSession(sess, "", time.Time{})
+	if run.Report.Frames == 0 {
+		return nil, fmt.Errorf("%s has no frames to compare", name)
 	}
 	return run, nil
 }
@@ -256,31 +267,4 @@ func ordered(m map[int64]*[nFeat]float64) secs {
 		}
 	}
 	return out
-}
-
-// value computes metric m from summed features; NaN when it has no meaning.
-func value(m metricDef, s *[nFeat]float64) float64 {
-	frames := s[fFrames]
-	if frames == 0 {
-		return math.NaN()
-	}
-	switch m.kind {
-	case kindFPS:
-		if s[fDisplay] == 0 {
-			return math.NaN()
-		}
-		return s[fFPSN] * 1e9 / s[fDisplay]
-	case kindJank:
-		return s[fJanky] / frames * 100
-	case kindLevel:
-		return s[fLevel0+m.level] / frames * 100
-	case kindPercentile:
-		var h hwui.Histogram
-		for i := range hwui.NumBuckets {
-			h.Counts[i] = int64(s[fHist+i])
-			h.Total += h.Counts[i]
-		}
-		return float64(h.Percentile(m.pct))
-	}
-	return math.NaN()
 }

@@ -17,6 +17,8 @@ func verdictIcon(v Verdict) string {
 		return "🟢 better"
 	case Worse:
 		return "🔴 worse"
+	case Inconclusive:
+		return "❔ inconclusive"
 	}
 	return "⚪ unchanged"
 }
@@ -25,6 +27,9 @@ func verdictIcon(v Verdict) string {
 func WriteMarkdown(w io.Writer, r *Result) error {
 	ew := &errWriter{w: w}
 	ew.printf("## fpstop compare: %s\n\n", verdictIcon(r.Verdict))
+	for _, s := range r.Warnings {
+		ew.printf("> ⚠️ %s\n\n", mdCell(s))
+	}
 	ew.printf("| | recordings | source | frames | duration |\n|---|---|---|---|---|\n")
 	for _, s := range []struct {
 		n string
@@ -32,7 +37,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	}{{"BASE", r.Base}, {"NEW", r.New}} {
 		ew.printf("| **%s** %s | %d | %s | %d | %s s |\n", s.n, mdCell(s.s.Label), len(s.s.Recordings), mdCell(s.s.Source), s.s.Frames, num(s.s.DurationS))
 	}
-	ew.printf("\n| metric | base | new | diff | %s%% CI | p | verdict |\n|---|---:|---:|---:|---|---:|---|\n", num(r.Confidence*100))
+	ew.printf("\n| metric | base | new | diff | %s%% CI | p | Holm p | verdict |\n|---|---:|---:|---:|---|---:|---:|---|\n", num(r.Confidence*100))
 	for _, m := range r.Metrics {
 		mdMetric(ew, m.Name, m)
 	}
@@ -69,15 +74,11 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		}
 		ew.printf("- %s %s\n", st, mdCell(g.Message))
 	}
-	ew.printf("\nSignificant: p < %s and the difference above the minimum effect (%s fps, %s pp, %s ms).",
-		num(1-r.Confidence), num(r.MinEffect.FPS), num(r.MinEffect.Pct), num(r.MinEffect.Ms))
+	ew.printf("\n%s", mdCell(significanceNote(r)))
 	for _, m := range methods(r) {
-		ew.printf(" Method %s (%d resamples, seed %d).", mdCell(m), r.Bootstrap.Resamples, r.Bootstrap.Seed)
+		ew.printf(" Method %s.", mdCell(m))
 	}
 	ew.printf("\n")
-	for _, s := range r.Warnings {
-		ew.printf("\n> ⚠️ %s\n", mdCell(s))
-	}
 	return ew.err
 }
 
@@ -86,7 +87,10 @@ func mdMetric(ew *errWriter, name string, m Metric) {
 	if m.Significant {
 		v = "**" + v + "**"
 	}
-	ew.printf("| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), fv(m.Base), fv(m.New), signedv(m.Diff), ci(m), pv(m), v)
+	if !m.Gated {
+		v += " (info)"
+	}
+	ew.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), fv(m.Base), fv(m.New), signedv(m.Diff), ci(m), mdCell(pv(m)), holmv(m), v)
 }
 
 // WriteSummaryText prints a `fpstop test` summary for a terminal.
@@ -115,6 +119,6 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 		}
 		ew.printf("%-16s %4d %9s %20s %9s %9s %9s\n", st.Name, st.N, fv(st.Mean), c, fv(st.StdDev), fv(st.Min), fv(st.Max))
 	}
-	ew.printf("interval: %s (%d resamples, seed %d)\n", s.Method, s.Bootstrap.Resamples, s.Bootstrap.Seed)
+	ew.printf("interval: %s\n", s.Method)
 	return ew.err
 }

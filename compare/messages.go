@@ -98,7 +98,7 @@ func (c *comparer) message(s Signature, name string, base, new []*Run) Message {
 		return m
 	}
 	if len(bs) < msgMinOccurrence || len(ns) < msgMinOccurrence {
-		c.fill(&m.P95, false, *m.P95.New-*m.P95.Base, *m.P95.Base, nil) // too few to test
+		c.fillBootstrap(&m.P95, *m.P95.New-*m.P95.Base, *m.P95.Base, nil) // too few to test
 		return m
 	}
 	d := *m.P95.New - *m.P95.Base
@@ -106,7 +106,7 @@ func (c *comparer) message(s Signature, name string, base, new []*Run) Message {
 	rng := rngFor(c.o.Seed, fmt.Sprintf("message:%s|%s|%d", s.Handler, s.Callback, s.What))
 	dist := meanBootstrap(bt, nt, min(c.o.Resamples, msgResampleCap), rng, p95)
 	m.P95.Method, m.P95.NBase, m.P95.NNew = MethodOccurrenceBootstrap, len(bt), len(nt)
-	c.fill(&m.P95, false, d, *m.P95.Base, dist)
+	c.fillBootstrap(&m.P95, d, *m.P95.Base, dist)
 	switch m.P95.Verdict {
 	case Worse:
 		m.Status = MsgSlower

@@ -3,15 +3,14 @@ package compare
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 )
 
 // methodNote explains a method in a sentence for the text and Markdown outputs.
 var methodNote = map[string]string{
-	MethodBlockBootstrap:      "one-second slices of each side resampled with replacement (a block bootstrap: frames within a second are not independent)",
-	MethodIterationBootstrap:  "per-recording values of each side resampled with replacement (difference of the means)",
-	MethodOccurrenceBootstrap: "message occurrences resampled with replacement (difference of the p95)",
+	MethodPermutation:         "exact permutation test of the difference of the per-recording means (every split of the recordings into two sides; p cannot go below p_min), Welch's t interval",
+	MethodWelch:               "Welch's t test and interval on the per-recording values",
+	MethodOccurrenceBootstrap: "message occurrences resampled with replacement (difference of the p95; the seed and resample count are in the JSON)",
 }
 
 func fv(p *float64) string {
@@ -39,14 +38,41 @@ func pv(m Metric) string {
 	if m.P == nil {
 		return "–"
 	}
-	return strconv.FormatFloat(*m.P, 'f', -1, 64)
+	s := pNum(*m.P)
+	if m.PMin != nil && *m.P <= *m.PMin {
+		s = "≤" + s
+	}
+	return s
 }
 
-func mark(m Metric) string {
-	if m.Significant {
-		return string(m.Verdict) + " *"
+// PValue prints a metric's p-value for a reader: never "0", "≤" when the test could go no
+// lower, and a verdict metric's Holm-adjusted p beside it; "–" without a test.
+func PValue(m Metric) string {
+	s := pv(m)
+	if h := holmv(m); h != "" {
+		s += " (Holm " + h + ")"
 	}
-	return string(m.Verdict)
+	return s
+}
+
+// holmv is a verdict metric's Holm-adjusted p ("" for the informational ones).
+func holmv(m Metric) string {
+	if m.PHolm == nil {
+		return ""
+	}
+	return pNum(*m.PHolm)
+}
+
+// mark is a metric's verdict; informational metrics (not the verdict's) say so.
+func mark(m Metric) string {
+	v := string(m.Verdict)
+	if m.Significant {
+		v += " *"
+	}
+	if !m.Gated {
+		v += " (info)"
+	}
+	return v
 }
 
 func sideLine(s Side) string {
@@ -62,6 +88,12 @@ func sideLine(s Side) string {
 	}
 	parts = append(parts, fmt.Sprintf("%d recording(s)", len(s.Recordings)), fmt.Sprintf("%d frames", s.Frames), num(s.DurationS)+" s")
 	return fmt.Sprintf("%s (%s)", s.Label, strings.Join(parts, ", "))
+}
+
+// significanceNote says what "significant" means: the verdict metrics with Holm's correction,
+// the others on their own.
+func significanceNote(r *Result) string {
+	return fmt.Sprintf("* significant: p < %s and |diff| above the minimum effect. The verdict and the gates rest on fps and jank_pct of the run and of each window both sides have, with Holm's correction across them (p_holm); the other metrics are informational (info), each on its own p.", num(1-r.Confidence))
 }
 
 func methods(r *Result) []string {
@@ -92,10 +124,13 @@ func WriteText(w io.Writer, r *Result) error {
 	ew := &errWriter{w: w}
 	ew.printf("fpstop compare: NEW is %s (%s%% confidence; minimum effect %s fps, %s pp, %s ms)\n",
 		strings.ToUpper(string(r.Verdict)), num(r.Confidence*100), num(r.MinEffect.FPS), num(r.MinEffect.Pct), num(r.MinEffect.Ms))
+	for _, s := range r.Warnings {
+		ew.printf("  warning: %s\n", s)
+	}
 	ew.printf("BASE %s\nNEW  %s\n\n", sideLine(r.Base), sideLine(r.New))
-	ew.printf("%-16s %9s %9s %9s %20s %8s  %s\n", "metric", "base", "new", "diff", fmt.Sprintf("%s%% CI", num(r.Confidence*100)), "p", "verdict")
+	ew.printf("%-16s %9s %9s %9s %20s %9s %8s  %s\n", "metric", "base", "new", "diff", fmt.Sprintf("%s%% CI", num(r.Confidence*100)), "p", "Holm p", "verdict")
 	for _, m := range r.Metrics {
-		ew.printf("%-16s %9s %9s %9s %20s %8s  %s\n", m.Name, fv(m.Base), fv(m.New), signedv(m.Diff), ci(m), pv(m), mark(m))
+		ew.printf("%-16s %9s %9s %9s %20s %9s %8s  %s\n", m.Name, fv(m.Base), fv(m.New), signedv(m.Diff), ci(m), pv(m), holmv(m), mark(m))
 	}
 	if len(r.Windows) > 0 {
 		ew.printf("\nwindows:\n")
@@ -130,12 +165,9 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 		ew.printf("  %s %s\n", st, g.Message)
 	}
-	ew.printf("\n* significant: p < %s and |diff| above the minimum effect.\n", num(1-r.Confidence))
+	ew.printf("\n%s\n", significanceNote(r))
 	for _, m := range methods(r) {
-		ew.printf("method %s (%d resamples, seed %d)\n", m, r.Bootstrap.Resamples, r.Bootstrap.Seed)
-	}
-	for _, s := range r.Warnings {
-		ew.printf("warning: %s\n", s)
+		ew.printf("method %s\n", m)
 	}
 	return ew.err
 }

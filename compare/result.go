@@ -6,7 +6,7 @@ package compare
 // goes away).
 
 // SchemaVersion names the JSON layout of Result.
-const SchemaVersion = "fpstop-compare/1"
+const SchemaVersion = "fpstop-compare/2"
 
 // Verdict is a metric's or the comparison's outcome; in JSON exactly "better", "worse" or
 // "unchanged".
@@ -17,16 +17,20 @@ const (
 	Better    Verdict = "better"
 	Worse     Verdict = "worse"
 	Unchanged Verdict = "unchanged"
+	// Inconclusive: one recording on a side, so the spread between runs is unknown and no test
+	// can tell a change from noise (run fpstop test with --iterations 5 or more).
+	Inconclusive Verdict = "inconclusive"
 )
 
 // Methods a difference was tested with (Metric.Method).
 const (
-	// MethodBlockBootstrap: one run (or recordings pooled) per side; one-second secs resampled
-	// with replacement (a block bootstrap: frames within a second stay together).
-	MethodBlockBootstrap = "block-bootstrap-1s"
-	// MethodIterationBootstrap: several recordings on both sides; per-recording values resampled
-	// with replacement, difference of the means.
-	MethodIterationBootstrap = "iteration-bootstrap"
+	// MethodPermutation: several recordings on both sides, few enough to enumerate: an exact
+	// permutation test of the difference of the per-recording means (p never below 2/C(n₁+n₂,
+	// n₁), given as p_min); the interval is Welch's t interval.
+	MethodPermutation = "permutation-exact"
+	// MethodWelch: Welch's t test and interval on the per-recording values (more recordings
+	// than an exact test enumerates, or too few for it to reach the level).
+	MethodWelch = "welch-t"
 	// MethodOccurrenceBootstrap: slow messages; occurrence durations resampled, difference of the p95.
 	MethodOccurrenceBootstrap = "occurrence-bootstrap"
 	// MethodNone: no test (a value is missing on one side, or too few data).
@@ -69,17 +73,26 @@ type Metric struct {
 	New  *float64 `json:"new"`
 	Diff *float64 `json:"diff"`
 	// DiffPct is Diff relative to Base in percent (null when Base is 0 or missing).
-	DiffPct     *float64 `json:"diff_pct"`
-	CILow       *float64 `json:"ci_low"`
-	CIHigh      *float64 `json:"ci_high"`
-	P           *float64 `json:"p"`
+	DiffPct *float64 `json:"diff_pct"`
+	CILow   *float64 `json:"ci_low"`
+	CIHigh  *float64 `json:"ci_high"`
+	P       *float64 `json:"p"`
+	// PMin is the smallest p the test could give with these sample sizes (exact tests only):
+	// a p equal to it is "as small as this many recordings can show".
+	PMin *float64 `json:"p_min,omitempty"`
+	// Gated: a verdict metric (fps, jank_pct), tested with Holm's correction across every
+	// scope's verdict metrics (PHolm, which decides its significance); the others are
+	// informational, significant on their own p.
+	Gated       bool     `json:"gated"`
+	PHolm       *float64 `json:"p_holm,omitempty"`
 	MinEffect   float64  `json:"min_effect"`
 	Significant bool     `json:"significant"`
 	Verdict     Verdict  `json:"verdict"`
 	Method      string   `json:"method"`
-	// NBase and NNew are the sample sizes the test used: secs, recordings or occurrences.
-	NBase int `json:"n_base"`
-	NNew  int `json:"n_new"`
+	// NBase and NNew are the sample sizes: recordings, or message occurrences.
+	NBase int     `json:"n_base"`
+	NNew  int     `json:"n_new"`
+	p     float64 // P unrounded
 }
 
 // Scope presence of a window or message on the two sides.
@@ -151,8 +164,10 @@ type Result struct {
 	Bootstrap     Bootstrap `json:"bootstrap"`
 	Base          Side      `json:"base"`
 	New           Side      `json:"new"`
-	// Verdict is the overall outcome: worse when any run-level metric is significantly worse,
-	// better when at least one is significantly better and none worse, else unchanged.
+	// Verdict is the overall outcome from the verdict metrics (fps, jank_pct) of the run and of
+	// every window both sides have, with Holm's correction across them: worse when any is
+	// significantly worse, better when one is significantly better and none worse, inconclusive
+	// with a single recording on a side, else unchanged.
 	Verdict  Verdict   `json:"verdict"`
 	Metrics  []Metric  `json:"metrics"`
 	Windows  []Window  `json:"windows"`

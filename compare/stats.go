@@ -17,46 +17,6 @@ func rngFor(seed uint64, scope string) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
 
-// sumAll adds every slice of every run.
-func sumAll(runs []secs) *[nFeat]float64 {
-	var s [nFeat]float64
-	for _, r := range runs {
-		for i := range r {
-			r[i].addTo(&s)
-		}
-	}
-	return &s
-}
-
-// resample draws as many secs as the pool has, with replacement, and sums them.
-func resample(pool secs, rng *rand.Rand) *[nFeat]float64 {
-	var s [nFeat]float64
-	for range pool {
-		pool[rng.IntN(len(pool))].addTo(&s)
-	}
-	return &s
-}
-
-// blockBootstrap resamples one-second secs on each side (the pools: all the side's secs)
-// and returns, per metric, the slice-based difference of the whole sample (d0) and of each
-// replicate. Replicates where a metric has no value are NaN.
-func blockBootstrap(base, new secs, defs []metricDef, b int, rng *rand.Rand) (d0 []float64, reps [][]float64) {
-	sb, sn := sumAll([]secs{base}), sumAll([]secs{new})
-	d0 = make([]float64, len(defs))
-	reps = make([][]float64, len(defs))
-	for m, def := range defs {
-		d0[m] = value(def, sn) - value(def, sb)
-		reps[m] = make([]float64, b)
-	}
-	for i := range b {
-		rb, rn := resample(base, rng), resample(new, rng)
-		for m, def := range defs {
-			reps[m][i] = value(def, rn) - value(def, rb)
-		}
-	}
-	return d0, reps
-}
-
 // meanBootstrap resamples per-recording (or per-occurrence) values on each side with
 // replacement and returns the replicate differences of fn (NEW − BASE).
 func meanBootstrap(base, new []float64, b int, rng *rand.Rand, fn func([]float64) float64) []float64 {
@@ -111,16 +71,6 @@ func interval(reps []float64, confidence float64) (lo, hi, p float64, ok bool) {
 	}
 	p = 2 * float64(min(below, above)+1) / float64(len(x)+1)
 	return lo, hi, math.Min(1, p), true
-}
-
-// shift moves replicates of a slice-based difference d0 onto the reported difference d: the
-// spread comes from the secs, the centre from the reports.
-func shift(reps []float64, d0, d float64) []float64 {
-	out := make([]float64, len(reps))
-	for i, v := range reps {
-		out[i] = d + (v - d0)
-	}
-	return out
 }
 
 func stdDev(x []float64) float64 { return stat.StdDev(x, nil) }

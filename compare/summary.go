@@ -27,8 +27,8 @@ type Iteration struct {
 	Values map[string]*float64 `json:"values"`
 }
 
-// Stat summarises one metric over the successful iterations: their mean, a bootstrap
-// confidence interval of the mean, and their spread.
+// Stat summarises one metric over the successful iterations: their mean, the t confidence
+// interval of the mean, and their spread.
 type Stat struct {
 	Name   string   `json:"name"`
 	Unit   string   `json:"unit"`
@@ -53,14 +53,13 @@ type Summary struct {
 	Iterations    []Iteration `json:"iterations"`
 	Failed        int         `json:"failed"`
 	Confidence    float64     `json:"confidence"`
-	Bootstrap     Bootstrap   `json:"bootstrap"`
 	// Method names how CI was computed.
 	Method string `json:"method"`
 	Stats  []Stat `json:"stats"`
 }
 
 // SummarySchema names Summary's JSON layout.
-const SummarySchema = "fpstop-test/1"
+const SummarySchema = "fpstop-test/2"
 
 // IterationValues are a report's run-level values by metric name.
 func IterationValues(r *metrics.Report) map[string]*float64 {
@@ -72,11 +71,13 @@ func IterationValues(r *metrics.Report) map[string]*float64 {
 	return out
 }
 
-// Summarize fills s.Stats from the successful iterations' values: mean, a percentile bootstrap
-// interval of the mean at confidence (resamples and seed as given), standard deviation, min, max.
-func Summarize(s *Summary, confidence float64, resamples int, seed uint64) {
-	s.Confidence, s.Bootstrap = confidence, Bootstrap{Resamples: resamples, Seed: seed}
-	s.Method = "bootstrap of the mean over iterations"
+// Summarize fills s.Stats from the successful iterations' values: mean, the t interval of the
+// mean at confidence (two iterations or more), standard deviation, min, max. The interval is
+// the one compare's Welch test works with; the iterations' min..max is not an interval of
+// the mean.
+func Summarize(s *Summary, confidence float64) {
+	s.Confidence = confidence
+	s.Method = "t interval of the mean over iterations"
 	s.Stats = make([]Stat, 0, len(metricDefs))
 	s.Failed = 0
 	for _, it := range s.Iterations {
@@ -100,13 +101,9 @@ func Summarize(s *Summary, confidence float64, resamples int, seed uint64) {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 			st.Min, st.Max = r2p(lo), r2p(hi)
-			// bootstrap of the mean: resample the iterations (a difference against zero)
-			reps := meanBootstrap([]float64{0}, x, resamples, rngFor(seed, "summary:"+d.name), mean)
-			if l, h, _, ok := interval(reps, confidence); ok {
-				st.CILow, st.CIHigh = r2p(l), r2p(h)
-			}
 			if len(x) > 1 {
-				st.StdDev = r2p(stdDev(x))
+				l, h := tInterval(x, confidence)
+				st.CILow, st.CIHigh, st.StdDev = r2p(l), r2p(h), r2p(stdDev(x))
 			}
 		}
 		s.Stats = append(s.Stats, st)

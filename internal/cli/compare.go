@@ -35,10 +35,12 @@ func (a *app) compareCmd() *cobra.Command {
 a directory of recordings, or a fpstop test directory (its successful iterations); --base and
 --new add more recordings to a side. For FPS, jank %, each drop level's share of frames, frame-time
 percentiles, per window and per slow main-thread message it prints both values, the difference, a
-confidence interval and a p-value. Within a run, one-second slices are resampled (a block
-bootstrap: frames are not independent); with several recordings on both sides, per-recording values
-are. A difference is significant when p < 1 − confidence and it exceeds the minimum effect. The
-gates exit 1 on a significant regression beyond them. See docs/compare.md.`,
+confidence interval and a p-value. The unit is the run: with two or more recordings a side, an
+exact permutation test (Welch's t when too few or too many to enumerate) on the per-recording
+values; with one on a side the verdict is inconclusive (run fpstop test --iterations 5). fps and
+jank % of the run and its windows decide the verdict and the gates, with Holm's correction; the
+other metrics are informational. The gates exit 1 on a significant regression beyond them. See
+docs/compare.md (its calibration: how often the same build is called unchanged).`,
 		Example: `  fpstop compare before.jsonl.gz after.jsonl.gz
   fpstop compare runs/main runs/branch --format md > comment.md
   fpstop compare base.jsonl.gz new.jsonl.gz --max-fps-drop 2 --max-jank-increase 1 --format json --junit junit.xml`,
@@ -55,8 +57,8 @@ gates exit 1 on a significant regression beyond them. See docs/compare.md.`,
 	fs.StringArrayVar(&f.new, "new", nil, "another NEW recording or directory (repeatable)")
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the intervals; significant when p < 1 − confidence")
 	fs.StringVar(&f.minEffect, "min-effect", "fps=1,pct=1,ms=1", "smallest difference that counts: fps, percentage points, ms")
-	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples")
-	fs.Uint64Var(&f.seed, "bootstrap-seed", 1, "bootstrap seed (the same seed gives the same result)")
+	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples of the slow messages' p95")
+	fs.Uint64Var(&f.seed, "bootstrap-seed", 1, "seed of the slow messages' bootstrap (the same seed gives the same result)")
 	fs.Float64Var(&f.maxFPSDrop, "max-fps-drop", compare.GateOff, "gate: exit 1 when fps drops significantly by more than N fps (run or any window)")
 	fs.Float64Var(&f.maxJankIncrease, "max-jank-increase", compare.GateOff, "gate: exit 1 when jank % rises significantly by more than P percentage points")
 	fs.StringVar(&f.junit, "junit", "", "write the gates as JUnit XML to FILE")

@@ -53,6 +53,12 @@ func TestCompareHTML(t *testing.T) {
 	dir := t.TempDir()
 	smooth := simRecord(t, dir, "smooth.jsonl.gz", "--scenario", "smooth", "--hz", "120", "--seed", "1", "--duration", "10s")
 	janky := simRecord(t, dir, "janky.jsonl.gz", "--scenario", "janky", "--hz", "120", "--seed", "1", "--duration", "10s")
+	// three runs a side: one is inconclusive and checks no gate
+	var more []string
+	for _, sd := range []string{"2", "3"} {
+		more = append(more, "--base", simRecord(t, dir, "smooth"+sd+".jsonl.gz", "--scenario", "smooth", "--hz", "120", "--seed", sd, "--duration", "10s"),
+			"--new", simRecord(t, dir, "janky"+sd+".jsonl.gz", "--scenario", "janky", "--hz", "120", "--seed", sd, "--duration", "10s"))
+	}
 	page, errs, code := run(t, "", "compare", smooth, janky, "--format", "html", "--resamples", "200")
 	if code != ExitOK || !strings.HasPrefix(page, "<!doctype html>") {
 		t.Fatalf("compare html: exit %d %s\n%.300s", code, errs, page)
@@ -63,7 +69,7 @@ func TestCompareHTML(t *testing.T) {
 		}
 	}
 	out := filepath.Join(dir, "cmp.html")
-	if _, errs, code := run(t, "", "compare", smooth, janky, "--format", "html", "--resamples", "200", "-o", out, "--max-fps-drop", "2"); code != ExitGate {
+	if _, errs, code := run(t, "", append([]string{"compare", smooth, janky, "--format", "html", "--resamples", "200", "-o", out, "--max-fps-drop", "2"}, more...)...); code != ExitGate {
 		t.Errorf("gate: exit %d %s", code, errs)
 	}
 	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "FAILED") {

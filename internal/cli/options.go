@@ -25,11 +25,12 @@ type Options struct {
 	Interval time.Duration // gfxinfo poll interval; 0 = adaptive
 	Refresh  time.Duration // screen refresh
 
-	Scenario string
-	Hz       float64
-	Seed     int64
-	Speed    float64
-	Truth    string
+	Scenario  string
+	Hz        float64
+	Seed      int64
+	WorkScale float64
+	Speed     float64
+	Truth     string
 
 	Record    string
 	RecordDir string
@@ -84,6 +85,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Scenario, "scenario", "demo", "simulator scenario: demo, smooth, janky, frozen, stress, game, flutter (implies --source sim)")
 	fs.Float64Var(&o.Hz, "hz", 60, "simulator refresh rate in Hz (implies --source sim)")
 	fs.Int64Var(&o.Seed, "seed", 1, "simulator seed (implies --source sim)")
+	fs.Float64Var(&o.WorkScale, "work-scale", 1, "simulator: multiply every frame's work by this (1.1 = a build with 10 % slower frames; implies --source sim)")
 	fs.Float64Var(&o.Speed, "speed", 1, "simulator/replay speed: 1 real time, 0 as fast as possible")
 	fs.StringVar(&o.Truth, "truth", "", "write the simulator's ground truth as JSON Lines to FILE")
 	fs.StringVar(&o.Record, "record", "", "record the session to FILE (.jsonl or .jsonl.gz)")
@@ -128,7 +130,7 @@ func (o *Options) validate(changed, set func(string) bool) error {
 		return err
 	}
 	o.gateFPSSet, o.gateJankSet = set("fail-under-fps"), set("max-jank-pct")
-	o.simImplied = changed("scenario") || changed("hz") || changed("seed")
+	o.simImplied = changed("scenario") || changed("hz") || changed("seed") || changed("work-scale")
 	if o.simImplied {
 		switch o.Source {
 		case "auto":
@@ -137,7 +139,7 @@ func (o *Options) validate(changed, set func(string) bool) error {
 			}
 		case "sim":
 		default:
-			return usageErr("--scenario, --hz and --seed are simulator flags; they cannot go with --source %s", o.Source)
+			return usageErr("--scenario, --hz, --seed and --work-scale are simulator flags; they cannot go with --source %s", o.Source)
 		}
 	}
 	if o.Input != "" && o.Source == "sim" {

@@ -51,7 +51,7 @@ func (w waiting) Run(ctx context.Context, out chan<- []source.Event) error {
 // simSource builds the simulator from the flags; truth is written to --truth.
 func (a *app) simSource(note string) (*opened, error) {
 	s, err := sim.New(sim.Config{Scenario: a.opts.Scenario, Hz: a.opts.Hz, Seed: a.opts.Seed,
-		Speed: a.opts.Speed, Duration: a.opts.Duration})
+		Speed: a.opts.Speed, Duration: a.opts.Duration, WorkScale: a.opts.WorkScale})
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}

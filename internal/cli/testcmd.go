@@ -61,6 +61,9 @@ Commands run with sh -c and get FPSTOP_ITERATION, and on a device FPSTOP_SERIAL 
 	fs.Float64Var(&f.confidence, "confidence", 0.95, "confidence of the summary's intervals")
 	fs.IntVar(&f.resamples, "resamples", 2000, "bootstrap resamples for the intervals")
 	fs.Uint64Var(&f.bseed, "bootstrap-seed", 1, "bootstrap seed")
+	// the summary's intervals are t intervals now: the flags stay for scripts that pass them
+	_ = fs.MarkDeprecated("resamples", "the summary's intervals are t intervals of the mean; it has no effect")
+	_ = fs.MarkDeprecated("bootstrap-seed", "the summary's intervals are t intervals of the mean; it has no effect")
 	a.opts.bind(fs)
 	for _, name := range testRefused {
 		// not hidden: a shared config file may set them for the dashboard (hidden flags are
@@ -168,7 +171,7 @@ func (a *app) runTest(cmd *cobra.Command, f *testFlags) error {
 	if t.source != "" {
 		sum.Source = t.source
 	}
-	compare.Summarize(sum, f.confidence, f.resamples, f.bseed)
+	compare.Summarize(sum, f.confidence)
 	return t.finish(sum, gateFails)
 }
 

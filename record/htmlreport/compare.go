@@ -93,8 +93,8 @@ func buildCompare(c *Comparison) *compareView {
 	v := &compareView{Title: res.Base.Label + " → " + res.New.Label, Verdict: string(res.Verdict),
 		VerdCls: verdictClass(res.Verdict), Gates: res.Gates, Warnings: res.Warnings,
 		Conf: ms2(res.Confidence*100) + " %"}
-	v.Method = fmt.Sprintf("Differences are NEW − BASE; intervals at %s confidence from %d bootstrap resamples (seed %d). A difference is significant when p < %s and it exceeds the minimum effect (%s fps, %s percentage points, %s ms).",
-		v.Conf, res.Bootstrap.Resamples, res.Bootstrap.Seed, ms2(1-res.Confidence), ms2(res.MinEffect.FPS), ms2(res.MinEffect.Pct), ms2(res.MinEffect.Ms))
+	v.Method = fmt.Sprintf("Differences are NEW − BASE; intervals at %s confidence: Welch's t interval over the recordings; p from an exact permutation test of the recordings (or Welch's t test when there are too few or too many to enumerate). fps and jank_pct decide the verdict with Holm's correction across the run and its windows (Holm p); the other rows are informational. A difference is significant when p < %s and it exceeds the minimum effect (%s fps, %s percentage points, %s ms); slow messages use a bootstrap of their occurrences (%d resamples, seed %d).",
+		v.Conf, ms2(1-res.Confidence), ms2(res.MinEffect.FPS), ms2(res.MinEffect.Pct), ms2(res.MinEffect.Ms), res.Bootstrap.Resamples, res.Bootstrap.Seed)
 	v.Sides = []sideView{sideFacts("BASE", "side0", &res.Base), sideFacts("NEW", "side1", &res.New)}
 	for i := range res.Metrics {
 		v.Metrics = append(v.Metrics, metricLine(&res.Metrics[i]))
@@ -115,6 +115,8 @@ func verdictClass(v compare.Verdict) string {
 		return "good"
 	case compare.Worse:
 		return "bad"
+	case compare.Inconclusive:
+		return "unsure"
 	}
 	return "same"
 }
@@ -161,7 +163,7 @@ func metricLine(m *compare.Metric) metricRow {
 	if unit == compare.UnitPct {
 		unit = "%"
 	}
-	r := metricRow{Name: m.Name, Base: fp(m.Base) + " " + unit, New: fp(m.New) + " " + unit, P: fp(m.P),
+	r := metricRow{Name: m.Name, Base: fp(m.Base) + " " + unit, New: fp(m.New) + " " + unit, P: compare.PValue(*m),
 		Verdict: string(m.Verdict), VerdCls: verdictClass(m.Verdict)}
 	r.Diff = signedp(m.Diff)
 	if m.DiffPct != nil {

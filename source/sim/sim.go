@@ -77,6 +77,10 @@ type Config struct {
 	// column). The default is Android 12+: Choreographer's deadline with hwui's stuffing
 	// extension, as real 12+ devices print it.
 	Pre12 bool
+	// WorkScale multiplies every frame's work (traversal, draw, issue, GPU and spikes) by this
+	// factor (0 = 1): a build whose frames are a few percent slower, so comparisons can be
+	// checked for finding a known regression (docs/compare.md). Game scenarios ignore it.
+	WorkScale float64
 }
 
 // Sim is a configured simulator; it implements source.Source. A Sim runs once.
@@ -123,7 +127,20 @@ func New(cfg Config) (*Sim, error) {
 	if cfg.Pid < 0 {
 		return nil, fmt.Errorf("pid %d must be positive", cfg.Pid)
 	}
-	return &Sim{cfg: cfg, prof: profiles[cfg.Scenario]}, nil
+	if cfg.WorkScale == 0 {
+		cfg.WorkScale = 1
+	}
+	if math.IsNaN(cfg.WorkScale) || cfg.WorkScale < 0.25 || cfg.WorkScale > 4 {
+		return nil, fmt.Errorf("work scale %g out of range (0.25 to 4; 1 is the scenario as written)", cfg.WorkScale)
+	}
+	prof := profiles[cfg.Scenario]
+	if prof != nil && cfg.WorkScale != 1 {
+		p := *prof
+		p.trav, p.draw, p.issue, p.gpu = p.trav*cfg.WorkScale, p.draw*cfg.WorkScale, p.issue*cfg.WorkScale, p.gpu*cfg.WorkScale
+		p.spikeLo, p.spikeHi = p.spikeLo*cfg.WorkScale, p.spikeHi*cfg.WorkScale
+		prof = &p
+	}
+	return &Sim{cfg: cfg, prof: prof}, nil
 }
 
 // Config returns the configuration with defaults filled in.

@@ -117,6 +117,47 @@ type agg struct {
 	cell        *slice
 	nonIdle     int64 // slices that had at least one frame
 	lastFrameNs int64
+
+	// bursts: a window's active time, its fps_wall's denominator (windows only: addPair)
+	bursts bursts
+}
+
+// burstGapNs: a window that drew nothing for this long after a frame's completion has ended a
+// burst (DESIGN §4).
+const burstGapNs = 1_000_000_000
+
+// bursts is a window's drawing time (DESIGN §4, per-window fps_wall): each burst runs from its
+// first frame's intended vsync to its last frame's completion plus one period, and a burst
+// ends where the window drew nothing for a second. A dialog that drew 240 frames in 4 s at
+// 60 Hz is active 4 s, not the five 1 s slices it touched.
+type bursts struct {
+	n          int64 // frames counted
+	start, end int64 // the open burst: first intended vsync, last completion + T
+	lastDone   int64 // the latest completion in the open burst
+	closedNs   int64 // Σ length of the bursts before it
+}
+
+// add counts a frame of intended vsync vsync, completed at done, period t.
+func (b *bursts) add(vsync, done, t int64) {
+	if b.n == 0 || vsync-b.lastDone >= burstGapNs {
+		if b.n > 0 {
+			b.closedNs += b.end - b.start
+		}
+		b.start, b.end, b.lastDone = vsync, done+t, done
+	} else {
+		b.start = min(b.start, vsync)
+		b.end = max(b.end, done+t)
+		b.lastDone = max(b.lastDone, done)
+	}
+	b.n++
+}
+
+// activeNs is the bursts' total length so far.
+func (b *bursts) activeNs() int64 {
+	if b.n == 0 {
+		return 0
+	}
+	return b.closedNs + b.end - b.start
 }
 
 func newAgg(seriesLen int) *agg {
@@ -172,6 +213,7 @@ func addPair(t, w *agg, ff *frameFacts, sliceIdx int64, vsync int64) {
 	ns := ff.displayNs
 	w.rateFrames++
 	w.displayNs += ns
+	w.bursts.add(vsync, vsync+ff.cost, ff.interval)
 	if t.slots != nil || w.slots != nil {
 		key := vsync / vsyncKeyNs
 		if t.slots != nil && t.slots.add(key) {
@@ -492,7 +534,15 @@ func (a *agg) nonIdleNs(lastIdx, lastLen, sliceNs int64) int64 {
 	return n
 }
 
+// fpsWall is frames per second of active time: for a window, its rate frames over its bursts;
+// for the run (and a layer), display refreshes with a new frame over the non-idle slices.
 func (a *agg) fpsWall(lastIdx, lastLen, sliceNs int64) float64 {
+	if a.bursts.n > 0 && a.slots == nil {
+		if d := a.bursts.activeNs(); a.rateFrames > 0 && d > 0 {
+			return float64(a.rateFrames) * 1e9 / float64(d)
+		}
+		return math.NaN()
+	}
 	// The slice the session is in lasts at least to the end of its newest frame's refresh.
 	if l := a.slotEnd - lastIdx*sliceNs; l > lastLen && lastIdx >= 0 {
 		lastLen = min(l, sliceNs)

@@ -79,6 +79,9 @@ func TestAddPair(t *testing.T) {
 			addPair(pt, pw, &ff, idx, vsync)
 			at.add(&ff2, idx, vsync)
 			aw.add(&ff2, idx, vsync)
+			if !ff2.history { // a window's bursts (its fps_wall) are addPair's only
+				aw.bursts.add(vsync, vsync+ff2.cost, ff2.interval)
+			}
 			// (compared every few frames: reflect over the ring and histogram is slow)
 			if i%5 != 0 && i != 1999 {
 				continue

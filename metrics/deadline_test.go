@@ -87,7 +87,9 @@ func TestHistoryFramesNotInRates(t *testing.T) {
 }
 
 // TestRunFPSWallCountsRefreshes: two windows drawing on every vsync of a 60 Hz display for 3 s:
-// each window's fps_wall is 60, and the run's counts each refresh once — 60, not 120.
+// the run's fps_wall counts each refresh once — 60, not 120 — and each window's is its 180
+// frames over its burst, first vsync to last completion (8 ms after its vsync) + one period:
+// 180 / (180 × 16.667 + 8 ms) = 59.84.
 func TestRunFPSWallCountsRefreshes(t *testing.T) {
 	p := NewPipeline(Config{})
 	p.Add(&source.Session{Source: source.KindGfxinfo, RefreshHz: 60})
@@ -103,8 +105,8 @@ func TestRunFPSWallCountsRefreshes(t *testing.T) {
 		t.Errorf("run fps_wall %v, want 60", r.FPSWall)
 	}
 	for _, w := range r.Windows {
-		if w.FPSWall == nil || math.Abs(float64(*w.FPSWall)-60) > 0.01 {
-			t.Errorf("window %s fps_wall %v, want 60", w.Name, w.FPSWall)
+		if want := 180 / (180*T + 8e6) * 1e9; w.FPSWall == nil || math.Abs(float64(*w.FPSWall)-want) > 0.01 {
+			t.Errorf("window %s fps_wall %v, want %.2f", w.Name, w.FPSWall, want)
 		}
 	}
 }

@@ -1,0 +1,154 @@
+package perfetto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Parser turns packets into FrameTimeline slices and atrace sections, in time order, calling
+// its handlers as each one closes. It keeps no more than its bounded sort window, the open
+// slices and the names: feed it packets from a file of any size or from a growing stream.
+type Parser struct {
+	// OnTimeline receives every FrameTimeline slice when it ends (or is left unfinished).
+	OnTimeline func(*TimelineSlice)
+	// OnSlice receives every atrace section when it ends (or at Finish, unfinished).
+	OnSlice func(*Slice)
+	// OnTime is told the time (trace clock) the sorted stream has reached, after each event.
+	OnTime func(ts int64)
+
+	names  *names
+	dec    *decoder
+	sort   *sorter
+	pair   *pairer
+	slices *slicer
+
+	warnings map[string]int
+	Packets  int64
+	// SawFrameTimeline and SawAtrace say what the trace holds so far.
+	SawFrameTimeline, SawAtrace bool
+}
+
+// NewParser makes a Parser; set its handlers before the first packet.
+func NewParser() *Parser {
+	p := &Parser{names: newNames(), warnings: map[string]int{}}
+	p.sort = newSorter(p.sorted)
+	p.dec = newDecoder(p.names, p.sort.push, p.warn)
+	p.pair = newPairer(func(s *TimelineSlice) {
+		if p.OnTimeline != nil {
+			p.OnTimeline(s)
+		}
+	})
+	p.slices = newSlicer(p.names, func(s *Slice) {
+		if p.OnSlice != nil {
+			p.OnSlice(s)
+		}
+	})
+	return p
+}
+
+func (p *Parser) warn(kind string) { p.warnings[kind]++ }
+
+// Packet decodes one TracePacket.
+func (p *Parser) Packet(b []byte) {
+	p.Packets++
+	p.dec.packet(b)
+}
+
+func (p *Parser) sorted(e *event) {
+	switch e.kind {
+	case evFTStart:
+		p.SawFrameTimeline = true
+		p.pair.start(e.ts, e.ft)
+	case evFTEnd:
+		p.pair.end(e.ts, e.cookie)
+	case evPrint:
+		p.SawAtrace = true
+		p.slices.print(e.ts, e.tid, e.text)
+	case evBegin:
+		p.SawAtrace = true
+		p.slices.begin(e.ts, trackSpace|e.track, e.pid, e.tid, e.text)
+	case evEnd:
+		p.slices.end(e.ts, trackSpace|e.track)
+	}
+	if p.OnTime != nil {
+		p.OnTime(e.ts)
+	}
+}
+
+// Finish hands on everything still in the sort window and every slice still open.
+func (p *Parser) Finish() {
+	p.sort.flush()
+	p.pair.finish()
+	p.slices.finish()
+}
+
+// ToMono converts a trace (BOOTTIME) timestamp to CLOCK_MONOTONIC with the latest clock
+// snapshot; unchanged when the trace has none (synthetic traces).
+func (p *Parser) ToMono(ts int64) int64 { return ts + p.dec.bootToMono }
+
+// HasClock reports whether a clock snapshot gave the BOOTTIME → MONOTONIC offset.
+func (p *Parser) HasClock() bool { return p.dec.haveClock }
+
+// ProcessName names a process ("pid N" when the trace does not).
+func (p *Parser) ProcessName(pid int32) string { return p.names.processName(pid) }
+
+// ThreadName names a thread ("main" for the main thread).
+func (p *Parser) ThreadName(pid, tid int32) string { return p.names.threadName(pid, tid) }
+
+// Warnings lists what was wrong with the input, each with its count, sorted.
+func (p *Parser) Warnings() []string {
+	w := map[string]int{}
+	for k, v := range p.warnings {
+		w[k] = v
+	}
+	add := func(n int, what string) {
+		if n > 0 {
+			w[what] += n
+		}
+	}
+	add(p.sort.Late, "events later than the sort window (used out of order)")
+	add(p.pair.Unpaired, "FrameTimeline frame ends without a start")
+	add(p.pair.Evicted, "FrameTimeline frames left open too long (let go)")
+	add(p.slices.Unpaired, "atrace section ends without a begin")
+	add(p.slices.Malformed, "malformed atrace lines")
+	add(p.slices.Dropped, "atrace sections too deep or on too many threads (skipped)")
+	out := make([]string, 0, len(w))
+	for k, v := range w {
+		out = append(out, fmt.Sprintf("%s (%d)", k, v))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ReadAll reads a whole trace from r into p (then Finish). A trace cut inside a packet is read
+// up to the cut and reported with an error wrapping ErrTruncated; input that is not a trace is
+// an error wrapping ErrNotTrace.
+func (p *Parser) ReadAll(ctx context.Context, r io.Reader) error {
+	rd, err := NewReader(r)
+	if err != nil {
+		return err
+	}
+	defer p.Finish()
+	for i := 0; ; i++ {
+		if i&1023 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		b, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			if p.Packets == 0 {
+				return fmt.Errorf("no packets: %w", ErrNotTrace)
+			}
+			return nil
+		}
+		if err != nil {
+			if p.Packets == 0 && !errors.Is(err, ErrTruncated) {
+				return err
+			}
+			return fmt.Errorf("after %d packets (byte %d): %w", p.Packets, rd.Off, err)
+		}
+		p.Packet(b)
+	}
+}

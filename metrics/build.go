@@ -98,6 +98,7 @@ func (p *Pipeline) worstFrames() []WorstFrame {
 		out = append(out, WorstFrame{
 			Window: it.window, StartMs: R2(float64(it.vsync-p.originNs) / 1e6),
 			CostMs: R2(float64(it.cost) / 1e6), Dropped: it.dropped, Messages: msgs,
+			Sections: it.sections, Blame: it.blame,
 		})
 	}
 	return out
@@ -186,6 +187,8 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 	r.Windows = append(r.Windows, p.windowReports(lastIdx, lastLen)...)
 	r.AndroidProcesses = p.processReports()
 	r.SlowMessages = append(r.SlowMessages, p.slowMessageReports()...)
+	r.Blame, r.PresentTypes = p.timeline.report()
+	r.SlowSections = p.slowSections(p.SlowMs(), 50)
 	if r.HistogramMs == nil {
 		r.HistogramMs = []HistogramBucket{}
 	}
@@ -210,6 +213,7 @@ func (p *Pipeline) windowReports(lastIdx, lastLen int64) []WindowReport {
 			HistogramMs: wa.histogram(),
 		}
 		wr.JankyDeadline, wr.JankyLegacy = wa.androidJank()
+		wr.Blame, wr.PresentTypes = w.timeline.report()
 		if wr.HistogramMs == nil {
 			wr.HistogramMs = []HistogramBucket{}
 		}

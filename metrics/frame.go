@@ -50,6 +50,9 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	// store forwarding: ~40 % of addFrame's own samples in perf annotate.
 	var ff frameFacts
 	p.classify(f, w, t, cost, looperDropped, &ff)
+	if f.Timeline != nil {
+		p.addTimeline(f, w)
+	}
 	if !f.History {
 		// A frame drawn before a live session started is history: it sets neither the
 		// session's origin nor a slice (DESIGN §4).
@@ -186,6 +189,10 @@ func (p *Pipeline) sliceOf(rel int64) int64 {
 func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, counted bool, durNs, looperDropped int64, late *bool) int64 {
 	if looperDropped >= 0 {
 		return looperDropped
+	}
+	if tl := f.Timeline; tl != nil && (tl.NoExpected || tl.Unseen()) {
+		// no deadline to be late against, or jank no user saw (DESIGN §4b)
+		return 0
 	}
 	if f.DoneNs == 0 { // main-thread cost only, from elsewhere than LooperFrames
 		return Dropped(cost, t)

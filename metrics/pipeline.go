@@ -30,6 +30,7 @@ type windowState struct {
 	jank          JankTracker
 	budgets       budgetTally // budgets of the window's on-time Android 12+ frames
 	late          []lateFrame // frames charged against a budget not their own, for Report to settle
+	timeline      *timelineTally
 }
 
 // recentFrame is a frame kept for the screen's frame-time graph.
@@ -49,6 +50,8 @@ type worstItem struct {
 	vsync, mainEnd, cost int64
 	dropped              int64
 	msgs                 []FrameMessage
+	sections             []FrameSectionReport
+	blame                []string
 	attributed           bool
 	// the message ring (its count of timed messages) and the clock shift of the last attempt:
 	// an unattributed frame is looked up again only when one of them changed, not on every
@@ -127,6 +130,9 @@ type Pipeline struct {
 	rlen   int
 
 	worst []worstItem
+	// timeline and sections: what Perfetto traces add (nil until a trace frame or section)
+	timeline *timelineTally
+	sections *sectionTable
 	// worstEnd is the latest mainEnd of the worst frames: a message starting after it overlaps
 	// none of them, and the loop over them per message is skipped
 	worstEnd int64
@@ -262,6 +268,8 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.addFrame(e, -1)
 	case *source.Message:
 		p.addMessage(e)
+	case *source.Section:
+		p.addSection(e)
 	case *source.Dispatch:
 		p.addDispatch(e)
 	case *source.UnpairedLine:

@@ -131,6 +131,10 @@ type WindowReport struct {
 	PercentilesMs *Percentiles      `json:"percentiles_ms"`
 	HistogramMs   []HistogramBucket `json:"histogram_ms"`
 	Android       *AndroidPrinted   `json:"android,omitempty"`
+	// Blame and PresentTypes: the window's frames by FrameTimeline's verdict (Perfetto traces;
+	// omitted for other sources).
+	Blame        *Blame        `json:"blame,omitempty"`
+	PresentTypes *PresentTypes `json:"present_types,omitempty"`
 }
 
 // Occurrence is one occurrence of a slow message: when it started (ms since the session origin)
@@ -195,6 +199,10 @@ type WorstFrame struct {
 	CostMs   R2             `json:"cost_ms"`
 	Dropped  int64          `json:"dropped"`
 	Messages []FrameMessage `json:"messages"`
+	// Sections are the slowest atrace sections that ran in the frame, Blame who
+	// FrameTimeline says missed (Perfetto traces only).
+	Sections []FrameSectionReport `json:"sections,omitempty"`
+	Blame    []string             `json:"blame,omitempty"`
 }
 
 // Report is the headless JSON report (DESIGN §7). Keys a source cannot fill are null, never
@@ -236,7 +244,13 @@ type Report struct {
 	SlowLooper       []SlowLooperReport  `json:"slow_looper"`
 	SlowLooperTotal  int64               `json:"slow_looper_total"`
 	WorstFrames      []WorstFrame        `json:"worst_frames"`
-	Warnings         []string            `json:"warnings"`
+	// Blame and PresentTypes: FrameTimeline's verdict on the run's frames (DESIGN §4b), null
+	// when the source has no FrameTimeline; SlowSections: atrace sections grouped by name
+	// (Perfetto traces), as slow_messages groups Looper messages.
+	Blame        *Blame              `json:"blame"`
+	PresentTypes *PresentTypes       `json:"present_types"`
+	SlowSections []SlowSectionReport `json:"slow_sections"`
+	Warnings     []string            `json:"warnings"`
 }
 
 // ReportMeta is what the caller knows that the events do not: the version, and the wall-clock

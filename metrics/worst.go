@@ -12,7 +12,11 @@ func (p *Pipeline) considerWorst(window string, f *source.Frame, cost, dropped i
 	if len(p.worst) == worstKeep && cost <= p.worst[len(p.worst)-1].cost {
 		return
 	}
-	it := worstItem{window: window, vsync: f.VsyncNs, mainEnd: mainEnd(f), cost: cost, dropped: dropped}
+	it := worstItem{window: window, vsync: f.VsyncNs, mainEnd: mainEnd(f), cost: cost, dropped: dropped,
+		sections: frameSections(f)}
+	if f.Timeline != nil {
+		it.blame = BlameOf(f.Timeline.JankType)
+	}
 	p.attribute(&it)
 	i := sort.Search(len(p.worst), func(i int) bool { return p.worst[i].cost < cost })
 	p.worst = append(p.worst, worstItem{})

@@ -119,6 +119,11 @@ type Frame struct {
 	// it counts in frames, jank, drop levels and the histogram, never in a rate.
 	History bool    `json:"history,omitempty"`
 	Phases  *Phases `json:"phases,omitempty"`
+	// Timeline is SurfaceFlinger's account of the frame (Perfetto traces only).
+	Timeline *FrameTimeline `json:"timeline,omitempty"`
+	// Sections are the slowest atrace sections that ran in the frame, slowest first
+	// (Perfetto traces only). A pointer keeps Frame comparable.
+	Sections *FrameSections `json:"sections,omitempty"`
 }
 
 // At implements Event.

@@ -62,6 +62,8 @@ func LineType(ev Event) string {
 		return LineLayerPoll
 	case *LayerList:
 		return LineLayerList
+	case *Section:
+		return LineSection
 	}
 	return ""
 }
@@ -130,6 +132,8 @@ func ParseLine(line []byte) (typ string, ev Event, err error) {
 		ev = &LayerPoll{}
 	case LineLayerList:
 		ev = &LayerList{}
+	case LineSection:
+		ev = &Section{}
 	default:
 		return typ, nil, nil
 	}

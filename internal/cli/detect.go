@@ -14,6 +14,7 @@ import (
 
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/logcat"
+	"github.com/fpstop/fpstop/source/perfetto"
 )
 
 // inputKind is what a captured input holds.
@@ -26,6 +27,8 @@ const (
 	// inputSFLatency is `dumpsys SurfaceFlinger --latency` text: recognised so that it is
 	// refused with the reason (its rows have no clock fpstop can place), not misread.
 	inputSFLatency inputKind = "surfaceflinger-latency"
+	// inputPerfetto is a binary Perfetto trace (.perfetto-trace, .pftrace, .pb), gzip'd or not.
+	inputPerfetto inputKind = "perfetto"
 )
 
 // sampleMax is how much of an input detection looks at: enough lines to judge a dump that
@@ -65,6 +68,7 @@ var detectors = []detector{
 	{inputGfxinfo, "a gfxinfo dump", gfxinfoEvidence},
 	{inputLogcat, "logcat text", logcatEvidence},
 	{inputSFLatency, "SurfaceFlinger --latency text", sfLatencyEvidence},
+	{inputPerfetto, "a Perfetto trace", perfettoEvidence},
 }
 
 // errUnrecognised is what detection's error Is: no detector found enough evidence.
@@ -222,11 +226,20 @@ func enough(header bool, rows, lines int) bool {
 	return rows > 0 && (header || 2*rows >= lines)
 }
 
+// perfettoEvidence: packets from the first byte, each parsing as protobuf (gzip'd: the same
+// inside), where recordings and text cannot parse.
+func perfettoEvidence(s *sample) evidence {
+	if len(s.raw) >= 2 && s.raw[0] == 0x1f && s.raw[1] == 0x8b {
+		return evidence{ok: perfetto.SniffGzip(s.raw)}
+	}
+	return evidence{ok: perfetto.Sniff(s.raw, s.final)}
+}
+
 // recordingEvidence: gzip (only recordings are compressed; their reader checks the header), or
 // a JSON Lines header line and events.
 func recordingEvidence(s *sample) evidence {
 	if len(s.raw) >= 2 && s.raw[0] == 0x1f && s.raw[1] == 0x8b {
-		return evidence{ok: true}
+		return evidence{ok: !perfetto.SniffGzip(s.raw)} // a gzip'd trace is the trace detector's
 	}
 	header, rows := false, 0
 	for i, l := range s.lines {

@@ -13,6 +13,7 @@ import (
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"
 	"github.com/fpstop/fpstop/source/logcat"
+	"github.com/fpstop/fpstop/source/perfetto"
 	"github.com/fpstop/fpstop/source/sim"
 )
 
@@ -104,6 +105,8 @@ func (a *app) inputSource() (*opened, error) {
 			"(--source surfaceflinger on a device; record that run with --record to replay it)", a.opts.Input))
 	case inputLogcat:
 		return &opened{src: logcat.FromReader(br, logcat.Options{Name: a.opts.Input, Package: a.opts.Package, Raw: a.opts.RecordRaw}), kind: "logcat"}, nil
+	case inputPerfetto:
+		return &opened{src: perfetto.FromReader(br, perfetto.Options{Name: a.opts.Input, Package: a.opts.Package}), kind: "perfetto"}, nil
 	default:
 		if a.opts.Input == "-" {
 			return nil, usageErr("a recording cannot be read from stdin: pass its file name (or use fpstop replay FILE)")

@@ -670,5 +670,5 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	f.VsyncNs, f.DoneNs, f.UIDoneNs, f.IntervalNs = vs, done, ph.SyncStart, period
 	f.Flags, f.DeadlineNs, f.VsyncID = r[colFlags], deadline, r[colVsyncID]
 	f.StartVsyncNs, f.PresentNs, f.History = 0, 0, false
-	f.Phases = ph
+	f.Phases, f.Timeline, f.Sections = ph, nil, nil
 }

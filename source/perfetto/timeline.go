@@ -26,12 +26,12 @@ func (s *TimelineSlice) Expected() bool {
 // frame whose (pid, token) was seen before is dropped, actual ones never are. Memory is bounded:
 // open slices and remembered tokens past their caps are let go oldest first.
 type pairer struct {
-	open     map[int64]*TimelineSlice
-	expSeen  map[pidToken]int64 // → ts of the first expected frame, for pruning
-	order    uint64
-	emit     func(*TimelineSlice)
-	Unpaired int // ends with no open start
-	Evicted  int // open slices let go (unfinished) to bound memory
+	open      map[int64]*TimelineSlice
+	expSeen   map[pidToken]int64 // → ts of the first expected frame, for pruning
+	order     uint64
+	emit      func(*TimelineSlice)
+	Unpaired  int // ends with no open start
+	Evicted   int // open slices let go (unfinished) to bound memory
 	lastPrune int64
 }
 

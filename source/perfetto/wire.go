@@ -157,31 +157,80 @@ func truncatedOr(err error) error {
 	return fmt.Errorf("reading trace: %w", err)
 }
 
-// Sniff reports whether head (the first bytes of an input) looks like a Perfetto trace: gzip
-// holding one (the caller decides for gzip: recordings are gzip'd too), or a first field that
-// is packet 1 with a sane length whose content parses as protobuf fields.
-func Sniff(head []byte) bool {
-	num, typ, n := protowire.ConsumeTag(head)
-	if n < 0 || num != 1 || typ != protowire.BytesType {
+// Sniff reports whether head (the first bytes of an input, not gzip'd; final when it is the
+// whole input) holds a Perfetto trace: packets (field 1) one after another from the first
+// byte, every field of every whole packet parsing, and the control bytes that protobuf tags
+// and lengths are made of (text never has them). Two whole packets, or one that fills the
+// input or runs past the head, are enough.
+func Sniff(head []byte, final bool) bool {
+	if !hasControlBytes(head[:min(len(head), 64)]) {
 		return false
 	}
-	l, m := protowire.ConsumeVarint(head[n:])
-	if m < 0 || l > maxPacket {
+	packets := 0
+	for b := head; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num != 1 || typ != protowire.BytesType {
+			return false
+		}
+		l, m := protowire.ConsumeVarint(b[n:])
+		if m < 0 || l > maxPacket {
+			return false
+		}
+		body := b[n+m:]
+		whole := uint64(len(body)) >= l
+		if whole {
+			body = body[:l]
+		}
+		if !fieldsParse(body, whole) {
+			return false
+		}
+		if !whole {
+			return packets > 0 || len(head) >= 4096
+		}
+		packets++
+		b = b[n+m+int(l):]
+		if packets >= 2 {
+			return true
+		}
+	}
+	return packets == 1 && final
+}
+
+// fieldsParse reports whether msg is a run of well-formed protobuf fields (its last one may be
+// cut when the message is not whole).
+func fieldsParse(msg []byte, whole bool) bool {
+	for len(msg) > 0 {
+		num, typ, k := protowire.ConsumeTag(msg)
+		if k < 0 {
+			return !whole && len(msg) < 10
+		}
+		v := protowire.ConsumeFieldValue(num, typ, msg[k:])
+		if v < 0 {
+			return !whole
+		}
+		msg = msg[k+v:]
+	}
+	return true
+}
+
+func hasControlBytes(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+// SniffGzip reports whether gz, the first bytes of a gzip'd input, holds a Perfetto trace.
+func SniffGzip(gz []byte) bool {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
 		return false
 	}
-	body := head[n+m:]
-	if uint64(len(body)) > l {
-		body = body[:l]
-	}
-	if len(body) == 0 {
-		return l == 0 && (len(head) == n+m || Sniff(head[n+m:]))
-	}
-	// the packet's first field must be a plausible TracePacket field
-	pn, pt, k := protowire.ConsumeTag(body)
-	if k < 0 || pn > 2000 {
-		return false
-	}
-	return protowire.ConsumeFieldValue(pn, pt, body[k:]) >= 0 || uint64(len(body)) < l
+	head := make([]byte, 8192)
+	n, err := io.ReadFull(zr, head)
+	return n > 0 && Sniff(head[:n], err == io.EOF || err == io.ErrUnexpectedEOF)
 }
 
 // inflate opens a compressed_packets payload: zlib as Perfetto writes it, raw deflate or gzip

@@ -1,0 +1,265 @@
+package perfetto
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// joiner turns FrameTimeline slices and atrace sections into fpstop frames: each app frame is
+// its actual surface frame (start → max(GPU done, post)) measured against its expected one
+// (intended vsync → deadline), with SurfaceFlinger's verdict and the sections that ran in it.
+// Frames are held back briefly (releaseDelayNs of trace time past their end) so that their
+// expected frame and the sections of other threads that overlapped them have arrived.
+type joiner struct {
+	p    *Parser
+	emit func(source.Event)
+	pkg  string
+
+	expected map[pidToken]expectedFrame
+	ready    []*TimelineSlice // actual surface frames waiting for release, in end order
+	sections map[int32]*sectionRing
+	apps     map[int32]bool // processes with app frames (their sections are reported)
+	tokens   map[pidToken]bool
+	now      int64
+	lastAge  int64
+
+	// counts for the end-of-input notices
+	frames, unfinished, noExpected, otherProcs, displayFrames int
+	fb                                                        fallback
+}
+
+type expectedFrame struct{ start, end int64 }
+
+const (
+	releaseDelayNs  = 200_000_000
+	expectedAgeNs   = 10_000_000_000
+	sectionRingSize = 4096
+	maxSectionProcs = 512
+	maxFrameSects   = 8
+)
+
+func newJoiner(p *Parser, pkg string, emit func(source.Event)) *joiner {
+	return &joiner{p: p, pkg: pkg, emit: emit, expected: map[pidToken]expectedFrame{},
+		sections: map[int32]*sectionRing{}, apps: map[int32]bool{}, tokens: map[pidToken]bool{}}
+}
+
+// wanted reports whether a process's frames are reported (-p, when given, names the app).
+func (j *joiner) wanted(pid int32, layer string) bool {
+	if j.pkg == "" {
+		return true
+	}
+	name := j.p.ProcessName(pid)
+	return name == j.pkg || strings.HasPrefix(name, j.pkg+":") || strings.HasPrefix(layerWindow(layer), j.pkg+"/")
+}
+
+func (j *joiner) timeline(s *TimelineSlice) {
+	switch s.Kind {
+	case ExpectedSurface:
+		if s.Dur >= 0 {
+			j.expected[pidToken{s.Pid, s.Token}] = expectedFrame{s.Ts, s.Ts + s.Dur}
+		}
+	case ActualSurface:
+		if !j.wanted(s.Pid, s.Layer) {
+			j.otherProcs++
+			return
+		}
+		if s.Dur < 0 {
+			j.unfinished++
+			return
+		}
+		j.apps[s.Pid] = true
+		j.ready = append(j.ready, s)
+	case ActualDisplay:
+		j.displayFrames++
+	}
+}
+
+// advance releases the frames whose time has come and forgets old expected frames.
+func (j *joiner) advance(ts int64) {
+	if ts > j.now {
+		j.now = ts
+	}
+	n := 0
+	for n < len(j.ready) && j.ready[n].Ts+j.ready[n].Dur+releaseDelayNs <= j.now {
+		j.release(j.ready[n])
+		j.ready[n] = nil
+		n++
+	}
+	if n > 0 {
+		j.ready = j.ready[n:]
+	}
+	if j.now-j.lastAge > expectedAgeNs {
+		j.lastAge = j.now
+		for k, e := range j.expected {
+			if e.end < j.now-expectedAgeNs {
+				delete(j.expected, k)
+			}
+		}
+		for k := range j.tokens {
+			delete(j.tokens, k)
+		}
+	}
+}
+
+// release makes the frame event of one actual surface frame.
+func (j *joiner) release(a *TimelineSlice) {
+	key := pidToken{a.Pid, a.Token}
+	exp, ok := j.expected[key]
+	end := a.Ts + a.Dur
+	tl := &source.FrameTimeline{Token: a.Token, DisplayToken: a.DisplayToken, Layer: a.Layer,
+		PresentType: a.PresentType, JankType: a.JankType, OnTimeFinish: a.OnTimeFinish,
+		Prediction: a.PredictionType, NoExpected: !ok, SameToken: j.tokens[key]}
+	j.tokens[key] = true
+	f := &source.Frame{Window: layerWindow(a.Layer), Process: j.p.ProcessName(a.Pid),
+		DoneNs: j.p.ToMono(end), VsyncID: a.Token, Timeline: tl}
+	if f.Window == "" {
+		f.Window = f.Process
+	}
+	from := a.Ts
+	if ok {
+		f.VsyncNs, f.DeadlineNs = j.p.ToMono(exp.start), j.p.ToMono(exp.end)
+		if a.Ts != exp.start {
+			f.StartVsyncNs = j.p.ToMono(a.Ts)
+		}
+		from = min(from, exp.start)
+	} else {
+		j.noExpected++
+		f.VsyncNs = j.p.ToMono(a.Ts)
+	}
+	f.Phases = &source.Phases{GpuCompleted: f.DoneNs}
+	f.Sections = j.frameSections(a.Pid, a.Token, from, end)
+	j.frames++
+	j.emit(f)
+}
+
+// layerWindow names the window a layer shows: "TX - pkg/Activity#0" → "pkg/Activity" (the
+// title gfxinfo prints for the same window).
+func layerWindow(layer string) string {
+	w := strings.TrimPrefix(layer, "TX - ")
+	if i := strings.LastIndexByte(w, '#'); i > 0 && isDigits(w[i+1:]) {
+		w = w[:i]
+	}
+	return w
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sectionRing keeps a process's recently closed sections (trace clock).
+type sectionRing struct {
+	s    []*Slice
+	next int
+}
+
+func (r *sectionRing) add(s *Slice) {
+	if len(r.s) < sectionRingSize {
+		r.s = append(r.s, s)
+		return
+	}
+	r.s[r.next] = s
+	r.next = (r.next + 1) % sectionRingSize
+}
+
+// slice takes a closed atrace section: kept for joining to frames, and reported (as a
+// Section event) when it belongs to an app whose frames are reported.
+func (j *joiner) slice(s *Slice) {
+	if s.EndNs < 0 || s.Async {
+		return
+	}
+	if !j.p.SawFrameTimeline {
+		j.fallbackSection(s)
+	}
+	r := j.sections[s.Pid]
+	if r == nil {
+		if len(j.sections) >= maxSectionProcs {
+			return
+		}
+		r = &sectionRing{}
+		j.sections[s.Pid] = r
+	}
+	r.add(s)
+	if j.apps[s.Pid] || (j.pkg != "" && j.wanted(s.Pid, "")) {
+		j.emit(&source.Section{Pid: int(s.Pid), Tid: int(s.Tid), Thread: j.p.ThreadName(s.Pid, s.Tid),
+			Name: s.Name, Depth: s.Depth, StartNs: j.p.ToMono(s.StartNs), EndNs: j.p.ToMono(s.EndNs)})
+	}
+}
+
+// frameSections lists the slowest sections that ran in a frame: the main thread's
+// Choreographer#doFrame <token> and RenderThread's DrawFrames <token> subtrees whole (they are
+// the frame's own work, found by token wherever they nest), and every other section of the
+// process that overlapped the frame [from, to], clipped to it.
+func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSections {
+	r := j.sections[pid]
+	if r == nil {
+		return nil
+	}
+	type own struct {
+		tid        int32
+		start, end int64
+	}
+	var owns []own
+	for _, s := range r.s {
+		if s == nil {
+			continue
+		}
+		if t, ok := FrameToken(s.Name, "Choreographer#doFrame "); ok && t == token {
+			owns = append(owns, own{s.Tid, s.StartNs, s.EndNs})
+		} else if t, ok := FrameToken(s.Name, "DrawFrames "); ok && t == token {
+			owns = append(owns, own{s.Tid, s.StartNs, s.EndNs})
+		}
+	}
+	var out source.FrameSections
+	for _, s := range r.s {
+		if s == nil {
+			continue
+		}
+		start, end := s.StartNs, s.EndNs
+		whole := false
+		for _, o := range owns {
+			if s.Tid == o.tid && start >= o.start && end <= o.end {
+				whole = true
+				break
+			}
+		}
+		if !whole {
+			start, end = max(start, from), min(end, to)
+		}
+		if end <= start {
+			continue
+		}
+		out = append(out, source.FrameSection{Name: s.Name, Thread: j.p.ThreadName(s.Pid, s.Tid),
+			Depth: s.Depth, StartNs: j.p.ToMono(start), DurNs: end - start})
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].DurNs != out[b].DurNs {
+			return out[a].DurNs > out[b].DurNs
+		}
+		return out[a].Depth < out[b].Depth
+	})
+	if len(out) > maxFrameSects {
+		out = out[:maxFrameSects]
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &out
+}
+
+// finish releases every frame still held.
+func (j *joiner) finish() {
+	for _, a := range j.ready {
+		j.release(a)
+	}
+	j.ready = nil
+}

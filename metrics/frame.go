@@ -50,9 +50,6 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	// store forwarding: ~40 % of addFrame's own samples in perf annotate.
 	var ff frameFacts
 	p.classify(f, w, t, cost, looperDropped, &ff)
-	if f.Timeline != nil {
-		p.addTimeline(f, w)
-	}
 	if !f.History {
 		// A frame drawn before a live session started is history: it sets neither the
 		// session's origin nor a slice (DESIGN §4).
@@ -136,6 +133,9 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 		p.levelsMin = min(p.levels[0], p.levels[1], p.levels[2], p.levels[3])
 	}
 	ff.level = classifyMin(ff.dropped, p.levels, p.levelsMin)
+	if f.Timeline != nil {
+		p.addTimeline(f, w)
+	}
 }
 
 // histIndex is hwui.Index(durNs), for the frame times most frames have from a table of

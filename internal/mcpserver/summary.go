@@ -174,10 +174,18 @@ func paragraph(s *RunSummary) string {
 		fmt.Fprintf(&b, ", %s %% janky (%d of %d frames)", num(*s.JankPct), s.JankyFrames, s.Frames)
 	}
 	if d := s.DropLevelsFrames; d.High+d.Frozen > 0 {
-		fmt.Fprintf(&b, ", %d frames dropped badly (%d high, %d frozen)", d.High+d.Frozen, d.High, d.Frozen)
+		fmt.Fprintf(&b, ", %s dropped badly (%d high, %d frozen)", plural(d.High+d.Frozen, "frame"), d.High, d.Frozen)
 	}
 	b.WriteString("; ")
-	b.WriteString(worstSentence(s.WorstFrames))
+	if d := s.DropLevelsFrames; s.JankyFrames == 0 && d.High+d.Frozen == 0 {
+		b.WriteString("no frame missed its deadline")
+		if len(s.WorstFrames) > 0 {
+			fmt.Fprintf(&b, " (the slowest took %s ms)", num(s.WorstFrames[0].CostMs))
+		}
+		b.WriteString(".")
+	} else {
+		b.WriteString(worstSentence(s.WorstFrames))
+	}
 	return b.String() + warningsNote(s)
 }
 
@@ -220,27 +228,27 @@ func worstSentence(ws []WorstFrame) string {
 	if len(names) == 0 {
 		return frames + " show no main-thread message: this source does not see them (measure with source gfxinfo+logcat on an app that logs Looper messages to see them)."
 	}
-	s := frames + " " + ranText(names[0], count[names[0]], n)
+	s := frames + " " + ranText(names[0], count[names[0]], n, "")
 	if isFrameMessage(names[0]) && len(names) > 1 {
 		// doFrame is the frame's own work; what else ran in the same frames is the lead
-		s += "; " + ranText(names[1], count[names[1]], n) + " too"
+		s += ", and " + ranText(names[1], count[names[1]], n, "also ")
 	}
 	return s + "."
 }
 
 // ranText says how many of the n frames ran the message name.
-func ranText(name string, k, n int) string {
-	what := "`" + name + "`"
+func ranText(name string, k, n int, also string) string {
+	what := "ran `" + name + "`"
 	if isFrameMessage(name) {
-		what += " (Choreographer's doFrame: the frame's own input, animation, layout and draw work)"
+		what = "ran in Choreographer's doFrame (the frame's own input, layout and draw work)"
 	}
 	switch {
 	case k == n && n > 1:
-		return "all ran " + what
+		return "all " + also + what
 	case n == 1:
-		return "ran " + what
+		return also + what
 	}
-	return fmt.Sprintf("%d of them ran %s", k, what)
+	return fmt.Sprintf("%d of them %s%s", k, also, what)
 }
 
 // isFrameMessage says whether a message is Choreographer's frame callback, which runs in every
@@ -265,4 +273,12 @@ func num(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// plural prints "1 frame", "2 frames".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -37,6 +37,7 @@ const (
 	ReasonEndOfInput     = "dispatching without finished at the end of the input"
 	ReasonMalformed      = "malformed dispatching line"
 	ReasonProcessChanged = "dispatching without finished: the process was restarted"
+	ReasonGap            = "dispatching without finished: the stream lost the device (a gap)"
 )
 
 // NoPrinterHelp tells the user how to make an app print Looper lines.

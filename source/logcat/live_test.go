@@ -271,3 +271,37 @@ func TestLiveAnnouncesWithoutTickLag(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveGapClosesOpenDispatch: a message open when the stream lost the device is closed as
+// unpaired at the gap; the Finished line after the reconnect is never paired with it (before,
+// every unplug/replug invented a message as long as the outage).
+func TestLiveGapClosesOpenDispatch(t *testing.T) {
+	streams := make(chan *io.PipeWriter, 8)
+	fs := &fakeStreamer{step: func(int, []string) (io.ReadCloser, error) {
+		pr, pw := io.Pipe()
+		streams <- pw
+		return pr, nil
+	}}
+	src := NewLive(fs, LiveOptions{Pid: func(context.Context) (int, error) { return 7, nil }, MaxBackoff: 20 * time.Millisecond})
+	wait, stop := liveRun(t, src)
+	defer stop()
+	w1 := <-streams
+	go func() {
+		io.WriteString(w1, "  100.000000     7     7 D Looper  : >>>>> Dispatching to "+vsyncTarget+": 0\n")
+		w1.Close() // unplugged mid-message
+	}()
+	wait("the gap's unpaired line", func(ev source.Event) bool {
+		u, ok := ev.(*source.UnpairedLine)
+		return ok && u.Reason == ReasonGap && u.AtNs == 100e9
+	})
+	w2 := <-streams
+	go io.WriteString(w2, "  111.000000     7     7 D Looper  : <<<<< Finished to "+vsyncTarget+"\n"+
+		"  111.001000     7     7 D Looper  : >>>>> Dispatching to "+vsyncTarget+": 0\n"+
+		"  111.005000     7     7 D Looper  : <<<<< Finished to "+vsyncTarget+"\n")
+	seen := wait("the message after the reconnect", func(ev source.Event) bool { _, ok := ev.(*source.Message); return ok })
+	for _, ev := range seen {
+		if m, ok := ev.(*source.Message); ok && m.EndNs-m.StartNs != 4e6 {
+			t.Errorf("a message spans the gap: %+v", m)
+		}
+	}
+}

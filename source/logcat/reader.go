@@ -103,8 +103,11 @@ type pump struct {
 	// arrives (an idle app logs nothing): the last line time plus the host time since, less lag.
 	extrapolate bool
 	lag         time.Duration
-	advancedAt  time.Time // host time when the line clock last advanced
+	lineNs      int64     // the newest line time seen by the extrapolation
+	lineAt      time.Time // host time when lineNs last advanced
+	flushedAt   time.Time // host time of the previous flush
 	clock       lineClock // live: the device's time now, from the promptest lines
+	now         func() time.Time
 	// hook, when set, runs on the stream's goroutine after each chunk and each flush period.
 	hook func()
 }
@@ -113,7 +116,30 @@ func newPump(out chan<- []source.Event, raw bool, every time.Duration) *pump {
 	if every <= 0 {
 		every = 100 * time.Millisecond
 	}
-	return &pump{d: NewDecoder(), out: out, raw: raw, flushEvery: every, lag: extrapolateLag}
+	return &pump{d: NewDecoder(), out: out, raw: raw, flushEvery: every, lag: extrapolateLag, now: time.Now}
+}
+
+// feedLive feeds a chunk of a live stream and notes when its newest line arrived, for the
+// stream's latency and the extrapolation's base.
+func (p *pump) feedLive(chunk []byte) {
+	p.feed(chunk)
+	if p.extrapolate && len(p.lastLine) > 0 {
+		p.d.NoteTime(p.lastLine)
+		p.lastLine = p.lastLine[:0]
+		at := p.now()
+		p.clock.note(at, p.d.NowNs())
+		p.advance(at)
+	}
+}
+
+// advance moves the extrapolation's base to the newest line time when it moved. The base is
+// the line time and when it was read, never an extrapolated Tick: extrapolating from a Tick
+// that was already ahead of late lines added the host time twice, and the clock ran at twice
+// wall time.
+func (p *pump) advance(at time.Time) {
+	if now := p.d.NowNs(); now > p.lineNs {
+		p.lineNs, p.lineAt = now, at
+	}
 }
 
 // add queues an event of the source itself, in order with the decoded ones.
@@ -174,20 +200,19 @@ func (p *pump) flush(ctx context.Context) error {
 	batch := p.d.Events()
 	now := p.d.NowNs()
 	host := now // the newest line time plus the host time since it arrived, without the Ticks' lag
-	if now > p.lastTick {
-		p.advancedAt = time.Now()
-	} else if p.extrapolate && now > 0 && !p.advancedAt.IsZero() {
-		since := time.Since(p.advancedAt)
-		host += int64(since)
-		if e := since - p.lag; e > 0 {
-			now += int64(e)
+	if p.extrapolate && now > 0 {
+		at := p.now()
+		p.advance(at)
+		since := at.Sub(p.lineAt)
+		host = p.lineNs + int64(since)
+		if e := since - p.lag; e > 0 && !p.lineAt.After(p.flushedAt) {
+			now = p.lineNs + int64(e) // no line since the last flush: extrapolate
 		}
-	}
-	if p.extrapolate {
+		p.flushedAt = at
 		// live: a main-thread message open this long is announced before its Finished line —
 		// measured without the Ticks' lag, else a freeze would be named a second late, and
 		// from the stream's usual latency, not the newest line's (a late line is late)
-		if est, ok := p.clock.now(time.Now()); ok && est > host {
+		if est, ok := p.clock.now(at); ok && est > host {
 			host = min(est, host+lineClockMaxGain)
 		}
 		batch = p.d.OpenDispatches(batch, host, openDispatchAfterNs)
@@ -231,13 +256,7 @@ func (p *pump) stream(ctx context.Context, r io.Reader, stop <-chan struct{}) (e
 		select {
 		case c := <-chunks:
 			if len(c.b) > 0 {
-				p.feed(c.b)
-				if p.extrapolate && len(p.lastLine) > 0 {
-					// when the newest line arrived, for the stream's latency
-					p.d.NoteTime(p.lastLine)
-					p.lastLine = p.lastLine[:0]
-					p.clock.note(time.Now(), p.d.NowNs())
-				}
+				p.feedLive(c.b)
 				if p.hook != nil {
 					p.hook()
 				}

@@ -274,6 +274,7 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.addDispatch(e)
 	case *source.UnpairedLine:
 		p.msgs.unpaired++
+		p.closeUnpaired(e)
 		p.touch(e.AtNs)
 	case *source.Skipped:
 		p.msgs.skipped.Events++

@@ -26,6 +26,9 @@ type mainState struct {
 	freeNs    int64            // when the main thread last finished a message (session clock)
 	seesMain  bool             // the source sees the main thread (Looper lines, the simulator)
 	lastDone  int64            // newest completion of a rate frame
+	// vsyncs are the intended vsyncs of the two newest window frames (newest first): two
+	// frames begun after a dispatch opened prove the main thread has been free since
+	vsyncs [2]int64
 	lastPoll  int64            // the last poll's device time (gfxinfo)
 	pollEvery int64            // the last interval between two polls
 }
@@ -65,6 +68,32 @@ func (p *Pipeline) closeDispatch(m *source.Message, shift int64) {
 	}
 }
 
+// noteVsync keeps the two newest window frames' intended vsyncs (session clock).
+func (m *mainState) noteVsync(v int64) {
+	switch {
+	case v > m.vsyncs[0]:
+		m.vsyncs[1], m.vsyncs[0] = m.vsyncs[0], v
+	case v > m.vsyncs[1] && v < m.vsyncs[0]:
+		m.vsyncs[1] = v
+	}
+}
+
+// closeUnpaired ends the open dispatch a source closed without its Finished line (at a gap,
+// a process restart, the end of the input): what it was doing after that is unknown, and an
+// unknown is never a freeze that goes on growing.
+func (p *Pipeline) closeUnpaired(u *source.UnpairedLine) {
+	if o := p.main.open; o != nil && u.AtNs == o.StartNs && (u.Tid == 0 || isMain(o.Pid, u.Tid, "")) {
+		p.main.open = nil
+	}
+}
+
+// openStale reports whether the open dispatch is contradicted by the frames: the main thread
+// runs one message at a time, so two window frames begun after the dispatch opened mean it has
+// ended, whatever its Finished line's delay (a starved host delivers logcat late).
+func (m *mainState) openStale() bool {
+	return m.open != nil && m.vsyncs[1] > m.openAt
+}
+
 func (p *Pipeline) notePoll(at int64) {
 	if at <= 0 {
 		return
@@ -82,6 +111,9 @@ func (p *Pipeline) notePoll(at int64) {
 // frame. It returns the state, the text to show with it and the duration it has lasted.
 func (p *Pipeline) liveState(now int64) (source.State, string, int64) {
 	m := &p.main
+	if m.openStale() {
+		m.open = nil
+	}
 	if o := m.open; o != nil && now-m.openAt >= frozenAfterNs {
 		return source.StateFrozen, shortName(o.Handler, o.Callback), now - m.openAt
 	}
@@ -95,7 +127,11 @@ func (p *Pipeline) liveState(now int64) (source.State, string, int64) {
 	// a layer's presents say nothing of why they stopped (a loading freeze or a pause): the
 	// simulator's game scenarios are no better placed to call it idle than a device
 	if m.seesMain || p.session.Source == source.KindSim && p.session.Layer == "" {
-		if now-max(m.freeNs, m.lastDone) >= idleAfterNs {
+		// a poll that saw frames lately is newer evidence than a silent logcat stream (a
+		// starved host delivers it late): idle only once a poll a second after the last
+		// frame saw nothing new
+		polled := m.lastPoll == 0 || m.lastPoll-m.lastDone >= idleAfterNs
+		if now-max(m.freeNs, m.lastDone) >= idleAfterNs && polled {
 			return source.StateIdle, "", since
 		}
 		return source.StateLive, "", 0

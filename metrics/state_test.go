@@ -153,3 +153,37 @@ func TestOpenDispatchSeenMovesTheClock(t *testing.T) {
 		t.Errorf("right after the block: %q, want live", s.State)
 	}
 }
+
+// TestFramesEndAnOpenDispatch: an announced main-thread dispatch whose Finished line has not
+// arrived (a starved host delivers logcat late) is no freeze once two frames begun after it
+// have been drawn — the main thread runs one message at a time — and a dispatch closed
+// unpaired at a gap ends the freeze at once.
+func TestFramesEndAnOpenDispatch(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindGfxinfoLogcat, CostBasis: source.CostFrame})
+	p.Add(&source.Refresh{AtNs: 1e9, Hz: 120})
+	const T = 8_333_333
+	v := int64(1e9)
+	for ; v < 2e9; v += T {
+		p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 6e6})
+	}
+	p.Add(&source.Dispatch{Pid: 7, Tid: 7, Thread: "main", Handler: "h", StartNs: v, SeenNs: v + 5e8})
+	if st, _, _ := p.State(); st != source.StateFrozen {
+		t.Fatalf("an open dispatch of 500 ms: %s, want frozen", st)
+	}
+	for i := 0; i < 2; i++ {
+		v += T
+		p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 6e6})
+	}
+	if st, _, _ := p.State(); st == source.StateFrozen {
+		t.Errorf("frozen although two frames were begun after the dispatch opened")
+	}
+	p.Add(&source.Dispatch{Pid: 7, Tid: 7, Thread: "main", Handler: "h", StartNs: v + T, SeenNs: v + 6e8})
+	if st, _, _ := p.State(); st != source.StateFrozen {
+		t.Fatalf("a second open dispatch: %s, want frozen", st)
+	}
+	p.Add(&source.UnpairedLine{AtNs: v + T, Tid: 7, Reason: "gap"})
+	if st, _, _ := p.State(); st == source.StateFrozen {
+		t.Errorf("frozen after the dispatch was closed unpaired at a gap")
+	}
+}

@@ -21,16 +21,16 @@ const (
 
 // mainState is what the pipeline knows of the app's main thread and frame flow.
 type mainState struct {
-	open      *source.Dispatch // the main thread's dispatch in progress, nil when none
-	openAt    int64            // its start on the session clock (logcat's clock shifted)
-	freeNs    int64            // when the main thread last finished a message (session clock)
-	seesMain  bool             // the source sees the main thread (Looper lines, the simulator)
-	lastDone  int64            // newest completion of a rate frame
+	open     *source.Dispatch // the main thread's dispatch in progress, nil when none
+	openAt   int64            // its start on the session clock (logcat's clock shifted)
+	freeNs   int64            // when the main thread last finished a message (session clock)
+	seesMain bool             // the source sees the main thread (Looper lines, the simulator)
+	lastDone int64            // newest completion of a rate frame
 	// vsyncs are the intended vsyncs of the two newest window frames (newest first): two
 	// frames begun after a dispatch opened prove the main thread has been free since
-	vsyncs [2]int64
-	lastPoll  int64            // the last poll's device time (gfxinfo)
-	pollEvery int64            // the last interval between two polls
+	vsyncs    [2]int64
+	lastPoll  int64 // the last poll's device time (gfxinfo)
+	pollEvery int64 // the last interval between two polls
 }
 
 // isMain reports whether a Looper thread id is the app's main thread (tid = pid, or named so).

@@ -59,10 +59,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 			p.originNs, p.endNs, p.hasOrigin = vsync, vsync, true
 		}
 		p.endNs = max(p.endNs, end)
-		p.main.lastDone = max(p.main.lastDone, end)
-		if f.Flags == 0 { // an RT animation's frame (flagged) needs no main thread
-			p.main.noteVsync(vsync)
-		}
+		p.main.noteFrame(f, vsync, end)
 	}
 	idx := int64(0)
 	if vsync > p.originNs {

@@ -68,8 +68,13 @@ func (p *Pipeline) closeDispatch(m *source.Message, shift int64) {
 	}
 }
 
-// noteVsync keeps the two newest window frames' intended vsyncs (session clock).
-func (m *mainState) noteVsync(v int64) {
+// noteFrame notes a window frame drawn live: its completion, and its intended vsync unless it
+// is an RT animation's (flagged) frame, which needs no main thread.
+func (m *mainState) noteFrame(f *source.Frame, v, end int64) {
+	m.lastDone = max(m.lastDone, end)
+	if f.Flags != 0 {
+		return
+	}
 	switch {
 	case v > m.vsyncs[0]:
 		m.vsyncs[1], m.vsyncs[0] = m.vsyncs[0], v

@@ -37,7 +37,10 @@ const (
 	ReasonEndOfInput     = "dispatching without finished at the end of the input"
 	ReasonMalformed      = "malformed dispatching line"
 	ReasonProcessChanged = "dispatching without finished: the process was restarted"
-	ReasonGap            = "dispatching without finished: the stream lost the device (a gap)"
+	// ReasonGap closes a message open when the stream ended: a Finished line after the
+	// reconnect is another message's end (or one seen across a gap of unknown length), never
+	// paired with it into an invented seconds-long message.
+	ReasonGap = "dispatching without finished: the stream lost the device (a gap)"
 )
 
 // NoPrinterHelp tells the user how to make an app print Looper lines.

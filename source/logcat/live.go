@@ -221,10 +221,7 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			return err
 		}
 		if !res.pidChanged {
-			// A message open when the stream ended is closed here, unpaired: a Finished line
-			// after the reconnect is another message's end (or one seen across a gap of
-			// unknown length), never paired with it into an invented seconds-long message.
-			p.d.closeOpen(ReasonGap, 0)
+			p.d.closeOpen(ReasonGap, 0) // never paired with a Finished after the reconnect
 		}
 		switch {
 		case res.pidChanged:

@@ -71,6 +71,7 @@ func (j *joiner) fallbackFrame(d *Slice) {
 	if f.DoneNs == 0 {
 		j.fb.mainOnly++
 	}
+	j.interval(f)
 	j.apps[d.Pid] = true
 	f.Sections = j.frameSections(d.Pid, token, d.StartNs, end)
 	j.fb.frames++

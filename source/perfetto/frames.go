@@ -24,6 +24,8 @@ type joiner struct {
 	tokens   map[pidToken]bool
 	now      int64
 	lastAge  int64
+	period   periodLearner
+	sentHz   float64
 
 	// counts for the end-of-input notices
 	frames, unfinished, noExpected, otherProcs, displayFrames int
@@ -73,6 +75,8 @@ func (j *joiner) timeline(s *TimelineSlice) {
 		j.ready = append(j.ready, s)
 	case ActualDisplay:
 		j.displayFrames++
+	case ExpectedDisplay:
+		j.period.add(s.Ts)
 	}
 }
 
@@ -129,9 +133,23 @@ func (j *joiner) release(a *TimelineSlice) {
 		f.VsyncNs = j.p.ToMono(a.Ts)
 	}
 	f.Phases = &source.Phases{GpuCompleted: f.DoneNs}
+	j.interval(f)
 	f.Sections = j.frameSections(a.Pid, a.Token, from, end)
 	j.frames++
 	j.emit(f)
+}
+
+// interval gives a frame the display period learned so far, and says when the rate changes.
+func (j *joiner) interval(f *source.Frame) {
+	t := j.period.period()
+	if t <= 0 {
+		return
+	}
+	f.IntervalNs = t
+	if hz := float64(int64(1e9/float64(t) + 0.5)); hz != j.sentHz {
+		j.sentHz = hz
+		j.emit(&source.Refresh{AtNs: f.VsyncNs, Hz: hz})
+	}
 }
 
 // layerWindow names the window a layer shows: "TX - pkg/Activity#0" → "pkg/Activity" (the

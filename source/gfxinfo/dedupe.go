@@ -338,6 +338,11 @@ func (ws *winState) rowsShort(w *Window, reset bool) bool {
 // A window printed twice in one dump (two dumps run together when the line between them was
 // damaged) is matched to the same memory: its known rows are not new.
 func (ps *procState) match(w *Window, used int64, asm *assembly) *winState {
+	if w.Title == "" && w.Root == "" && !w.named && !w.TitleSuspect {
+		// A process that titles none of its windows (Google's documentation samples, a
+		// tool's bare block): its rows are the process's window.
+		w.Title = ps.name
+	}
 	ws := ps.byRoot(w.Root)
 	if ws == nil {
 		ws = ps.byRows(w)
@@ -345,8 +350,20 @@ func (ps *procState) match(w *Window, used int64, asm *assembly) *winState {
 	if ws == nil && (w.TitleSuspect || (w.Root == "" && ps.rooted())) {
 		// (A window without its view-root line in a process whose windows have theirs: its
 		// title, unconfirmed, may be any line run into a "Window:" line.)
-		asm.warn("gfxinfo: rows of a window with a damaged title held back (read from the next dump)")
-		return nil
+		switch {
+		case !asm.final:
+			asm.warn("gfxinfo: rows of a window with a damaged title held back (read from the next dump)")
+			return nil
+		case w.Title != "" || ps.polledBefore:
+			// (Untitled rows after earlier dumps may be a remembered window's whose title
+			// lines were hit: as a window of their own they could count its frames twice.)
+			asm.warn("gfxinfo: rows of a window with a damaged title skipped (no dump follows to read them from)")
+			return nil
+		}
+		// No title in a capture's only dump of the process: no dump follows to name the
+		// window, and its rows are the process's: they are read as the process's window.
+		asm.warn("gfxinfo: rows of a window with no title read as the process's window")
+		w.Title = ps.name
 	}
 	if ws == nil {
 		ws = ps.byTitle(w, used)

@@ -18,6 +18,7 @@ type assembly struct {
 	rows      [][]source.Frame // every window's rows (live: for the spacing of rows without a period)
 	tail      []source.Event
 	warns     []string
+	final     bool // the capture's last dump (tracker.final)
 }
 
 // warn counts one kind of damage once per dump.

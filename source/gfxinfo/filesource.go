@@ -128,6 +128,7 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) (err er
 		if !found {
 			found, onlyOne = true, len(d.Processes) == 1
 		}
+		t.final = dr.atEnd()
 		if b.evs = t.applyDump(b.evs, d); len(b.evs) >= b.size {
 			if b.flush(); b.err != nil {
 				return b.err
@@ -335,6 +336,12 @@ func (d *dumpReader) nextUpTo() ([]byte, error) {
 	}
 	d.lastAt = -1
 	return d.byLine()
+}
+
+// atEnd reports whether the input ended after the dump handed out last (nothing but blanks
+// follows it): no dump follows to print again what this one lost.
+func (d *dumpReader) atEnd() bool {
+	return d.rerr == io.EOF && blank(d.buf[d.off:d.end])
 }
 
 // took records that the dump nextUpTo handed out last was its first n bytes: the rest is

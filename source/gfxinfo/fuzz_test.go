@@ -105,26 +105,34 @@ func FuzzTrackerDamage(f *testing.F) {
 				evs = tr.apply(evs, d)
 			}
 		}
-		seen := map[int64]bool{}
-		n := 0
-		for _, e := range evs {
-			fr, ok := e.(*source.Frame)
-			if !ok {
-				continue
-			}
-			n++
-			if !titles[fr.Window] {
-				t.Fatalf("invented window %q", fr.Window)
-			}
-			if real[fr.VsyncID] && seen[fr.VsyncID] {
-				t.Fatalf("frame %d counted twice", fr.VsyncID)
-			}
-			seen[fr.VsyncID] = true
-		}
-		if n > len(real)+damaged {
-			t.Fatalf("%d frames out of %d rows and %d damaged lines", n, len(real), damaged)
-		}
+		checkDamaged(t, evs, titles, real, damaged)
 	})
+}
+
+// checkDamaged is what FuzzTrackerDamage and FuzzUntitledBlocks hold a damaged run's events
+// to: no window but the app's (untitled rows are the process's window, named after it, where
+// no title was to be had), no real frame twice, no more frames than rows and damaged lines went in.
+func checkDamaged(t *testing.T, evs []source.Event, titles map[string]bool, real map[int64]bool, damaged int) {
+	t.Helper()
+	seen := map[int64]bool{}
+	n := 0
+	for _, e := range evs {
+		fr, ok := e.(*source.Frame)
+		if !ok {
+			continue
+		}
+		n++
+		if !titles[fr.Window] && fr.Window != pkg {
+			t.Fatalf("invented window %q", fr.Window)
+		}
+		if real[fr.VsyncID] && seen[fr.VsyncID] {
+			t.Fatalf("frame %d counted twice", fr.VsyncID)
+		}
+		seen[fr.VsyncID] = true
+	}
+	if n > len(real)+damaged {
+		t.Fatalf("%d frames out of %d rows and %d damaged lines", n, len(real), damaged)
+	}
 }
 
 // damageLines damages the lines of dump i that ops names: ops is read in pairs (line number

@@ -160,6 +160,9 @@ type Parser struct {
 	pad  []byte // a row copied with padding (rowFields)
 	// blockRows is the most frames a PROFILEDATA block held (startBlock sizes blocks by it).
 	blockRows int
+	// markers: a ---PROFILEDATA--- marker line was seen (a header without one is then a
+	// damaged marker line, not a capture that prints none)
+	markers bool
 	// stable: the text of the dump before stays valid (the file source), so its rows are
 	// recorded (rec) and the next dump replays those it repeats (prevRec, in prevText)
 	// instead of looking rows up in the row cache (replay.go).
@@ -357,6 +360,7 @@ type parser struct {
 	// inHierarchy: inside "View hierarchy:", whose view-root lines repeat the windows.
 	inHierarchy bool
 	sawBlock    bool // a PROFILEDATA marker was seen: rows outside blocks are damage
+	bare        bool // the open block had no opening marker (a capture that prints none)
 	warnIdx     map[string]int
 	warnN       []int
 	warnKeys    []string
@@ -432,7 +436,9 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 		pos = end
 	}
 	if p.inBlock {
-		p.warn("PROFILEDATA block not closed (input cut)")
+		if !p.bare {
+			p.warn("PROFILEDATA block not closed (input cut)")
+		}
 		p.endBlock()
 	}
 	p.finish()

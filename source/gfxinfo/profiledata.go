@@ -145,7 +145,7 @@ const (
 // one read (counting each block's lines first was two more passes over most of a capture's
 // text), and a block with more rows than that grows its slices as append does.
 func (p *parser) startBlock(rest []byte) {
-	p.inBlock, p.sawBlock, p.tryReplay = true, true, true
+	p.inBlock, p.sawBlock, p.tryReplay, p.bare = true, true, true, false
 	p.cols = nil
 	p.oldTable = false
 	w := p.curWin()
@@ -169,7 +169,7 @@ func (p *parser) startBlock(rest []byte) {
 }
 
 func (p *parser) endBlock() {
-	p.inBlock = false
+	p.inBlock, p.bare = false, false
 	p.cols = nil
 	if w := p.curWin(); w != nil && len(w.Frames) > p.ps.blockRows {
 		p.ps.blockRows = min(len(w.Frames), maxBlockRows)
@@ -185,13 +185,16 @@ func (p *parser) blockLine(line, rest []byte) {
 		return
 	}
 	if (l[0] < '0' || l[0] > '9') && l[0] != '-' {
-		if structural(l) {
+		if structural(l) || (p.bare && p.cols != nil) {
 			if l[0] == 'A' && bytes.HasPrefix(l, dumpHeader) && p.nextDump() {
 				return
 			}
 			// The closing marker was damaged: the block ends here, and this line is read as
-			// what it is (a view root, a summary, the next process).
-			p.warn("PROFILEDATA block not closed (damaged marker line)")
+			// what it is (a view root, a summary, the next process). (A block printed
+			// without markers ends at the first line after its header that is not a row.)
+			if !p.bare {
+				p.warn("PROFILEDATA block not closed (damaged marker line)")
+			}
 			p.endBlock()
 			p.line(line, rest)
 			return

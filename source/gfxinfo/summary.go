@@ -65,6 +65,7 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 	switch l[0] {
 	case '-':
 		if bytes.HasPrefix(l, profileMarker) {
+			p.ps.markers = true
 			p.startBlock(rest)
 			return true
 		}
@@ -101,10 +102,17 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 			return true
 		}
 	case 'F':
-		if hasPrefix(l, "Flags,") && p.ps.hdrCols != nil {
-			// A PROFILEDATA header outside a block: its opening marker line was damaged.
-			p.warn("PROFILEDATA block without its opening marker (damaged marker line)")
+		if hasPrefix(l, "Flags,") && (p.ps.hdrCols != nil || bytes.Contains(l, intendedVsyncCol)) {
+			if p.ps.markers {
+				// A PROFILEDATA header outside a block: its opening marker line was damaged.
+				p.warn("PROFILEDATA block without its opening marker (damaged marker line)")
+			} else {
+				// A capture that never printed the markers (a tool's own dump of the rows):
+				// the header opens the block, the first line that is not a row ends it.
+				p.warn("PROFILEDATA header and rows without ---PROFILEDATA--- markers read as a block")
+			}
 			p.startBlock(rest)
+			p.bare = !p.ps.markers
 			p.blockLine(raw, rest)
 			return true
 		}
@@ -253,6 +261,9 @@ func (p *parser) process(b []byte) {
 }
 
 var visibilityMark = []byte("(visibility=")
+
+// intendedVsyncCol names a column every PROFILEDATA header has: a "Flags," line holding it is one.
+var intendedVsyncCol = []byte("IntendedVsync,")
 
 // rootID returns the hex id after the view-root mark at i in l.
 func rootID(l []byte, i int) string {

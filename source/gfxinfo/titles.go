@@ -91,8 +91,12 @@ func (p *parser) checkTitles(pr *Process) {
 			// all (Google's documentation samples).
 			// A process that printed a "View hierarchy:" line titles its windows, and untitled
 			// rows in a damaged dump may be a titled window's whose title lines were hit.
-			if titled > 0 || len(pr.hier) > 0 || pr.hierarchy || p.damaged() {
-				p.suspect(w)
+			switch {
+			case titled > 0 || len(pr.hier) > 0 || pr.hierarchy:
+				w.TitleSuspect = true
+				p.warn("window with no title (no view-root or Window: line) in a dump that titles its windows")
+			case p.damaged():
+				w.TitleSuspect = true // (the tracker says what becomes of its rows)
 			}
 		}
 	}

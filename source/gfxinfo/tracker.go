@@ -52,6 +52,9 @@ type tracker struct {
 	slab          frameSlab       // storage of the emitted frames
 	parser        Parser          // reused: it remembers the last good PROFILEDATA header
 	damaged       int             // polls left at the damaged-output interval (Poller.wait)
+	// final: the dump being applied is the capture's last (the file source): no next dump
+	// will print again the rows it could not place
+	final bool
 }
 
 func newTracker(pkg, input string) *tracker {
@@ -115,7 +118,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		return t.tick(evs, at)
 	}
 	evs = t.notice(evs, at, source.LevelInfo, source.StateLive, "live")
-	asm := assembly{at: at, newFrames: t.scratchFrames[:0], tail: t.scratchTail[:0], rows: t.scratchRows[:0]}
+	asm := assembly{at: at, newFrames: t.scratchFrames[:0], tail: t.scratchTail[:0], rows: t.scratchRows[:0], final: t.final}
 	for i, pr := range procs {
 		if pr.Summary != nil || hasData(pr) {
 			t.dedupeProcess(&asm, t.procs.get(pr.Pid), pr, printedAgain(procs[i+1:], pr.Pid))

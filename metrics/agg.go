@@ -68,6 +68,9 @@ type agg struct {
 	frames, janky, flagged int64
 	// rateFrames are the frames that count in rates: all but history frames (DESIGN §4).
 	rateFrames int64
+	// histFrames and histNs are the history frames and their Σ (dropped + 1)·T: the first
+	// figure a live screen can show at once, labelled as history, never in fps (DESIGN §4)
+	histFrames, histNs int64
 	// refreshes, for the run's aggregate only (slots != nil): display refreshes on which at least
 	// one window showed a new frame — two windows drawing on the same vsync count once, so the
 	// run's fps_wall can never exceed the refresh rate (DESIGN §4).
@@ -224,6 +227,8 @@ func (a *agg) addCounts(b *agg) {
 	a.janky += b.janky
 	a.flagged += b.flagged
 	a.rateFrames += b.rateFrames
+	a.histFrames += b.histFrames
+	a.histNs += b.histNs
 	a.jankyDeadline += b.jankyDeadline
 	a.hasDeadline = a.hasDeadline || b.hasDeadline
 	a.jankyLegacy += b.jankyLegacy
@@ -244,6 +249,10 @@ func (a *agg) addCounts(b *agg) {
 // count is add's part that every frame, history or not, counts in.
 func (a *agg) count(ff *frameFacts, vsync int64) {
 	a.frames++
+	if ff.history {
+		a.histFrames++
+		a.histNs += ff.displayNs
+	}
 	if ff.dropped >= 1 {
 		a.janky++
 	}
@@ -579,7 +588,10 @@ func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Total
 		FPS: a.fps(), FPSWall: a.fpsWall(lastIdx, lastLen, sliceNs), JankPct: a.jankPct(),
 		Low1Pct: a.low1pct(), DropLevels: a.dropLevels(), Percentiles: a.percentiles(),
 		Dropped: a.dropped, HistSumNs: a.histSumNs,
-		MinFPS: math.NaN(), AvgFPS: math.NaN(), MaxFPS: math.NaN(),
+		MinFPS: math.NaN(), AvgFPS: math.NaN(), MaxFPS: math.NaN(), HistoryFPS: math.NaN(),
+	}
+	if a.histFrames > 0 && a.histNs > 0 {
+		t.HistoryFPS = float64(a.histFrames) * 1e9 / float64(a.histNs)
 	}
 	var sum float64
 	var n int

@@ -55,6 +55,11 @@ type Totals struct {
 	Percentiles *Percentiles // nil with no frames
 	// MinFPS/AvgFPS/MaxFPS are over the non-idle complete slices in the series (NaN when none).
 	MinFPS, AvgFPS, MaxFPS float64
+	// HistoryFPS is the rendering rate (fps's formula) of the history frames: those drawn
+	// before a live session started, from the first dump's backlog. The screen shows it at
+	// once as `now N fps (history)` until a slice of the session's own frames is complete; it
+	// never counts in FPS or FPSWall (NaN when there is none).
+	HistoryFPS float64
 }
 
 // WindowSnapshot is one window's state.

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"testing"
 
 	"github.com/fpstop/fpstop/source"
@@ -185,5 +186,25 @@ func TestFramesEndAnOpenDispatch(t *testing.T) {
 	p.Add(&source.UnpairedLine{AtNs: v + T, Tid: 7, Reason: "gap"})
 	if st, _, _ := p.State(); st == source.StateFrozen {
 		t.Errorf("frozen after the dispatch was closed unpaired at a gap")
+	}
+}
+
+// TestHistoryFPS: the first dump's backlog (history frames) gives a figure of its own at once,
+// and never counts in fps.
+func TestHistoryFPS(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindGfxinfo, CostBasis: source.CostFrame})
+	p.Add(&source.Refresh{AtNs: 1e9, Hz: 120})
+	const T = 8_333_333
+	for i := int64(0); i < 120; i++ {
+		v := 1e9 + i*T
+		p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 6e6, IntervalNs: T, History: true})
+	}
+	s := p.Snapshot()
+	if h := s.Totals.HistoryFPS; h < 119 || h > 121 {
+		t.Errorf("HistoryFPS %v, want ~120", h)
+	}
+	if !math.IsNaN(s.Totals.FPS) {
+		t.Errorf("fps %v counts history frames", s.Totals.FPS)
 	}
 }

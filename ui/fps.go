@@ -25,11 +25,15 @@ type fpsModel struct {
 	target float64
 	window string
 	sliceS float64
-	// noFrames: the source cannot tell idle from stuck (plain gfxinfo), so an empty slice is
-	// "no frames", not "idle".
-	noFrames bool
-	lines    []string
-	row      cellRow
+	// state is the session's one state (the header badge's): the headline reads it, never
+	// the series' own marks, so the two cannot disagree
+	state source.State
+	// historyFPS is the first dump's backlog rate, shown until a slice of the session's own
+	// frames is complete (NaN: none)
+	historyFPS float64
+	src        source.Kind
+	lines      []string
+	row        cellRow
 }
 
 func newFPS(st *themes.Styles, target float64) fpsModel {
@@ -51,11 +55,12 @@ func (m fpsModel) Update(msg tea.Msg) (fpsModel, tea.Cmd) {
 			m.target = s.TargetFPS
 		}
 		m.window = d.window
-		m.noFrames = s.State == source.StateNoFrames
+		m.state, m.src = s.State, s.Session.Source
 		m.series, m.totals = s.Series, s.Totals
 		if w := windowOf(s, d.window); w != nil {
 			m.series, m.totals = w.Series, w.Totals
 		}
+		m.historyFPS = m.totals.HistoryFPS
 		m.sliceS = 1
 		if s.SliceNs > 0 {
 			m.sliceS = float64(s.SliceNs) / 1e9
@@ -68,16 +73,64 @@ func (m fpsModel) Update(msg tea.Msg) (fpsModel, tea.Cmd) {
 // View returns the cached panel.
 func (m fpsModel) View() []string { return m.lines }
 
-// current is the newest complete slice (the partial one when none is complete).
+// current is the newest complete slice with frames, when it is one of the last three slices
+// (the partial one counts only while it is the only one).
 func (m fpsModel) current() (p metrics.SlicePoint, ok bool) {
-	for i := len(m.series) - 1; i >= 0; i-- {
+	for i := len(m.series) - 1; i >= 0 && i >= len(m.series)-3; i-- {
 		p := m.series[i]
-		if p.Partial && i > 0 && !p.Frozen {
+		if p.Partial && i > 0 || p.Idle || p.Frozen || math.IsNaN(p.FPS) {
 			continue
 		}
 		return p, true
 	}
 	return metrics.SlicePoint{}, false
+}
+
+// headline is the panel's first item, from the session's one state: frozen, idle and "no
+// frames" as the badge says them; live, the newest second's figure, else the first dump's
+// history figure (labelled so), else "waiting" — never "idle" while the badge says live.
+func (m fpsModel) headline() string {
+	st := m.st
+	cp, ok := m.current()
+	switch m.state {
+	case source.StateFrozen:
+		return st.Bad.Bold(true).Render("frozen") + st.Muted.Render(" (the app is stuck)")
+	case source.StateIdle:
+		return st.Idle.Render("idle") + st.Muted.Render(" (no frames drawn)")
+	case source.StateNoFrames:
+		who := "gfxinfo"
+		if m.src == source.KindSurfaceFlinger {
+			who = "SurfaceFlinger"
+		}
+		return st.Warn.Render("no frames") + st.Muted.Render(" (idle or stuck: "+who+" cannot tell)")
+	case source.StateDisconnected, source.StateEnded:
+		if ok && m.state == source.StateDisconnected {
+			return st.Muted.Render("last " + num(cp.FPS, 1) + " fps (stale)")
+		}
+	}
+	switch {
+	case ok:
+		return st.Muted.Render("now ") + fpsStyle(st, cp.FPS, m.target).Bold(true).Render(num(cp.FPS, 1)+" fps")
+	case !math.IsNaN(m.historyFPS) && m.historyFPS > 0 && !m.hasCompleteSlice():
+		return st.Muted.Render("now ") + fpsStyle(st, m.historyFPS, m.target).Bold(true).Render(num(m.historyFPS, 1)+" fps") +
+			st.Muted.Render(" (history)")
+	case m.state == source.StateEnded:
+		return st.Muted.Render("no frames")
+	}
+	if m.state == source.StateLive {
+		return st.Muted.Render("waiting (no frames polled yet)")
+	}
+	return st.Muted.Render("waiting")
+}
+
+// hasCompleteSlice reports whether the session has a complete slice of its own.
+func (m fpsModel) hasCompleteSlice() bool {
+	for i := len(m.series) - 1; i >= 0; i-- {
+		if !m.series[i].Partial {
+			return true
+		}
+	}
+	return false
 }
 
 func (m fpsModel) render() fpsModel {
@@ -93,25 +146,8 @@ func (m fpsModel) render() fpsModel {
 	}
 	var body []string
 	// Line 1: the current value and the aggregates.
-	cp, ok := m.current()
-	cur := cp.FPS
-	var head string
-	switch {
-	case !ok:
-		head = st.Muted.Render("no frames yet")
-	case cp.Frozen:
-		head = st.Bad.Bold(true).Render("frozen") + st.Muted.Render(" (the app is stuck)")
-	case cp.Idle && m.noFrames:
-		head = st.Warn.Render("no frames") + st.Muted.Render(" (idle or stuck: gfxinfo cannot tell)")
-	case cp.Idle:
-		head = st.Idle.Render("idle") + st.Muted.Render(" (no frames drawn)")
-	default:
-		head = fpsStyle(st, cur, m.target).Bold(true).Render(num(cur, 1) + " fps")
-	}
+	head := m.headline()
 	t := m.totals
-	if ok && !cp.Frozen && !cp.Idle {
-		head = st.Muted.Render("now ") + head
-	}
 	// Every number says what it is: now (this slice), the target, the run's rendering and wall
 	// rates, the per-second min/avg/max. They are packed on one line, or two when the panel
 	// is tall enough; what fits nowhere is left out rather than shown unlabelled.

@@ -41,6 +41,10 @@ type phone struct {
 	// that call it do; off, its logcat has only Choreographer's Skipped lines, as most apps'.
 	printer atomic.Bool
 
+	// firstDump is when (wall clock, UnixNano) the phone first answered dumpsys gfxinfo for
+	// the app: the moment fpstop could first know a figure
+	firstDump atomic.Int64
+
 	cancel context.CancelFunc
 	done   chan struct{}
 
@@ -129,6 +133,9 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 			return err
 		}
 		_, err := w.Write(p.damage.apply(b.Bytes()))
+		if args[2] == pkg {
+			p.firstDump.CompareAndSwap(0, time.Now().UnixNano())
+		}
 		return err
 	case len(args) >= 2 && args[0] == "dumpsys" && args[1] == "display":
 		_, err := fmt.Fprintf(w, "  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:1\", 1080 x 2400, modeId 1, renderFrameRate %.5f, defaultModeId 1, supportedModes [{id=1, width=1080, height=2400, fps=%.5f, vsync=%.5f}]}\n", p.hz, p.hz, p.hz)

@@ -105,10 +105,8 @@ func watch(ctx context.Context, gch <-chan []source.Event, window time.Duration)
 				return held, drew, false
 			}
 			held = append(held, b)
-			for _, ev := range b {
-				if f, ok := ev.(*source.Frame); ok && !f.History {
-					return held, true, true
-				}
+			if drawing(b) {
+				return held, true, true
 			}
 		case <-timer.C:
 			return held, false, true
@@ -116,6 +114,30 @@ func watch(ctx context.Context, gch <-chan []source.Event, window time.Duration)
 			return held, false, true
 		}
 	}
+}
+
+// drawingNowNs: a window whose newest ring row completed this close before the dump was taken
+// is drawing now, backlog or not.
+const drawingNowNs = 250_000_000
+
+// drawing reports whether a gfxinfo batch shows the app's windows drawing: a frame drawn since
+// the source started, or a backlog row completed just before its dump (a 120 Hz app's first
+// dump already says so: deciding then, not a poll later, puts the first figure on screen at
+// once). A game's menu window, drawn long before, still does not count.
+func drawing(b []source.Event) bool {
+	var newest, polled int64
+	for _, ev := range b {
+		switch e := ev.(type) {
+		case *source.Frame:
+			if !e.History {
+				return true
+			}
+			newest = max(newest, e.DoneNs)
+		case *source.Poll:
+			polled = max(polled, e.AtNs)
+		}
+	}
+	return newest > 0 && polled > 0 && polled-newest < drawingNowNs
 }
 
 // surfaceViewPresenting reports whether one of the package's SurfaceView layers presents now

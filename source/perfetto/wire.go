@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 
+	kflate "github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -41,6 +42,9 @@ var ErrTruncated = errors.New("trace truncated inside a packet")
 // ErrNotTrace is returned when the first bytes cannot start a Perfetto trace.
 var ErrNotTrace = errors.New("not a Perfetto trace")
 
+// ErrCorrupt is returned when a gzip'd trace's compressed stream is damaged.
+var ErrCorrupt = errors.New("gzip'd trace is corrupt")
+
 // Reader splits a trace into its TracePackets. It reads from an io.Reader incrementally and
 // holds one packet at a time.
 type Reader struct {
@@ -59,7 +63,10 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("reading gzip'd trace: %w", err)
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, fmt.Errorf("gzip header cut short: %w", ErrTruncated)
+			}
+			return nil, fmt.Errorf("reading gzip'd trace: %v: %w", err, ErrCorrupt)
 		}
 		br = bufio.NewReaderSize(zr, 256<<10)
 	}
@@ -153,6 +160,10 @@ func (r *Reader) uvarint() (uint64, error) {
 func truncatedOr(err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return ErrTruncated
+	}
+	var c kflate.CorruptInputError
+	if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &c) {
+		return fmt.Errorf("reading trace: %v: %w", err, ErrCorrupt)
 	}
 	return fmt.Errorf("reading trace: %w", err)
 }

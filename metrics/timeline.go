@@ -186,30 +186,46 @@ const (
 	sectionWorst    = 5
 )
 
-// foldDigits replaces each run of digits with N, so a section named after a token or an id
-// groups with its kind ("DrawFrames 1234" → "DrawFrames N").
-func foldDigits(s string) string {
-	hasDigit := false
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			hasDigit = true
-			break
-		}
-	}
-	if !hasDigit {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			if len(b) == 0 || b[len(b)-1] != 'N' || i == 0 || s[i-1] < '0' || s[i-1] > '9' {
-				b = append(b, 'N')
+// sectionName is the name a section groups under: the Runnable's identity hash and lambda
+// index dropped as for Looper messages, and each number that stands as a word (a token, an
+// id: "DrawFrames 1234", "fence 17 has signaled") replaced by N, so a section groups with its
+// kind. Digits inside a word (an anonymous class "$3", "h264") are kept.
+func sectionName(s string) string {
+	s = NormalizeCallback(s)
+	b := []byte(nil)
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= '0' && c <= '9' && (i == 0 || !wordByte(s[i-1])) {
+			j := i
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
 			}
+			if j == len(s) || !wordByte(s[j]) {
+				if b == nil {
+					b = append(make([]byte, 0, len(s)), s[:i]...)
+				}
+				b = append(b, 'N')
+				i = j
+				continue
+			}
+			if b != nil {
+				b = append(b, s[i:j]...)
+			}
+			i = j
 			continue
 		}
-		b = append(b, s[i])
+		if b != nil {
+			b = append(b, s[i])
+		}
+		i++
+	}
+	if b == nil {
+		return s
 	}
 	return string(b)
+}
+
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '$' || c == '_'
 }
 
 func (p *Pipeline) addSection(s *source.Section) {
@@ -222,7 +238,7 @@ func (p *Pipeline) addSection(s *source.Section) {
 		t = &sectionTable{groups: map[sectionKey]*sectionGroup{}}
 		p.sections = t
 	}
-	k := sectionKey{foldDigits(s.Name), s.Thread}
+	k := sectionKey{sectionName(s.Name), s.Thread}
 	g := t.groups[k]
 	ms := float64(s.EndNs-s.StartNs) / 1e6
 	if g == nil {

@@ -83,3 +83,19 @@ func TestSlowSections(t *testing.T) {
 		t.Errorf("slow sections %+v", r.SlowSections)
 	}
 }
+
+func TestSectionName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Choreographer#doFrame 4000289":                           "Choreographer#doFrame N",
+		"DrawFrames 12":                                           "DrawFrames N",
+		"GPU completion fence 1101 has signaled":                  "GPU completion fence N has signaled",
+		"android.os.Handler: com.example.FeedActivity$3@1f2e3d":   "android.os.Handler: com.example.FeedActivity$3",
+		"Handler: com.x.Loader$$ExternalSyntheticLambda0@f9bfe4d": "Handler: com.x.Loader$$ExternalSyntheticLambda",
+		"h264 decode": "h264 decode",
+		"traversal":   "traversal",
+	} {
+		if got := sectionName(in); got != want {
+			t.Errorf("sectionName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 )
 
 // Markdown limits: rows per table and the sparkline's width in characters.
@@ -51,6 +52,7 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 	mdWindows(b, rep)
 	mdWorstFrames(b, rep)
 	mdSlowMessages(b, rep)
+	mdTimeline(b, rep)
 	if len(rep.Warnings) > 0 {
 		b.WriteString("### Warnings\n\n")
 		for i, s := range rep.Warnings {
@@ -148,12 +150,16 @@ func mdWindows(b *bufio.Writer, rep *metrics.Report) {
 // mdWorstFrames writes the worst frames with their messages (at most mdRows).
 func mdWorstFrames(b *bufio.Writer, rep *metrics.Report) {
 	if len(rep.WorstFrames) > 0 {
-		b.WriteString("### Worst frames\n\n| at (s) | window | cost ms | dropped | main-thread messages |\n|---:|---|---:|---:|---|\n")
+		what := "main-thread messages"
+		if rep.Source == string(source.KindPerfetto) {
+			what = "sections (blame)"
+		}
+		b.WriteString("### Worst frames\n\n| at (s) | window | cost ms | dropped | " + what + " |\n|---:|---|---:|---:|---|\n")
 		for i, f := range rep.WorstFrames {
 			if i == mdRows {
 				break
 			}
-			var msgs []string
+			msgs := mdFrameSections(f)
 			for j, m := range f.Messages {
 				if j == 3 {
 					msgs = append(msgs, fmt.Sprintf("+%d more", len(f.Messages)-3))
@@ -163,6 +169,45 @@ func mdWorstFrames(b *bufio.Writer, rep *metrics.Report) {
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", num(float64(f.StartMs)/1000), mdText(f.Window), num(float64(f.CostMs)),
 				f.Dropped, strings.Join(msgs, "; "))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// mdFrameSections names the slowest sections that ran in a trace frame, and its blame.
+func mdFrameSections(f metrics.WorstFrame) []string {
+	var out []string
+	for j, sec := range f.Sections {
+		if j == 3 {
+			out = append(out, fmt.Sprintf("+%d more", len(f.Sections)-3))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s %s ms", mdText(sec.Name), num(float64(sec.Ms))))
+	}
+	if len(f.Blame) > 0 {
+		out = append(out, "("+strings.Join(f.Blame, ", ")+")")
+	}
+	return out
+}
+
+// mdTimeline writes FrameTimeline's verdict (Perfetto traces): who missed, how frames were
+// presented, and the slowest sections by name.
+func mdTimeline(b *bufio.Writer, rep *metrics.Report) {
+	if bl := rep.Blame; bl != nil {
+		b.WriteString("### Blame (FrameTimeline)\n\n| app | surfaceflinger | display | prediction | buffer stuffing | dropped |\n|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(b, "| %d | %d | %d | %d | %d | %d |\n\n", bl.App, bl.SurfaceFlinger, bl.Display, bl.Prediction, bl.BufferStuffing, bl.Dropped)
+	}
+	if pt := rep.PresentTypes; pt != nil {
+		b.WriteString("| on time | late | early | dropped | unknown |\n|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(b, "| %d | %d | %d | %d | %d |\n\n", pt.OnTime, pt.Late, pt.Early, pt.Dropped, pt.Unknown)
+	}
+	if len(rep.SlowSections) > 0 {
+		b.WriteString("### Slowest sections (atrace)\n\n| section | thread | count | max ms | total ms |\n|---|---|---:|---:|---:|\n")
+		for i, s := range rep.SlowSections {
+			if i == mdRows {
+				break
+			}
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %s |\n", mdText(s.Name), mdText(s.Thread), s.Count, num(float64(s.MaxMs)), num(float64(s.TotalMs)))
 		}
 		b.WriteString("\n")
 	}

@@ -131,11 +131,11 @@ func (a *app) runCompare(cmd *cobra.Command, args []string, f *compareFlags) err
 	if err != nil {
 		return runtimeErr(fmt.Errorf("NEW: %w", err))
 	}
-	base, err := compare.LoadAll(bp, a.cfg())
+	base, err := a.loadRuns(bp)
 	if err != nil {
 		return runtimeErr(err)
 	}
-	nw, err := compare.LoadAll(np, a.cfg())
+	nw, err := a.loadRuns(np)
 	if err != nil {
 		return runtimeErr(err)
 	}
@@ -194,4 +194,24 @@ func compareSuite(res *compare.Result, start time.Time) junit.Suite {
 		s.Cases = append(s.Cases, c)
 	}
 	return s
+}
+
+// loadRuns loads each side's runs: recordings, or Perfetto traces read as recordings (named by
+// the trace's own path).
+func (a *app) loadRuns(paths []string) ([]*compare.Run, error) {
+	conv := make([]string, len(paths))
+	for i, p := range paths {
+		var err error
+		if conv[i], err = a.asRecording(p); err != nil {
+			return nil, err
+		}
+	}
+	runs, err := compare.LoadAll(conv, a.cfg())
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range runs {
+		r.Path = paths[i]
+	}
+	return runs, nil
 }

@@ -2,13 +2,18 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
 )
 
 // TestDetectPerfetto: binary Perfetto traces (plain and gzip'd) are told from recordings and
@@ -41,5 +46,79 @@ func TestDetectPerfetto(t *testing.T) {
 		if got := detectKind([]byte(in)); got == inputPerfetto {
 			t.Errorf("detectKind(%q) = perfetto", in[:min(20, len(in))])
 		}
+	}
+}
+
+// writeSimTrace writes the simulator's run as a Perfetto trace file.
+func writeSimTrace(t *testing.T, path string, seed int64) {
+	t.Helper()
+	s, err := sim.New(sim.Config{Scenario: "janky", Hz: 60, Seed: seed, Speed: 0, Duration: 8 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan []source.Event, 16)
+	go func() { s.Run(context.Background(), out); close(out) }()
+	var evs []source.Event
+	for b := range out {
+		for _, e := range b {
+			switch v := e.(type) {
+			case *source.Frame:
+				c := *v
+				if v.Phases != nil {
+					ph := *v.Phases
+					c.Phases = &ph
+				}
+				evs = append(evs, &c)
+			case *source.Message:
+				c := *v
+				evs = append(evs, &c)
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := sim.RenderTrace(&buf, evs, sim.TraceOptions{SFJankEvery: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTraceDownstream (issue 32): a Perfetto trace reads everywhere a recording does — the
+// headless report, `report` in every format, gates, `compare` of two traces, `export` back to
+// a trace.
+func TestTraceDownstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs fpstop commands on generated traces")
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.perfetto-trace"), filepath.Join(dir, "b.pftrace")
+	writeSimTrace(t, a, 1)
+	writeSimTrace(t, b, 2)
+	out, errs, code := run(t, "", "--input", a, "--headless", "--json")
+	var rep struct {
+		Source string          `json:"source"`
+		Frames int             `json:"frames"`
+		Blame  *map[string]int `json:"blame"`
+		Pkg    *string         `json:"package"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Source != "perfetto" || rep.Frames == 0 ||
+		rep.Blame == nil || (*rep.Blame)["surfaceflinger"] == 0 || rep.Pkg == nil {
+		t.Fatalf("--input trace: exit %d, %s, report %+v", code, errs, rep)
+	}
+	for _, f := range []string{"json", "md", "csv", "html"} {
+		if out, errs, code := run(t, "", "report", a, "--format", f); code != 0 || len(out) == 0 {
+			t.Errorf("report --format %s: exit %d, %s", f, code, errs)
+		}
+	}
+	if _, _, code := run(t, "", "report", a, "--fail-under-fps", "200"); code != ExitGate {
+		t.Errorf("report with a failing gate: exit %d, want %d", code, ExitGate)
+	}
+	if _, errs, code := run(t, "", "compare", a, b); code != 0 && code != ExitGate {
+		t.Errorf("compare of two traces: exit %d, %s", code, errs)
+	}
+	exp := filepath.Join(dir, "out.pftrace")
+	if _, errs, code := run(t, "", "export", a, "--trace", exp); code != 0 || !isTraceFile(exp) {
+		t.Errorf("export back to a trace: exit %d, %s", code, errs)
 	}
 }

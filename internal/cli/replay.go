@@ -64,12 +64,17 @@ func (a *app) replayCmd() *cobra.Command {
 			if speed == 0 {
 				speed = 1
 			}
-			rp, err := record.NewReplay(args[0], record.ReplayOptions{Speed: speed, Follow: follow, StayAtEnd: true})
+			label := args[0]
+			rec, err := a.asRecording(args[0])
+			if err != nil {
+				return runtimeErr(err)
+			}
+			rp, err := record.NewReplay(rec, record.ReplayOptions{Speed: speed, Follow: follow, StayAtEnd: true})
 			if err != nil {
 				return runtimeErr(err)
 			}
 			a.opts.Input = args[0]
-			op := &opened{src: rp, kind: string(rp.Header().Source), note: "replay of " + args[0]}
+			op := &opened{src: rp, kind: string(rp.Header().Source), note: "replay of " + label}
 			return a.runScreen(cmd.Context(), op, rp.Control())
 		},
 	}
@@ -113,6 +118,10 @@ func (a *app) reportCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.prepare(cmd); err != nil {
 				return err
+			}
+			var err error
+			if args[0], err = a.asRecording(args[0]); err != nil {
+				return runtimeErr(err)
 			}
 			meta := metrics.ReportMeta{Version: a.env.Build.Version}
 			var rep *metrics.Report
@@ -199,6 +208,10 @@ func (a *app) exportCmd() *cobra.Command {
 			}
 			opts := record.TraceOptions{}
 			var err error
+			if args[0], err = a.asRecording(args[0]); err != nil {
+				return runtimeErr(err)
+			}
+
 			if opts.Perfetto, err = traceFormat(format, trace); err != nil {
 				return err
 			}

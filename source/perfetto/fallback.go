@@ -72,6 +72,7 @@ func (j *joiner) fallbackFrame(d *Slice) {
 		j.fb.mainOnly++
 	}
 	j.interval(f)
+	j.nameSession(d.Pid)
 	j.apps[d.Pid] = true
 	f.Sections = j.frameSections(d.Pid, token, d.StartNs, end)
 	j.fb.frames++

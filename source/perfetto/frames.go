@@ -26,6 +26,9 @@ type joiner struct {
 	lastAge  int64
 	period   periodLearner
 	sentHz   float64
+	// session is re-sent once, named after the first app with frames, when -p did not name one
+	session *source.Session
+	named   bool
 
 	// counts for the end-of-input notices
 	frames, unfinished, noExpected, otherProcs, displayFrames int
@@ -116,6 +119,7 @@ func (j *joiner) release(a *TimelineSlice) {
 		PresentType: a.PresentType, JankType: a.JankType, OnTimeFinish: a.OnTimeFinish,
 		Prediction: a.PredictionType, NoExpected: !ok, SameToken: j.tokens[key]}
 	j.tokens[key] = true
+	j.nameSession(a.Pid)
 	f := &source.Frame{Window: layerWindow(a.Layer), Process: j.p.ProcessName(a.Pid),
 		DoneNs: j.p.ToMono(end), VsyncID: a.Token, Timeline: tl}
 	if f.Window == "" {
@@ -137,6 +141,20 @@ func (j *joiner) release(a *TimelineSlice) {
 	f.Sections = j.frameSections(a.Pid, a.Token, from, end)
 	j.frames++
 	j.emit(f)
+}
+
+// nameSession names the session's app after the first process with frames (a trace records
+// every app; -p, when given, has named it already).
+func (j *joiner) nameSession(pid int32) {
+	if j.named || j.session == nil || j.pkg != "" {
+		return
+	}
+	j.named = true
+	if name := j.p.ProcessName(pid); !strings.HasPrefix(name, "pid ") {
+		s := *j.session
+		s.Package = name
+		j.emit(&s)
+	}
 }
 
 // interval gives a frame the display period learned so far, and says when the rate changes.

@@ -53,10 +53,12 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			send()
 		}
 	}
-	add(&source.Session{Source: source.KindPerfetto, Package: s.opts.Package, CostBasis: source.CostFrame,
-		Input: s.opts.Name})
+	sess := &source.Session{Source: source.KindPerfetto, Package: s.opts.Package, CostBasis: source.CostFrame,
+		Input: s.opts.Name}
+	add(sess)
 	p := NewParser()
 	j := newJoiner(p, s.opts.Package, add)
+	j.session = sess
 	p.OnTimeline = j.timeline
 	p.OnSlice = j.slice
 	p.OnTime = func(ts int64) {

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/perfetto"
+)
+
+// isTraceFile reports whether path holds a Perfetto trace (plain or gzip'd), by its content.
+func isTraceFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 8192)
+	n, err := io.ReadFull(f, head)
+	head = head[:n]
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		return perfetto.SniffGzip(head)
+	}
+	return perfetto.Sniff(head, err != nil)
+}
+
+// asRecording lets the commands that read recordings (replay, report, export, compare) read a
+// Perfetto trace too: the trace is read once, as --input would read it, into a temporary
+// recording (removed when fpstop exits) whose path is returned. Any other file is returned as
+// it is.
+func (a *app) asRecording(path string) (string, error) {
+	if !isTraceFile(path) {
+		return path, nil
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read trace: %w", err)
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp("", "fpstop-trace-*.jsonl")
+	if err != nil {
+		return "", fmt.Errorf("converting trace %s: %w", path, err)
+	}
+	tmp.Close()
+	a.closers = append(a.closers, func() error { return os.Remove(tmp.Name()) })
+	sess := &source.Session{Source: source.KindPerfetto, Package: a.opts.Package, CostBasis: source.CostFrame, Input: path}
+	w, err := record.Create(tmp.Name(), record.HeaderFromSession(sess, a.env.Build.Version, time.Time{}), record.Options{Force: true})
+	if err != nil {
+		return "", fmt.Errorf("converting trace %s: %w", path, err)
+	}
+	out := make(chan []source.Event, 8)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- perfetto.FromReader(in, perfetto.Options{Name: path, Package: a.opts.Package}).Run(context.Background(), out)
+		close(out)
+	}()
+	var werr error
+	for b := range out {
+		if werr == nil {
+			werr = w.Write(b)
+		}
+	}
+	rerr := <-errc
+	if cerr := w.Close(); werr == nil {
+		werr = cerr
+	}
+	if rerr != nil {
+		return "", rerr
+	}
+	if werr != nil {
+		return "", fmt.Errorf("converting trace %s: %w", path, werr)
+	}
+	return tmp.Name(), nil
+}

@@ -9,14 +9,13 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// Layer metrics (SurfaceFlinger): frames as the display presented them. A frame's interval is
-// the time since the layer's previous present, in display refreshes; the layer's cadence is the
-// most common interval over the last second (at least 30 frames), so a steady 60 fps game on a
-// 120 Hz display has cadence 2 and drops nothing. A frame's dropped refreshes are its interval
-// less the cadence, never below 0. A pause of up to 5 s is a freeze (its refreshes are
-// dropped); a longer one is idle (the game is paused or in the background).
+// Layer metrics (SurfaceFlinger): frames as the display presented them (DESIGN §4a). A frame's
+// interval is the time since the layer's previous present; the layer's pace (cadence) is its
+// most common interval in display refreshes over the last second (at least 30 frames), so a
+// steady 60 fps game on a 120 Hz display has cadence 2 and drops nothing. A frame's dropped is
+// counted in frames at the pace: round(interval / T_pace) − 1. Frames lost between polls are
+// never judged, nor the first frame after them; pauses are classed in layerpause.go.
 const (
-	layerFrozenMaxNs   = 5_000_000_000
 	cadenceWindowNs    = 1_000_000_000
 	cadenceMinFrames   = 30
 	maxLayers          = 64
@@ -38,6 +37,16 @@ type layerState struct {
 	lastPresent int64
 	pending     int64 // a first frame waiting for the next one to show the pace
 	perInterval bool  // fed by timestats samples, not single frames
+	periodNs    int64 // the display period of its last frame
+	// afterGap: frames were lost before its next present, which is counted, not judged
+	afterGap bool
+	gapLost  int64 // frames lost before its next present
+	lost     int64 // frames lost between polls
+	seen     presence
+	times    frameTimes // judged frame times, for the game figures
+	pauses   []pauseRec
+	// pausesTotal counts every pause that ended (pauses keeps the longest)
+	pausesTotal int64
 
 	// cadence: the intervals of the last second in a ring, their counts by size
 	ivs     [cadenceRingFrames]layerIv
@@ -128,19 +137,31 @@ func (p *Pipeline) addLayerFrame(f *source.LayerFrame) {
 		return
 	}
 	t := p.layerPeriod(f.PeriodNs)
-	gap := f.PresentNs - l.lastPresent
-	first := l.lastPresent == 0 || gap > layerFrozenMaxNs
-	p.countLayerFrame(l, f.PresentNs, gap, t, first)
+	p.countLayerFrame(l, f.PresentNs, f.PresentNs-l.lastPresent, t, l.lastPresent == 0)
 }
 
-// countLayerFrame classifies one presented frame (gap ns after the previous one; first: after
-// the start or an idle pause). A first frame has no interval yet: it is held until the next
-// frame shows the pace, then counted as one cadence on time.
+// countLayerFrame classifies one presented frame, gap ns after the previous one (first: the
+// layer's first). A pause ends as a stall (judged) or not; a frame that is not judged — the
+// first, one after lost frames, one after an idle pause — has no interval: it is held until
+// the next frame shows the pace, then counted as one frame at the pace, on time.
 func (p *Pipeline) countLayerFrame(l *layerState, present, gap, t int64, first bool) {
 	p.touch(present)
-	if first {
+	l.periodNs = t
+	if !first && !l.afterGap && gap >= layerPauseNs {
+		class := p.pauseClass(l, present, gap, max(l.cadence, 1)*t)
+		l.notePause(present-gap, gap, class)
+		if class != PauseStall {
+			first = true
+		}
+	}
+	if first || l.afterGap {
+		if !first { // the interval held the frames lost: they count for the layer's continuity
+			l.seen.add(gap, 1+l.gapLost)
+		}
+		l.afterGap, l.gapLost = false, 0
 		if l.pending > 0 {
-			p.addLayerFacts(l, l.pending, max(l.cadence, 1)*t, 0, t, true)
+			tp := max(l.cadence, 1) * t
+			p.addLayerFacts(l, l.pending, tp, 0, tp, true)
 		}
 		l.pending, l.lastPresent = present, present
 		return
@@ -149,16 +170,33 @@ func (p *Pipeline) countLayerFrame(l *layerState, present, gap, t int64, first b
 	if l.cadence == 0 {
 		l.noteInterval(present, k) // the first interval sets the pace
 	}
-	c := l.cadenceK(present)
+	tp := l.cadenceK(present) * t
 	if l.pending > 0 {
-		p.addLayerFacts(l, l.pending, c*t, 0, t, true)
+		p.addLayerFacts(l, l.pending, tp, 0, tp, true)
 		l.pending = 0
 	}
-	if l.ivLen == 0 || l.ivs[(l.ivHead-1+cadenceRingFrames)%cadenceRingFrames].at != present {
+	if gap < layerPauseNs && (l.ivLen == 0 || l.ivs[(l.ivHead-1+cadenceRingFrames)%cadenceRingFrames].at != present) {
 		l.noteInterval(present, k)
 	}
-	p.addLayerFacts(l, present, gap, max(0, k-c), t, false)
+	dropped := max(0, int64(math.Round(float64(gap)/float64(tp)))-1)
+	l.times.add(gap)
+	p.addLayerFacts(l, present, gap, dropped, tp, false)
+	if gap < layerPauseNs {
+		l.seen.add(gap, 1)
+	}
 	l.lastPresent = present
+}
+
+// addLayerGap marks frames lost between two polls: the layer's next frame is counted, not
+// judged, and the lost frames count as presented for the layer's continuity.
+func (p *Pipeline) addLayerGap(g *source.Gap) {
+	p.touch(g.FromNs)
+	p.touch(g.ToNs)
+	l := p.layer(g.Layer)
+	l.afterGap = true
+	l.lost += g.Lost
+	l.gapLost += g.Lost
+	p.warn.add("surfaceflinger: frames lost between polls (the 127-record --latency history overran): counted in frames_lost, the frame after each gap not judged")
 }
 
 // addLayerFacts adds one classified frame to the layer and, for the measured layer, the run.
@@ -291,17 +329,6 @@ func (l *layerState) atRank(vals []int64, r int64) int64 {
 	return 0
 }
 
-// pFPS is the per-second FPS that share q (0.9, 0.99) of the one-second slices reach or
-// exceed; NaN without whole slices.
-func (l *layerState) pFPS(q float64) float64 {
-	vals, n := l.perSecondFPS()
-	if n == 0 {
-		return math.NaN()
-	}
-	r := n - int64(math.Ceil(q*float64(n)-1e-9))
-	return float64(l.atRank(vals, max(r, 0)))
-}
-
 // stabilityPct is GameBench's FPS stability: the share of one-second slices whose FPS is
 // within ±20 % of the median per-second FPS; NaN without whole slices.
 func (l *layerState) stabilityPct() float64 {
@@ -335,12 +362,34 @@ type LayerReport struct {
 	DropLevels       DropLevels   `json:"drop_levels"`
 	PercentilesMs    *Percentiles `json:"percentiles_ms"`
 	PerfDog          LayerPerfDog `json:"perfdog"`
-	P90FPS           *R2          `json:"p90_fps"`
-	P99FPS           *R2          `json:"p99_fps"`
-	FPSStabilityPct  *R2          `json:"fps_stability_pct"`
-	SecondsMeasured  int64        `json:"seconds_measured"`
-	Series           []SlicePoint `json:"-"`
-	Totals           *Totals      `json:"-"`
+	// PaceFPS is the layer's own steady rate: the refresh rate / cadence.
+	PaceFPS *R2 `json:"pace_fps"`
+	// FPSP90 and FPSP99 are 1000 / the 90th and 99th percentile frame time in ms (per frame,
+	// nearest rank: CapFrameX's "P10" and "P1" fps).
+	FPSP90 *R2 `json:"fps_p90"`
+	FPSP99 *R2 `json:"fps_p99"`
+	// FPSLow1pctAvg is GameBench's "Low 1 %": the slowest 1 % of frames / their summed time.
+	FPSLow1pctAvg *R2 `json:"fps_low_1pct_avg"`
+	// P90FPS and P99FPS are deprecated aliases of FPSP90 and FPSP99 (same values).
+	P90FPS          *R2   `json:"p90_fps"`
+	P99FPS          *R2   `json:"p99_fps"`
+	FPSStabilityPct *R2   `json:"fps_stability_pct"`
+	SecondsMeasured int64 `json:"seconds_measured"`
+	// FramesLost are frames overwritten in the --latency history between two polls.
+	FramesLost int64 `json:"frames_lost"`
+	// Pauses are the pauses that ended (the longest 100, in time order); PausesTotal all of them.
+	Pauses      []LayerPause `json:"pauses"`
+	PausesTotal int64        `json:"pauses_total"`
+	Series      []SlicePoint `json:"-"`
+	Totals      *Totals      `json:"-"`
+}
+
+// paceFPS is the display rate over the cadence; NaN before the pace is known.
+func (l *layerState) paceFPS() float64 {
+	if l.cadence <= 0 || l.periodNs <= 0 {
+		return math.NaN()
+	}
+	return 1e9 / float64(l.periodNs*l.cadence)
 }
 
 // LayerPerfDog is PerfDog's jank counts on a layer's present intervals.
@@ -373,8 +422,10 @@ func (p *Pipeline) layerReports(series bool) []LayerReport {
 			Frames: a.frames, FPS: P2(a.fps()), CadenceRefreshes: l.cadence, JankyFrames: a.janky,
 			JankPct: P2(a.jankPct()), DropLevels: a.dropLevels(), PercentilesMs: a.percentiles(),
 			PerfDog: LayerPerfDog{Jank: a.jank, BigJank: a.bigJank},
-			P90FPS:  P2(l.pFPS(0.9)), P99FPS: P2(l.pFPS(0.99)), FPSStabilityPct: P2(l.stabilityPct()),
-			SecondsMeasured: l.nSec}
+			PaceFPS: P2(l.paceFPS()), FPSP90: P2(l.times.fpsAt(0.9)), FPSP99: P2(l.times.fpsAt(0.99)),
+			FPSLow1pctAvg: P2(l.times.low1pctAvg()), FPSStabilityPct: P2(l.stabilityPct()),
+			SecondsMeasured: l.nSec, FramesLost: l.lost, Pauses: l.pauseReport(p.originNs), PausesTotal: l.pausesTotal}
+		lr.P90FPS, lr.P99FPS = lr.FPSP90, lr.FPSP99
 		if series {
 			lr.Series = a.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, -1)
 			t := a.totals(lastIdx, lastLen, p.cfg.SliceNs, lr.Series)

@@ -313,6 +313,10 @@ func (p *Pipeline) Add(ev source.Event) {
 			p.addLooperFrames(p.looper.Advance(e.NowNs))
 		}
 	case *source.Gap:
+		if e.Layer != "" {
+			p.addLayerGap(e)
+			break
+		}
 		p.warn.add(fmt.Sprintf("gap: %s (%.1f s not seen)", e.Reason, float64(e.ToNs-e.FromNs)/1e9))
 		p.touch(e.FromNs)
 		p.touch(e.ToNs)

@@ -31,6 +31,9 @@ type mainState struct {
 	vsyncs    [2]int64
 	lastPoll  int64 // the last poll's device time (gfxinfo)
 	pollEvery int64 // the last interval between two polls
+	// busyFrom, busyTo: the main thread's latest message that ran 250 ms or more (session
+	// clock), the evidence that a layer's pause was the app stuck
+	busyFrom, busyTo int64
 }
 
 // isMain reports whether a Looper thread id is the app's main thread (tid = pid, or named so).
@@ -65,6 +68,9 @@ func (p *Pipeline) closeDispatch(m *source.Message, shift int64) {
 	}
 	if e := m.EndNs + shift; m.EndNs > 0 && e > p.main.freeNs {
 		p.main.freeNs = e
+	}
+	if m.EndNs-m.StartNs >= frozenAfterNs && m.StartNs > 0 {
+		p.main.busyFrom, p.main.busyTo = m.StartNs+shift, m.EndNs+shift
 	}
 }
 
@@ -121,6 +127,9 @@ func (p *Pipeline) liveState(now int64) (source.State, string, int64) {
 	}
 	if o := m.open; o != nil && now-m.openAt >= frozenAfterNs {
 		return source.StateFrozen, shortName(o.Handler, o.Callback), now - m.openAt
+	}
+	if st, text, since, ok := p.layerLiveState(now); ok {
+		return st, text, since
 	}
 	since := now - m.lastDone
 	if m.lastDone == 0 {

@@ -334,14 +334,14 @@ func mdLayers(b *bufio.Writer, rep *metrics.Report) {
 	if len(rep.Layers) == 0 {
 		return
 	}
-	b.WriteString("### SurfaceFlinger layers\n\n| layer | frames | FPS | cadence | janky | p90 FPS | p99 FPS | stability % |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("### SurfaceFlinger layers\n\n| layer | frames | FPS | pace | janky | FPS p90 | FPS p99 | low 1 % avg | stability % | lost | pauses |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, l := range rep.Layers {
 		name := mdText(l.Name)
 		if l.Measured {
 			name = "**" + name + "**"
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %d | %d | %s | %s | %s |\n", name, l.Frames, r2(l.FPS), l.CadenceRefreshes,
-			l.JankyFrames, r2(l.P90FPS), r2(l.P99FPS), r2(l.FPSStabilityPct))
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %d | %s | %s | %s | %s | %d | %d |\n", name, l.Frames, r2(l.FPS), r2(l.PaceFPS),
+			l.JankyFrames, r2(l.FPSP90), r2(l.FPSP99), r2(l.FPSLow1pctAvg), r2(l.FPSStabilityPct), l.FramesLost, l.PausesTotal)
 	}
 	b.WriteString("\n")
 }

@@ -39,8 +39,9 @@ func WriteText(w io.Writer, r *metrics.Report) error {
 		if l.Measured {
 			what = "measured layer"
 		}
-		fmt.Fprintf(ew, "%s %s · frames %d · fps %s · cadence %d refreshes · janky %d · p90 fps %s · p99 fps %s · stability %s\n",
-			what, l.Name, l.Frames, num(l.FPS, ""), l.CadenceRefreshes, l.JankyFrames, num(l.P90FPS, ""), num(l.P99FPS, ""), num(l.FPSStabilityPct, " %"))
+		fmt.Fprintf(ew, "%s %s · frames %d · fps %s · pace %s · janky %d · fps_p90 %s · fps_p99 %s · low 1%% avg %s · stability %s · lost %d · pauses %d\n",
+			what, l.Name, l.Frames, num(l.FPS, ""), num(l.PaceFPS, " fps"), l.JankyFrames, num(l.FPSP90, ""), num(l.FPSP99, ""),
+			num(l.FPSLow1pctAvg, ""), num(l.FPSStabilityPct, " %"), l.FramesLost, l.PausesTotal)
 	}
 	for i, m := range r.SlowMessages {
 		if i == 5 {

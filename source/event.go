@@ -310,6 +310,11 @@ type Gap struct {
 	FromNs int64  `json:"from_ns"`
 	ToNs   int64  `json:"to_ns"`
 	Reason string `json:"reason"`
+	// Layer names the SurfaceFlinger layer whose frames were lost (its --latency history
+	// overran between two polls): FromNs is the last present seen, ToNs the next; Lost is how
+	// many frames were overwritten between them. The frame at ToNs is counted, never judged.
+	Layer string `json:"layer,omitempty"`
+	Lost  int64  `json:"lost,omitempty"`
 }
 
 // At implements Event.

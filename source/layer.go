@@ -28,8 +28,8 @@ type LayerFrame struct {
 	ReadyNs int64 `json:"ready_ns,omitempty"`
 	// PeriodNs is the display refresh period the dump printed (0 unknown).
 	PeriodNs int64 `json:"period_ns,omitempty"`
-	// Dropped is known only to the simulator (its ground truth): the refreshes the frame came
-	// later than the app's own pace. Sources reading a device leave it 0.
+	// Dropped is known only to the simulator (its ground truth): the frames at the app's own
+	// pace it came late by (DESIGN §4a). Sources reading a device leave it 0.
 	Dropped int64 `json:"dropped,omitempty"`
 }
 

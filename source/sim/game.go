@@ -11,8 +11,8 @@ import (
 
 // Game scenarios: an app drawing into a SurfaceView (a GL/Vulkan game, Flutter's default
 // embedding) whose frames only SurfaceFlinger sees. The simulator emits them as
-// source.LayerFrame events of one layer, each carrying its truth (Dropped: refreshes later
-// than the app's own pace), and its gfxinfo window draws nothing.
+// source.LayerFrame events of one layer, each carrying its truth (Dropped: frames at the app's
+// own pace it came late by), and its gfxinfo window draws nothing.
 type gameScript struct {
 	help string
 	// fps is the app's own pace (0: the display's rate)
@@ -116,9 +116,11 @@ func (m *gameModel) frames(t0, target int64, out []source.Event) []source.Event 
 	for m.next <= target {
 		present := m.next
 		phase := (present - t0) % m.g.cycle
-		dropped := m.late
+		late := m.late
 		m.late = 0
-		ev := &source.LayerFrame{Layer: m.layer, DesiredNs: present - dropped*m.t, PresentNs: present,
+		// truth in frames at the app's pace (DESIGN §4a): round((cadence + late) / cadence) − 1
+		dropped := (2*(m.cadence+late)+m.cadence)/(2*m.cadence) - 1
+		ev := &source.LayerFrame{Layer: m.layer, DesiredNs: present - late*m.t, PresentNs: present,
 			ReadyNs: present - m.t/2, PeriodNs: m.t, Dropped: dropped}
 		out = append(out, ev)
 		step := m.cadence * m.t

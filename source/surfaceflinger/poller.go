@@ -256,6 +256,11 @@ func (r *run) apply(l *Latency) {
 		// record seen and the ring's oldest was overwritten before this poll
 		lost = missed(last, fresh)
 	}
+	if lost > 0 {
+		// frames fpstop never saw: lost, never late — the frame after them is not judged
+		r.evs = append(r.evs, &source.Gap{FromNs: last, ToNs: fresh[0].Actual, Layer: name, Lost: lost,
+			Reason: "surfaceflinger --latency history overran between polls"})
+	}
 	for _, rec := range fresh {
 		r.evs = append(r.evs, &source.LayerFrame{Layer: name, DesiredNs: rec.Desired, PresentNs: rec.Actual,
 			ReadyNs: rec.Ready, PeriodNs: l.PeriodNs})

@@ -217,7 +217,7 @@ func FuzzDetectKind(f *testing.F) {
 	f.Add([]byte{'A', 0, 'p', 0, 'p', 0, 'l', 0, 'i', 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		switch k := detectKind(b); k {
-		case inputGfxinfo, inputLogcat, inputRecording, inputSFLatency, "":
+		case inputGfxinfo, inputLogcat, inputRecording, inputSurfaceFlinger, "":
 		default:
 			t.Fatalf("kind %q", k)
 		}

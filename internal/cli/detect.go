@@ -15,6 +15,7 @@ import (
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/logcat"
 	"github.com/fpstop/fpstop/source/perfetto"
+	"github.com/fpstop/fpstop/source/surfaceflinger"
 )
 
 // inputKind is what a captured input holds.
@@ -24,9 +25,9 @@ const (
 	inputGfxinfo   inputKind = "gfxinfo"
 	inputLogcat    inputKind = "logcat"
 	inputRecording inputKind = "recording"
-	// inputSFLatency is `dumpsys SurfaceFlinger --latency` text: recognised so that it is
-	// refused with the reason (its rows have no clock fpstop can place), not misread.
-	inputSFLatency inputKind = "surfaceflinger-latency"
+	// inputSurfaceFlinger is saved `dumpsys SurfaceFlinger` text: `--latency` dumps and
+	// `--timestats -dump` (read), `--list` and plain dumps (refused, saying why).
+	inputSurfaceFlinger inputKind = "surfaceflinger"
 	// inputPerfetto is a binary Perfetto trace (.perfetto-trace, .pftrace, .pb), gzip'd or not.
 	inputPerfetto inputKind = "perfetto"
 )
@@ -67,7 +68,7 @@ var detectors = []detector{
 	{inputRecording, "a recording", recordingEvidence},
 	{inputGfxinfo, "a gfxinfo dump", gfxinfoEvidence},
 	{inputLogcat, "logcat text", logcatEvidence},
-	{inputSFLatency, "SurfaceFlinger --latency text", sfLatencyEvidence},
+	{inputSurfaceFlinger, "SurfaceFlinger text", sfEvidence},
 	{inputPerfetto, "a Perfetto trace", perfettoEvidence},
 }
 
@@ -347,23 +348,23 @@ func isNumberRow(s string) bool {
 	return true
 }
 
-// sfLatencyEvidence recognises `dumpsys SurfaceFlinger --latency` text: the refresh period in
-// ns on the first line, then rows of three integers (desired present, actual present, frame
-// ready).
-func sfLatencyEvidence(s *sample) evidence {
-	header, rows := false, 0
-	for i, l := range s.lines {
-		f := strings.Fields(l)
-		switch {
-		case i == 0 && len(f) == 1 && allDigits(f[0]):
-			header = true
-		case len(f) == 3 && allDigits(f[0]) && allDigits(f[1]) && allDigits(f[2]):
-			rows++
+// sfEvidence recognises saved `dumpsys SurfaceFlinger` text by its shape (surfaceflinger.Detect):
+// `--latency` dumps (a period line, then rows of three integers), `--timestats -dump`, `--list`
+// and plain dumps.
+func sfEvidence(s *sample) evidence {
+	text := strings.Join(s.lines, "\n")
+	shape := surfaceflinger.Detect([]byte(text))
+	ev := evidence{ok: shape != surfaceflinger.ShapeNone}
+	if !ev.ok {
+		rows := 0
+		for _, l := range s.lines {
+			if f := strings.Fields(l); len(f) == 3 && allDigits(f[0]) && allDigits(f[1]) && allDigits(f[2]) {
+				rows++
+			}
 		}
-	}
-	ev := evidence{ok: enough(header, rows, len(s.lines))}
-	if rows > 0 {
-		ev.seen = fmt.Sprintf("%d SurfaceFlinger --latency rows", rows)
+		if rows > 0 {
+			ev.seen = fmt.Sprintf("%d rows like SurfaceFlinger --latency records (no period line before them)", rows)
+		}
 	}
 	return ev
 }

@@ -234,14 +234,11 @@ const defaultRefresh = 250 * time.Millisecond
 // validateLayer checks the SurfaceFlinger flags: the source reads a device only, and --layer
 // reaches a device shell, so it must pass the device layer's check.
 func (o *Options) validateLayer() error {
-	if o.Input != "" && o.Source == "surfaceflinger" {
-		return usageErr("--source surfaceflinger needs a device; a recording of it replays with --input")
-	}
 	if o.Layer == "" {
 		return nil
 	}
-	if o.Source != "surfaceflinger" {
-		return usageErr("--layer needs --source surfaceflinger")
+	if o.Source != "surfaceflinger" || o.Input != "" {
+		return usageErr("--layer needs --source surfaceflinger on a device")
 	}
 	if err := device.ValidLayerName(o.Layer); err != nil {
 		return usageErr("--layer: %v", err)

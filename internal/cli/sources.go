@@ -15,6 +15,7 @@ import (
 	"github.com/fpstop/fpstop/source/logcat"
 	"github.com/fpstop/fpstop/source/perfetto"
 	"github.com/fpstop/fpstop/source/sim"
+	"github.com/fpstop/fpstop/source/surfaceflinger"
 )
 
 // opened is a source ready to run, with what the screen and report say about it.
@@ -67,7 +68,7 @@ func (a *app) simSource(note string) (*opened, error) {
 	return &opened{src: s, kind: "sim", virtual: true, note: note}, nil
 }
 
-// inputSource reads --input: a gfxinfo dump, logcat text or a recording, detected from the
+// inputSource reads --input: a gfxinfo dump, logcat text, SurfaceFlinger text or a recording, detected from the
 // content unless --source says.
 func (a *app) inputSource() (*opened, error) {
 	br, c, kind, err := openInput(a.opts.Input, a.env.Stdin)
@@ -83,12 +84,14 @@ func (a *app) inputSource() (*opened, error) {
 	case "gfxinfo+logcat":
 		return nil, usageErr("--source gfxinfo+logcat needs a device; for files, run fpstop once per capture")
 	case "surfaceflinger":
-		return nil, usageErr("--source surfaceflinger needs a device; a recording of it replays with --input")
+		kind, err = inputSurfaceFlinger, nil // its reader says in one line what it cannot use
 	}
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
 	switch kind {
+	case inputSurfaceFlinger:
+		return &opened{src: surfaceflinger.FromReader(br, a.opts.Input, a.opts.Package), kind: "surfaceflinger"}, nil
 	case inputGfxinfo:
 		src := gfxinfo.FromReader(br, a.opts.Input)
 		if isRegular(c) {
@@ -100,9 +103,6 @@ func (a *app) inputSource() (*opened, error) {
 			src = gfxinfo.KeepProcess(src, a.opts.Package)
 		}
 		return &opened{src: src, kind: "gfxinfo"}, nil
-	case inputSFLatency:
-		return nil, runtimeErr(fmt.Errorf("input %s is SurfaceFlinger --latency text, which fpstop reads only live "+
-			"(--source surfaceflinger on a device; record that run with --record to replay it)", a.opts.Input))
 	case inputLogcat:
 		return &opened{src: logcat.FromReader(br, logcat.Options{Name: a.opts.Input, Package: a.opts.Package, Raw: a.opts.RecordRaw}), kind: "logcat"}, nil
 	case inputPerfetto:

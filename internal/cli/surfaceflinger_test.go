@@ -15,7 +15,8 @@ func TestSurfaceFlingerFlags(t *testing.T) {
 		{[]string{"--source", "sf", "--layer", "x'; reboot; echo '", "--headless"}, ExitUsage, "--layer"},
 		{[]string{"--source", "surfaceflinger", "--layer", "-dump", "--headless"}, ExitUsage, "--layer"},
 		{[]string{"--layer", "SurfaceView[a.b/a.b.C]@0(BLAST)#1", "--headless"}, ExitUsage, "--layer needs --source surfaceflinger"},
-		{[]string{"--source", "sf", "--input", "x.txt", "--headless"}, ExitUsage, "needs a device"},
+		{[]string{"--source", "sf", "--input", "x.txt", "--layer", "a", "--headless"}, ExitUsage, "--layer needs --source surfaceflinger on a device"},
+		{[]string{"--source", "sf", "--input", "x.txt", "--headless"}, ExitRuntime, "cannot read input"},
 		{[]string{"--source", "surfacefling", "--headless"}, ExitUsage, "surfaceflinger"},
 	}
 	for _, c := range cases {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/source"
 )
 
 // The parsers read device text: never a panic, and what they return holds its promises
@@ -50,4 +51,60 @@ func FuzzParseTimestats(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Saved text of any shape: events or an error, never a panic; frames strictly ascending with a
+// positive present time, and an error (not an empty run) when there are none.
+func FuzzFileEvents(f *testing.F) {
+	f.Add([]byte("16954612\n7657467895508\t7657482691352\t7657493499756\n16954612\n7657484466553 7657499645964 7657511077881\n"))
+	f.Add([]byte("SurfaceFlinger TimeStats:\nstatsStart = 5\nstatsEnd = 9\nlayerName = a/b#1\ntotalFrames = 3\npresent2present histogram is as below:\n0ms=0 16ms=3\n"))
+	f.Add([]byte("RequestedLayerState{a/b#1 parentId=2}\n"))
+	f.Add([]byte("16666666\n0 0 0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		evs, err := FileEvents(data, "x", "")
+		if err != nil {
+			return
+		}
+		var last int64
+		var frames int
+		for _, ev := range evs {
+			switch e := ev.(type) {
+			case *source.LayerFrame:
+				if e.PresentNs <= last {
+					t.Fatalf("frame at %d after %d", e.PresentNs, last)
+				}
+				last = e.PresentNs
+				frames++
+			case *source.LayerSample:
+				if e.Frames <= 0 || e.ToNs <= e.FromNs {
+					t.Fatalf("sample %+v", e)
+				}
+				frames++
+			}
+		}
+		if frames == 0 {
+			t.Fatalf("no frames and no error: %d events", len(evs))
+		}
+	})
+}
+
+// What each saved shape is detected as.
+func TestDetect(t *testing.T) {
+	for text, want := range map[string]Shape{
+		"16954612\n7657467895508   7657482691352   7657493499756\n":                     ShapeLatency,
+		"SurfaceFlinger appears to be unresponsive, dumping anyways\n16954612\n1 2 3\n": ShapeLatency,
+		"8333333\n": ShapeLatency,
+		"SurfaceFlinger TimeStats:\nLegacy stats are as follows:\n":         ShapeTimestats,
+		"RequestedLayerState{a.b/a.b.C#28989 parentId=28983}\n":             ShapeList,
+		"SurfaceView - a.b/a.b.C#0\na.b/a.b.C#1\n":                          ShapeList,
+		"Buffering stats:\n  [Layer name] <Active time>\n":                  ShapeFullDump,
+		"12-01 10:00:00.000  100  100 I Choreographer: Skipped 5 frames!\n": ShapeNone,
+		"16954612 1\n": ShapeNone,
+		"500\n1 2 3\n": ShapeNone, // not a period
+		"Applications Graphics Acceleration Info:\n": ShapeNone,
+	} {
+		if got := Detect([]byte(text)); got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
 }

@@ -243,13 +243,7 @@ func (r *run) apply(l *Latency) {
 	}
 	name := r.layer.Name
 	last, seen := r.last[name]
-	fresh := make([]Record, 0, len(l.Records))
-	for _, rec := range l.Records {
-		if rec.Actual > last {
-			fresh = append(fresh, rec)
-		}
-	}
-	sort.Slice(fresh, func(i, j int) bool { return fresh[i].Actual < fresh[j].Actual })
+	fresh := freshRecords(l.Records, last)
 	var lost int64
 	if seen && last > 0 && l.Zero == 0 && len(fresh) == len(l.Records) && len(fresh) > 1 {
 		// every slot of the ring is written and all of it is new: everything between the last
@@ -275,6 +269,24 @@ func (r *run) apply(l *Latency) {
 	if at := r.now(); at > 0 {
 		r.evs = append(r.evs, &source.Tick{NowNs: at})
 	}
+}
+
+// freshRecords returns the records presented after last, by present time, each present once.
+func freshRecords(recs []Record, last int64) []Record {
+	fresh := make([]Record, 0, len(recs))
+	for _, rec := range recs {
+		if rec.Actual > last {
+			fresh = append(fresh, rec)
+		}
+	}
+	sort.Slice(fresh, func(i, j int) bool { return fresh[i].Actual < fresh[j].Actual })
+	out := fresh[:0]
+	for i, rec := range fresh {
+		if i == 0 || rec.Actual != fresh[i-1].Actual {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 // missed estimates the frames overwritten between last and the ring's oldest record: the gap

@@ -16,6 +16,8 @@ type TimestatsLayer struct {
 	Package       string
 	TotalFrames   int64
 	DroppedFrames int64
+	// RefreshHz is the first `displayRefreshRate` printed for it (0: none, before Android 12).
+	RefreshHz float64
 	// Present2Present is the present-to-present histogram: bucket (ms) → frames, ascending.
 	Present2Present []source.Bucket
 }
@@ -26,7 +28,9 @@ type Timestats struct {
 	Empty bool
 	// StatsEnd is the printed `statsEnd` (seconds): it stands still while timestats is off.
 	StatsEnd string
-	Layers   []TimestatsLayer
+	// StatsStart is the printed `statsStart` (seconds).
+	StatsStart string
+	Layers     []TimestatsLayer
 }
 
 // Layer returns the counters of the layer called name: the exact name, else the same name
@@ -62,6 +66,7 @@ func ParseTimestats(data []byte) *Timestats {
 	idx := map[string]int{}
 	cur := -1
 	wantHist := false
+	var pendingHz float64
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 4<<20)
 	for sc.Scan() {
@@ -84,6 +89,15 @@ func ParseTimestats(data []byte) *Timestats {
 			if cur < 0 {
 				t.StatsEnd = v
 			}
+		case "statsStart":
+			if cur < 0 {
+				t.StatsStart = v
+			}
+		case "displayRefreshRate":
+			// printed before the layerName of the record it belongs to
+			if hz, err := strconv.ParseFloat(strings.TrimSuffix(v, " fps"), 64); err == nil && hz > 0 {
+				pendingHz = hz
+			}
 		case "layerName":
 			i, seen := idx[v]
 			if !seen {
@@ -92,6 +106,9 @@ func ParseTimestats(data []byte) *Timestats {
 				t.Layers = append(t.Layers, TimestatsLayer{Name: v})
 			}
 			cur = i
+			if t.Layers[i].RefreshHz == 0 {
+				t.Layers[i].RefreshHz = pendingHz
+			}
 		case "packageName":
 			if cur >= 0 {
 				t.Layers[cur].Package = v

@@ -313,13 +313,7 @@ func (p *Pipeline) Add(ev source.Event) {
 			p.addLooperFrames(p.looper.Advance(e.NowNs))
 		}
 	case *source.Gap:
-		if e.Layer != "" {
-			p.addLayerGap(e)
-			break
-		}
-		p.warn.add(fmt.Sprintf("gap: %s (%.1f s not seen)", e.Reason, float64(e.ToNs-e.FromNs)/1e9))
-		p.touch(e.FromNs)
-		p.touch(e.ToNs)
+		p.addGap(e)
 	case *source.Notice:
 		if e.State != "" {
 			p.connecting = false
@@ -364,6 +358,18 @@ func (p *Pipeline) Add(ev source.Event) {
 		return
 	}
 	p.seq++
+}
+
+// addGap notes time the source could not see: a SurfaceFlinger layer's frames lost between
+// polls (layers.go), or a stretch of the session.
+func (p *Pipeline) addGap(e *source.Gap) {
+	if e.Layer != "" {
+		p.addLayerGap(e)
+		return
+	}
+	p.warn.add(fmt.Sprintf("gap: %s (%.1f s not seen)", e.Reason, float64(e.ToNs-e.FromNs)/1e9))
+	p.touch(e.FromNs)
+	p.touch(e.ToNs)
 }
 
 // touch moves the session clock: the first timed event sets the origin, every event the end.

@@ -13,7 +13,7 @@ import (
 // Looper-derived frame (they depend on when the next frame started, which only it knows), −1
 // for every other frame.
 func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
-	if f.Flags&source.FlagSkippedFrame != 0 {
+	if f.Flags&source.FlagSkippedFrame != 0 || p.countedElsewhere(f) {
 		return // hwui's skipped frames are not frames; their timestamps are garbage
 	}
 	end := f.DoneNs
@@ -124,7 +124,8 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	if af.Counted {
 		ff.histIdx = histIndex(af.DurationNs)
 	}
-	ff.flagged, ff.history = f.Flags != 0, f.History
+	// (a frame only known because it was logged as slow counts as history does: not in a rate)
+	ff.flagged, ff.history = f.Flags != 0, f.History || f.Logged
 	ff.hasDeadline, ff.deadlineJanky = af.HasDeadline, af.DeadlineJanky
 	ff.legacyKnown, ff.legacyJanky = f.DoneNs > 0, af.LegacyJanky
 	ff.displayNs = (ff.dropped + 1) * t
@@ -212,4 +213,10 @@ func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, count
 		return Dropped(durNs, t)
 	}
 	return Dropped(cost, t)
+}
+
+// countedElsewhere reports whether f is a frame logged as slow (Davey) that the session
+// already counts: gfxinfo's rows, or the frame derived from its vsync message, carry it.
+func (p *Pipeline) countedElsewhere(f *source.Frame) bool {
+	return f.Logged && (p.session.Source == source.KindGfxinfoLogcat || p.msgs.paired > 0)
 }

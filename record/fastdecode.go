@@ -294,7 +294,7 @@ func (s *scanner) strTo(d *decoder, p *string) bool {
 // Keys of the two fast line types and of Phases, in source.AppendLine's order.
 var (
 	frameKeys = newKeyTable("window", "process", "vsync_ns", "done_ns", "ui_done_ns", "interval_ns", "flags",
-		"deadline_ns", "vsync_id", "start_vsync_ns", "present_ns", "history", "phases")
+		"deadline_ns", "vsync_id", "start_vsync_ns", "present_ns", "history", "logged", "phases")
 	phaseKeys = newKeyTable("vsync_actual_ns", "handle_input_start_ns", "animation_start_ns",
 		"perform_traversals_start_ns", "draw_start_ns", "sync_queued_ns", "sync_start_ns",
 		"issue_draw_commands_start_ns", "swap_buffers_ns", "frame_completed_ns",
@@ -332,6 +332,8 @@ func (s *scanner) frame(d *decoder, f *source.Frame) bool {
 		case 11:
 			return s.boolTo(&f.History)
 		case 12:
+			return s.boolTo(&f.Logged)
+		case 13:
 			if f.Phases == nil {
 				f.Phases = d.newPhases()
 			}

@@ -117,8 +117,12 @@ type Frame struct {
 	PresentNs int64 `json:"present_ns,omitempty"`
 	// History marks a frame drawn before the live session started (the first poll's backlog):
 	// it counts in frames, jank, drop levels and the histogram, never in a rate.
-	History bool    `json:"history,omitempty"`
-	Phases  *Phases `json:"phases,omitempty"`
+	History bool `json:"history,omitempty"`
+	// Logged marks a frame known only because Android logged it as slow (hwui's "Davey!" line,
+	// 700 ms and more): the frames around it were not logged, so it counts in frames, jank,
+	// drop levels, the histogram and the worst frames, never in a rate.
+	Logged bool    `json:"logged,omitempty"`
+	Phases *Phases `json:"phases,omitempty"`
 	// Timeline is SurfaceFlinger's account of the frame (Perfetto traces only).
 	Timeline *FrameTimeline `json:"timeline,omitempty"`
 	// Sections are the slowest atrace sections that ran in the frame, slowest first

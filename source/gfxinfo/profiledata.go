@@ -672,6 +672,6 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	f := &w.Frames[n]
 	f.VsyncNs, f.DoneNs, f.UIDoneNs, f.IntervalNs = vs, done, ph.SyncStart, period
 	f.Flags, f.DeadlineNs, f.VsyncID = r[colFlags], deadline, r[colVsyncID]
-	f.StartVsyncNs, f.PresentNs, f.History = 0, 0, false
+	f.StartVsyncNs, f.PresentNs, f.History, f.Logged = 0, 0, false, false
 	f.Phases, f.Timeline, f.Sections = ph, nil, nil
 }

@@ -239,7 +239,7 @@ func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) [
 		f, c := &w.Frames[i], &frs[j]
 		c.VsyncNs, c.DoneNs, c.UIDoneNs, c.IntervalNs, c.Flags = f.VsyncNs, f.DoneNs, f.UIDoneNs, f.IntervalNs, f.Flags
 		c.DeadlineNs, c.VsyncID, c.StartVsyncNs, c.PresentNs = f.DeadlineNs, f.VsyncID, f.StartVsyncNs, f.PresentNs
-		c.History = f.History
+		c.History, c.Logged = f.History, f.Logged
 		c.Window, c.Process = title, process
 		if f.Phases != nil {
 			phs[j] = *f.Phases

@@ -22,7 +22,9 @@ type Stats struct {
 	SlowDispatch  int64 // "Slow dispatch took" (and Android 8's "Dispatch took") lines
 	SlowDelivery  int64 // "Slow delivery took" lines
 	Drained       int64 // "Drained" lines
-	SlowVendor    int64 // vendor "Slow Looper <thread>:" lines
+	SlowVendor    int64 // vendor "Slow Looper <thread>:" entries (a "because of" line: one a message it lists)
+	Davey         int64 // hwui "Davey!" lines read as frames
+	DaveyIgnored  int64 // Davey lines ignored: an overflowed duration, or times no frame has
 	SlowOther     int64 // other "Slow <what> took" lines
 	SlowTruncated int64 // slow lines cut off before their duration or inside their details
 	DebugLooper   int64 // vendor "DebugLooper:" set-up lines (ignored)
@@ -183,13 +185,30 @@ func (d *Decoder) act(kind msgKind, rest []byte, pid, tid int, at int64, timed b
 		d.noteUntimed(timed)
 		d.finish(pid, tid, rest, at, timed)
 	case kindSkipped:
-		n, _ := parseSkipped(rest)
-		d.stats.Skipped++
-		d.stats.SkippedFrames += int64(n)
-		d.events = append(d.events, &source.Skipped{AtNs: at, Pid: pid, Frames: n})
+		// every "Skipped N frames!" of the line: two messages run together count twice
+		for ok := true; ok; rest, ok = findSkipped(rest[len(skippedMark):]) {
+			n, _ := parseSkipped(rest)
+			d.stats.Skipped++
+			d.stats.SkippedFrames += int64(n)
+			d.events = append(d.events, &source.Skipped{AtNs: at, Pid: pid, Frames: n})
+		}
+	case kindDavey:
+		d.davey(rest, at)
 	case kindSlow:
 		s := parseSlow(rest)
 		s.AtNs = at
+		if msgs := lateMsgs(s, trimRight(rest)); len(msgs) > 0 {
+			// one entry per message the line lists (lateMsgs)
+			d.stats.SlowVendor += int64(len(msgs))
+			for _, m := range msgs {
+				if m.Truncated {
+					d.stats.SlowTruncated++
+				}
+				m.AtNs = at
+				d.events = append(d.events, m)
+			}
+			return
+		}
 		if s.Truncated {
 			d.stats.SlowTruncated++
 		}
@@ -210,6 +229,41 @@ func (d *Decoder) act(kind msgKind, rest []byte, pid, tid int, at int64, timed b
 		d.stats.DebugLooper++
 	}
 }
+
+// davey turns a "Davey! duration=…" line into a frame of the app (the line names no window),
+// or a counted warning when Android's arithmetic overflowed or the times are no frame's.
+func (d *Decoder) davey(m []byte, at int64) {
+	f, ph := &source.Frame{Window: d.pkg, Process: d.pkg}, &source.Phases{}
+	if f.Window == "" {
+		f.Window = DaveyWindow
+	}
+	switch parseDavey(trimRight(m), f, ph) {
+	case daveyFrame:
+		d.stats.Davey++
+		if at > 0 {
+			// Its times are the device's monotonic clock; the log's are another: the line was
+			// logged as the frame finished, so it is moved onto the log's clock there.
+			shiftFrame(f, at-max(f.DoneNs, ph.GpuCompleted))
+		}
+		d.events = append(d.events, f)
+	case daveyOverflow:
+		d.stats.DaveyIgnored++
+		d.events = append(d.events, &source.Notice{AtNs: at, Level: source.LevelWarn, Text: DaveyOverflowNotice})
+	default:
+		d.stats.DaveyIgnored++
+		d.events = append(d.events, &source.Notice{AtNs: at, Level: source.LevelWarn, Text: DaveyBadNotice})
+	}
+}
+
+// DaveyWindow names the frames of Davey lines when the package is not known (the line names
+// no window).
+const DaveyWindow = "app (Davey)"
+
+// The warnings of ignored Davey lines (one a line: the pipeline counts repeats).
+const (
+	DaveyOverflowNotice = "logcat: Davey! line with an overflowed duration (Android's INT64 arithmetic) ignored"
+	DaveyBadNotice      = "logcat: Davey! line without a frame's times ignored"
+)
 
 func (d *Decoder) noteUntimed(timed bool) {
 	if timed {

@@ -221,15 +221,15 @@ func TestSlowLines(t *testing.T) {
 		{"Slow dispatch took 110ms main h=android.os.Handler c=null m=1",
 			source.SlowLooper{Kind: "dispatch", Ms: 110, Thread: "main", Handler: "android.os.Handler", What: intp(1)}},
 		{"Slow Looper main: doFrame is 40ms late because of 1 msg, msg 1 took 45ms (h=android.os.Handler c=null)",
-			source.SlowLooper{Kind: "doframe_late", Ms: 40, Thread: "main", Handler: "android.os.Handler"}},
+			source.SlowLooper{Kind: "doframe_late", Ms: 45, Thread: "main", Handler: "android.os.Handler"}},
 		{"Slow Looper main: doFrame is 691ms late because of 1 msg, msg 1 took 697ms (h=android.os.Handler c=com.libmailcore.MainThreadUtils$2)",
-			source.SlowLooper{Kind: "doframe_late", Ms: 691, Thread: "main", Handler: "android.os.Handler", Callback: "com.libmailcore.MainThreadUtils$2"}},
+			source.SlowLooper{Kind: "doframe_late", Ms: 697, Thread: "main", Handler: "android.os.Handler", Callback: "com.libmailcore.MainThreadUtils$2"}},
 		{"Slow Looper main: Long Msg: seq=2 plan=08:36:22.124  late=3ms wall=9599ms running=0ms h=android.app.ActivityThread$H w=110",
 			source.SlowLooper{Kind: "long_msg", Ms: 9599, Thread: "main", Handler: "android.app.ActivityThread$H", What: intp(110)}},
 		{"Slow Looper main: Activity chat.delta.beta/org.thoughtcrime.securesms.RoutingActivity is 9503ms late (wall=801ms running=0ms ClientTransaction{ callbacks=[x] }) because of 1 msg, msg 1 took 9599ms (seq=2 late=3ms h=android.app.ActivityThread$H w=110)",
-			source.SlowLooper{Kind: "activity_late", Ms: 9503, Thread: "main", Handler: "android.app.ActivityThread$H", What: intp(110)}},
+			source.SlowLooper{Kind: "activity_late", Ms: 9599, Thread: "main", Handler: "android.app.ActivityThread$H", What: intp(110)}},
 		{"Slow Looper main: MotionEvent is 691ms late (event_seq=0, action=ACTION_DOWN) because of 1 msg, msg 1 took 1448ms (seq=180 running=137ms runnable=10ms late=42ms h=android.os.Handler c=io.flutter.X$$ExternalSyntheticLambda0)",
-			source.SlowLooper{Kind: "motion_event_late", Ms: 691, Thread: "main", Handler: "android.os.Handler", Callback: "io.flutter.X$$ExternalSyntheticLambda0"}},
+			source.SlowLooper{Kind: "motion_event_late", Ms: 1448, Thread: "main", Handler: "android.os.Handler", Callback: "io.flutter.X$$ExternalSyntheticLambda0"}},
 		// Cut off before the duration (a real line of the deltachat capture): truncated, its
 		// duration unknown — not a 0 ms message.
 		{"Slow Looper main: Activity chat.delta.beta/org.thoughtcrime.", source.SlowLooper{Kind: "activity_late", Thread: "main", Truncated: true}},
@@ -237,10 +237,11 @@ func TestSlowLines(t *testing.T) {
 		{"Slow Looper main: Long Msg: seq=2 plan=08:36:22.124  late=3ms wa", source.SlowLooper{Kind: "long_msg", Thread: "main", Truncated: true}},
 		{"Slow Looper main: MotionEv", source.SlowLooper{Kind: "other", Thread: "main", Truncated: true}},
 		// Cut inside the details: the duration is known, the handler that ran into the cut is not.
+		// (A "late because of" line is one entry per message it lists, each its own "took".)
 		{"Slow Looper main: doFrame is 340ms late because of 7 msg, msg 1 took 372ms (seq=29305 late=180ms h=android.view.Chore",
-			source.SlowLooper{Kind: "doframe_late", Ms: 340, Thread: "main", Truncated: true}},
+			source.SlowLooper{Kind: "doframe_late", Ms: 372, Thread: "main", Truncated: true}},
 		{"Slow Looper main: doFrame is 340ms late because of 7 msg, msg 1 took 372ms (seq=29305 late=180ms h=android.os.Handler c=com.x.Y",
-			source.SlowLooper{Kind: "doframe_late", Ms: 340, Thread: "main", Handler: "android.os.Handler", Truncated: true}},
+			source.SlowLooper{Kind: "doframe_late", Ms: 372, Thread: "main", Handler: "android.os.Handler", Truncated: true}},
 	}
 	for _, c := range cases {
 		d, evs := decodeLines("04-05 10:46:40.702 31411 31411 W Looper  : " + c.msg)

@@ -81,6 +81,11 @@ func FuzzPairing(f *testing.F) {
 	f.Add([]byte(fuzzSeeds[4] + "\n" + fuzzSeeds[5] + "\n" + fuzzSeeds[4] + "\n" + fuzzSeeds[4]))
 	f.Add([]byte(fuzzSeeds[1] + "\n" + fuzzSeeds[0] + "\n" + fuzzSeeds[0] + "\n" + fuzzSeeds[1] + "\n" + fuzzSeeds[1]))
 	f.Add([]byte(fuzzSeeds[7] + "\n>>>>> Dispatching to " + hTarget + ": 1\n\n" + fuzzSeeds[8] + "\n<<<<< Finished to " + hTarget + "\n"))
+	// Davey lines (a frame, an overflow), two Skipped run together, a vendor line listing two
+	// messages (issue 25)
+	f.Add([]byte(davey12 + "\nI OpenGLRenderer: Davey! duration=9223360591227ms; Flags=0, IntendedVsync=5, FrameCompleted=9223372036854775807,\n" +
+		"I Choreographer: Skipped 31 frames!  x.I/Choreographer(1): Skipped 67 frames!  y\n" +
+		"W Looper  : Slow Looper main: Activity a/.M is 720ms late because of 3 msg, msg 2 took 146ms (h=a.H w=110), msg 3 took 561ms (h=a.H w=1"))
 	f.Fuzz(func(t *testing.T, text []byte) {
 		d := NewDecoder()
 		for _, line := range bytes.Split(text, []byte("\n")) {

@@ -18,6 +18,7 @@ const (
 	kindSkipped             // Choreographer "Skipped N frames!"
 	kindSlow                // Looper "Slow dispatch/delivery took", "Dispatch took", "Drained", vendor "Slow Looper main:"
 	kindDebugLooper         // vendor "DebugLooper: set default …" set-up lines: recognised, ignored
+	kindDavey               // hwui "Davey! duration=…ms; …": a frame of 700 ms or more
 )
 
 // The printer's markers' lengths as constants: the hot paths' bounds checks fold.
@@ -87,6 +88,9 @@ func classify(msg []byte) (msgKind, []byte) {
 	if bytes.IndexByte(m, '!') >= 0 {
 		if s, ok := findSkipped(m); ok {
 			return kindSkipped, s
+		}
+		if s, ok := findDavey(m); ok {
+			return kindDavey, s
 		}
 	}
 	switch m[0] {
@@ -460,4 +464,53 @@ func whatField(m []byte, key string) *int {
 		n = -n
 	}
 	return &n
+}
+
+// lateMsgs splits a vendor "… is <N>ms late … because of <K> msg, msg 1 took <X>ms (…), msg 2
+// took <Y>ms (…)" line into one entry per listed message: its "took" value, and the handler,
+// callback and what of its own "(…)"; nil for any other line. So the slowest message of the
+// line is found, not only the first.
+func lateMsgs(s *source.SlowLooper, m []byte) []*source.SlowLooper {
+	i := bytes.Index(m, []byte(" because of "))
+	if i < 0 || !bytes.HasPrefix(m, slowLooper) {
+		return nil
+	}
+	var out []*source.SlowLooper
+	for rest := m[i:]; ; {
+		k := bytes.Index(rest, []byte("msg "))
+		if k < 0 {
+			break
+		}
+		rest = rest[k+len("msg "):]
+		_, e := atoi(rest, 0)
+		if e == 0 || !bytes.HasPrefix(rest[e:], []byte(" took ")) {
+			continue
+		}
+		e += len(" took ")
+		ms, ok := durationAt(rest, e)
+		one := &source.SlowLooper{Kind: s.Kind, Thread: s.Thread, Text: s.Text, Ms: ms, Truncated: !ok}
+		if det, whole, ok := details(rest[e:]); ok {
+			one.Truncated = one.Truncated || !whole
+			one.Handler = string(field(det, "h="))
+			one.Callback = callback(field(det, "c="))
+			one.What = whatField(det, "w=")
+		}
+		out = append(out, one)
+	}
+	return out
+}
+
+// details returns the "(…)" that follows a message's duration, from its '(' (so every field in
+// it follows a space or the '('): whole is false when the line was cut inside it, and then the
+// last field, which may run into the cut, is left out.
+func details(m []byte) (det []byte, whole, ok bool) {
+	o := bytes.IndexByte(m, '(')
+	if o < 0 || bytes.IndexByte(m[:o], ',') >= 0 {
+		return nil, false, false
+	}
+	det = m[o:]
+	if c := bytes.IndexByte(det, ')'); c >= 0 {
+		return det[:c], true, true
+	}
+	return det[:max(1, bytes.LastIndexByte(det, ' '))], false, true
 }

@@ -28,7 +28,7 @@ var realWants = map[string]realWant{
 	// Long Msg wall=9599ms, two "Activity … is Nms late", and a last line cut after
 	// "Activity chat.delta.beta/org.thoughtcrime." (still a vendor line, counted as truncated:
 	// its duration is unknown); "Slow Binder:" is not.
-	"issue-deltachat2014-threadtime-vendor-slow-looper-long-msg.txt": {slowVendor: 4, slowTruncated: 1, timed: true},
+	"issue-deltachat2014-threadtime-vendor-slow-looper-long-msg.txt": {slowVendor: 5, slowTruncated: 1, timed: true}, // (four lines; one lists two messages)
 	// Two "Slow delivery took 7319ms/7015ms", two "Drained", seven DebugLooper set-up lines.
 	"issue-ehviewer1017-threadtime-looper-slow-delivery-drained-debuglooper.txt": {slowDelivery: 2, drained: 2, debugLooper: 7, timed: true},
 	// Logcat Reader bracket layout: Skipped 7+14+4+2+1.
@@ -200,15 +200,21 @@ func TestRealCaptureDetails(t *testing.T) {
 				got = append(got, s)
 			}
 		}
-		if len(got) != 4 {
-			t.Fatalf("%d slow lines", len(got))
+		// Five entries from four lines: the third lists two messages, each its own entry (its
+		// "took" and its w=), so the slowest is found: 9599 ms (w=110) and 801 ms (w=159).
+		if len(got) != 5 {
+			t.Fatalf("%d slow entries", len(got))
 		}
-		for i, g := range got[:3] {
+		for i, g := range got[:4] {
 			if g.Truncated || g.Ms == 0 || g.Handler != "android.app.ActivityThread$H" {
-				t.Errorf("line %d: %+v", i, g)
+				t.Errorf("entry %d: %+v", i, g)
 			}
 		}
-		if g := got[3]; !g.Truncated || g.Ms != 0 || g.Kind != "activity_late" || g.Handler != "" {
+		if a, b := got[2], got[3]; a.Ms != 9599 || a.What == nil || *a.What != 110 || b.Ms != 801 || b.What == nil || *b.What != 159 ||
+			a.Kind != "activity_late" || b.Kind != "activity_late" || a.Text != b.Text {
+			t.Errorf("the two-message line: %+v %+v", a, b)
+		}
+		if g := got[4]; !g.Truncated || g.Ms != 0 || g.Kind != "activity_late" || g.Handler != "" {
 			t.Errorf("cut-off line %+v", g)
 		}
 	})
@@ -233,7 +239,7 @@ func TestRealCaptureDetails(t *testing.T) {
 				t.Fatalf("kinds %v, want %v", kinds, want)
 			}
 		}
-		if first.Ms != 340 || first.Thread != "main" || first.Handler != "android.view.Choreographer$FrameHandler" ||
+		if first.Ms != 372 || first.Thread != "main" || first.Handler != "android.view.Choreographer$FrameHandler" ||
 			first.Callback != "android.view.Choreographer$FrameDisplayEventReceiver" {
 			t.Errorf("first %+v", first)
 		}

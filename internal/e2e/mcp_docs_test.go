@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,8 @@ func docBlocks(t *testing.T) []docBlock {
 	return out
 }
 
+var updateAgentsDoc = flag.Bool("update-agents-doc", false, "rewrite docs/agents.md's mcp-summary blocks with what the server says now")
+
 // The serial docs/agents.md shows for the fake phone.
 const docSerial = "R5CT20ABCDE"
 
@@ -66,6 +69,7 @@ func TestMCPDocsExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var replaced [][2]string
 	for i, b := range blocks {
 		if len(b.info) < 3 || b.info[1] != "mcp-call" {
 			continue
@@ -87,10 +91,16 @@ func TestMCPDocsExamples(t *testing.T) {
 		if i+1 < len(blocks) && len(blocks[i+1].info) >= 2 && blocks[i+1].info[1] == "mcp-summary" {
 			summary := strings.SplitN(text, "\n", 2)[0]
 			summary = strings.ReplaceAll(strings.ReplaceAll(summary, work, "~/app"), env.Serial, docSerial)
-			if want := strings.TrimSpace(blocks[i+1].text); summary != want {
-				t.Errorf("%s %s: summary\n%s\nwant (docs/agents.md)\n%s", tool, strings.TrimSpace(b.text), summary, want)
+			if want := strings.TrimSpace(blocks[i+1].text); *updateAgentsDoc {
+				replaced = append(replaced, [2]string{blocks[i+1].text, summary + "\n"})
+			} else if summary != want {
+				t.Errorf("%s %s: summary\n%s\nwant (docs/agents.md; if the change is meant: go test ./internal/e2e -run TestMCPDocsExamples -update-agents-doc)\n%s",
+					tool, strings.TrimSpace(b.text), summary, want)
 			}
 		}
+	}
+	if *updateAgentsDoc {
+		rewriteDoc(t, replaced)
 	}
 	if configs < 2 || calls < 8 {
 		t.Errorf("docs/agents.md: %d configurations and %d calls found; the markers changed?", configs, calls)
@@ -124,5 +134,28 @@ func checkDocConfig(t *testing.T, text string) {
 		if res, err := c.cs.ListTools(context.Background(), nil); err != nil || len(res.Tools) == 0 {
 			t.Errorf("configuration %s: listing tools: %v", key, err)
 		}
+	}
+}
+
+// rewriteDoc replaces docs/agents.md's mcp-summary blocks, in order.
+func rewriteDoc(t *testing.T, replaced [][2]string) {
+	t.Helper()
+	path := filepath.Join("..", "..", "docs", "agents.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, out := string(b), ""
+	for _, r := range replaced {
+		old := "```text mcp-summary\n" + r[0] + "```"
+		i := strings.Index(doc, old)
+		if i < 0 {
+			t.Fatalf("summary block not found: %s", r[0])
+		}
+		out += doc[:i] + "```text mcp-summary\n" + r[1] + "```"
+		doc = doc[i+len(old):]
+	}
+	if err := os.WriteFile(path, []byte(out+doc), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -165,10 +165,10 @@ func TestMCPMeasureDevice(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		single, singleErr, code = fpstop(t, env, "--headless", "--duration", "6s", "--json")
+		single, singleErr, code = fpstop(t, env, "--headless", "--duration", "10s", "--json")
 	}()
 	var out measureOut
-	res, text := c.call(t, context.Background(), "measure", map[string]any{"device": env.Serial, "package": pkg, "duration_s": 6}, &out)
+	res, text := c.call(t, context.Background(), "measure", map[string]any{"device": env.Serial, "package": pkg, "duration_s": 10}, &out)
 	wg.Wait()
 	if res.IsError {
 		t.Fatalf("measure failed: %s", text)
@@ -193,19 +193,27 @@ func TestMCPMeasureDevice(t *testing.T) {
 		t.Errorf("measure %d frames (%.2f s), headless %d (%.2f s)", got.Frames, got.DurationS, single.Frames, float64(single.DurationS))
 	}
 	if got.FPS == nil || single.FPS == nil || math.Abs(*got.FPS-float64(*single.FPS)) > 1 {
-		t.Errorf("fps: measure %v, headless %v", got.FPS, single.FPS)
+		t.Errorf("fps: measure %v, headless %v", fmtF(got.FPS), fmtR(single.FPS))
 	}
 	if got.JankPct == nil || single.JankPct == nil || math.Abs(*got.JankPct-float64(*single.JankPct)) > 5 {
-		t.Errorf("jank %%: measure %v, headless %v", got.JankPct, single.JankPct)
+		t.Errorf("jank %%: measure %v, headless %v", fmtF(got.JankPct), fmtR(single.JankPct))
 	}
 	if got.Report.Device == nil || got.Report.Device.Model != single.Device.Model || got.Report.Source != single.Source {
 		t.Errorf("device/source: measure %+v %s, headless %+v %s", got.Report.Device, got.Report.Source, single.Device, single.Source)
 	}
+	t.Logf("measure %d frames %s fps %s %% janky; headless %d frames %s fps %s %% janky", got.Frames, fmtF(got.FPS), fmtF(got.JankPct),
+		single.Frames, fmtR(single.FPS), fmtR(single.JankPct))
 	c.mu.Lock()
 	n := len(c.progress)
 	c.mu.Unlock()
 	if n == 0 {
-		t.Error("a 6 s measurement sent no progress notification")
+		t.Error("a 10 s measurement sent no progress notification")
+	}
+	// an app that is not running: the answer (an error when the run saw it waiting for the app)
+	// names the one on screen
+	res, text = c.call(t, context.Background(), "measure", map[string]any{"device": env.Serial, "package": "com.example.other", "duration_s": 4}, nil)
+	if !strings.Contains(text, "the app on screen is "+pkg) {
+		t.Errorf("measuring an app that is not running: error %v, %q", res.IsError, text)
 	}
 }
 
@@ -419,4 +427,18 @@ func TestMCPSession(t *testing.T) {
 	if res, text := c.call(t, ctx, "live_snapshot", map[string]any{"session_id": st.SessionID}, nil); !res.IsError {
 		t.Errorf("a stopped session still answers: %s", text)
 	}
+}
+
+func fmtF(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprint(*v)
+}
+
+func fmtR(v *metrics.R2) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprint(float64(*v))
 }

@@ -219,7 +219,7 @@ func compareParagraph(res *compare.Result, out *CompareOutput) string {
 				s += fmt.Sprintf(", interval %s to %s", num(*m.CILow), num(*m.CIHigh))
 			}
 			if m.P != nil {
-				s += fmt.Sprintf(", p %.3g", *m.P)
+				s += ", " + pText(*m.P)
 			}
 			changed = append(changed, s+", "+string(m.Verdict)+")")
 		}
@@ -260,4 +260,12 @@ func signed(v float64) string {
 // messageName names a compared message as the reports do.
 func messageName(m compare.Message) string {
 	return record.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
+}
+
+// pText prints a p-value as a paper would: three decimals, or "p < 0.001".
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p < 0.001"
+	}
+	return fmt.Sprintf("p %.3f", p)
 }

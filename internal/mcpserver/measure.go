@@ -190,6 +190,14 @@ func (s *server) measure(ctx context.Context, req *mcp.CallToolRequest, in Measu
 		return nil, out, s.withForeground(ctx, in.SourceInput, err)
 	}
 	out.Summary = measureParagraph(&out)
+	for _, it := range out.Iterations {
+		if it.Run != nil && it.Run.Frames == 0 {
+			if hint := s.foregroundHint(ctx, in.SourceInput); hint != "" {
+				out.Summary += " No frames of the app measured: " + hint + "."
+			}
+			break
+		}
+	}
 	return textResult(out.Summary, out), out, nil
 }
 
@@ -273,27 +281,39 @@ func (s *server) measureTest(ctx context.Context, src []string, dur float64, n i
 // withForeground adds the app on screen to an error about an app that never ran.
 func (s *server) withForeground(ctx context.Context, in SourceInput, err error) error {
 	m := err.Error()
-	if in.Source == "sim" || !(strings.Contains(m, "never seen") || strings.Contains(m, "not running")) {
+	if !(strings.Contains(m, "never seen") || strings.Contains(m, "not running")) {
 		return err
+	}
+	if hint := s.foregroundHint(ctx, in); hint != "" {
+		return fmt.Errorf("%w (%s)", err, hint)
+	}
+	return err
+}
+
+// foregroundHint names the app on screen of the device measured ("" for the simulator or when
+// it cannot be read), for a run that saw no frames of the app asked for.
+func (s *server) foregroundHint(ctx context.Context, in SourceInput) string {
+	if in.Source == "sim" {
+		return ""
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	cl, cerr := s.client(cctx)
-	if cerr != nil {
-		return err
+	cl, err := s.client(cctx)
+	if err != nil {
+		return ""
 	}
-	infos, derr := cl.Devices(cctx)
-	if derr != nil {
-		return err
+	infos, err := cl.Devices(cctx)
+	if err != nil {
+		return ""
 	}
 	for _, info := range infos {
 		if info.Online() && (in.Device == "" || info.Serial == in.Device) {
-			if pkg, _, ferr := cl.ForegroundApp(cctx, info.Serial); ferr == nil && pkg != "" {
-				return fmt.Errorf("%w (the app on screen is %s: pass package %q to measure it)", err, pkg, pkg)
+			if pkg, _, err := cl.ForegroundApp(cctx, info.Serial); err == nil && pkg != "" {
+				return fmt.Sprintf("the app on screen is %s: pass package %q to measure it", pkg, pkg)
 			}
 		}
 	}
-	return err
+	return ""
 }
 
 // measureParagraph is the summary of a measure call: the run's own, or the iterations' means.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -189,5 +190,53 @@ func TestMeasureArgs(t *testing.T) {
 	}
 	if !strings.HasPrefix(text, "com.example") && !strings.Contains(text, "no frames were measured") {
 		t.Errorf("summary of an empty run: %q", text)
+	}
+}
+
+// TestSessionBounds: at most maxSessions run at once; a stopped one makes room; each gets the
+// time limit as its --duration.
+func TestSessionBounds(t *testing.T) {
+	var mu sync.Mutex
+	var durations []string
+	run := func(ctx context.Context, args []string, stdout, _ io.Writer, live func(func() *metrics.Report)) int {
+		for _, a := range args {
+			if strings.HasPrefix(a, "--duration=") {
+				mu.Lock()
+				durations = append(durations, a)
+				mu.Unlock()
+			}
+		}
+		r := &metrics.Report{Source: "sim", Frames: 3}
+		live(func() *metrics.Report { return r })
+		<-ctx.Done() // runs until stopped
+		_ = json.NewEncoder(stdout).Encode(r)
+		return 0
+	}
+	cs := connect(t, Options{Version: "test", Run: run, WorkDir: t.TempDir()})
+	var ids []string
+	for i := 0; i < maxSessions; i++ {
+		res, text := callText(t, cs, "start_session", map[string]any{"source": "sim", "max_duration_s": 90})
+		if res.IsError {
+			t.Fatalf("session %d: %s", i+1, text)
+		}
+		ids = append(ids, res.StructuredContent.(map[string]any)["session_id"].(string))
+	}
+	if res, text := callText(t, cs, "start_session", map[string]any{"source": "sim"}); !res.IsError || !strings.Contains(text, "stop_session") {
+		t.Errorf("a session beyond %d: error %v, %q", maxSessions, res.IsError, text)
+	}
+	res, text := callText(t, cs, "live_snapshot", map[string]any{"session_id": ids[0]})
+	if res.IsError || !strings.Contains(text, "3 frames") && !strings.Contains(text, "running") {
+		t.Errorf("live_snapshot: %s", text)
+	}
+	if res, text := callText(t, cs, "stop_session", map[string]any{"session_id": ids[0]}); res.IsError || !strings.Contains(text, "stopped") {
+		t.Errorf("stop_session: %s", text)
+	}
+	if res, text := callText(t, cs, "start_session", map[string]any{"source": "sim"}); res.IsError {
+		t.Errorf("after a stop, a new session is refused: %s", text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(durations) == 0 || durations[0] != "--duration=1m30s" || durations[len(durations)-1] != "--duration=5m0s" {
+		t.Errorf("durations %q: want the limits, 1m30s then the default 5m0s", durations)
 	}
 }

@@ -90,6 +90,9 @@ func (e *serverDownError) Unwrap() error { return e.err }
 
 func (e *serverDownError) Is(target error) bool { return target == ErrNoServer }
 
+// ServerDown marks the error as the adb server's absence (source.OutageState).
+func (e *serverDownError) ServerDown() bool { return true }
+
 // Trouble says what happened in plain words (source.Trouble).
 func (e *serverDownError) Trouble() string {
 	return "the adb server is not running (`adb start-server`)"

@@ -317,7 +317,7 @@ func (p *Pipeline) Add(ev source.Event) {
 	case *source.Notice:
 		if e.State != "" {
 			p.connecting = false
-			if p.state == source.StateDisconnected && e.State == source.StateLive {
+			if p.state.Outage() && e.State == source.StateLive {
 				p.warn.add(fmt.Sprintf("resumed after a disconnection (%s)", e.Text))
 			}
 			p.state = e.State

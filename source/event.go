@@ -332,7 +332,8 @@ const (
 	StateLive         State = "live"
 	StateIdle         State = "idle"
 	StateWaiting      State = "waiting"      // waiting for the app to start / for a device
-	StateDisconnected State = "disconnected" // device or adb gone, retrying
+	StateDisconnected State = "disconnected" // device gone, retrying
+	StateAdbDown      State = "adb_down"     // no adb server answers, retrying
 	StateEnded        State = "ended"        // input finished
 	// States the pipeline derives (never sent by a source): the main thread is blocked or a
 	// frame is overdue (frozen), and no frame for a while where the source cannot tell idle
@@ -340,6 +341,20 @@ const (
 	StateFrozen   State = "frozen"
 	StateNoFrames State = "no_frames"
 )
+
+// Outage reports whether the state is a lost connection (the device or the adb server gone):
+// the numbers on screen are stale and the screen says how old.
+func (s State) Outage() bool { return s == StateDisconnected || s == StateAdbDown }
+
+// OutageState is the state a source that failed with err is in: adb server down when no adb
+// server answered (the error has a ServerDown method saying so), else disconnected.
+func OutageState(err error) State {
+	var sd interface{ ServerDown() bool }
+	if errors.As(err, &sd) && sd.ServerDown() {
+		return StateAdbDown
+	}
+	return StateDisconnected
+}
 
 // Level is a notice's severity.
 type Level string

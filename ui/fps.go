@@ -103,10 +103,14 @@ func (m fpsModel) headline() string {
 			who = "SurfaceFlinger"
 		}
 		return st.Warn.Render("no frames") + st.Muted.Render(" (idle or stuck: "+who+" cannot tell)")
-	case source.StateDisconnected, source.StateEnded:
-		if ok && m.state == source.StateDisconnected {
+	case source.StateDisconnected, source.StateAdbDown:
+		switch {
+		case ok:
 			return st.Muted.Render("last " + num(cp.FPS, 1) + " fps (stale)")
+		case !math.IsNaN(m.historyFPS) && m.historyFPS > 0 && !m.hasCompleteSlice():
+			return st.Muted.Render("last " + num(m.historyFPS, 1) + " fps (history, stale)")
 		}
+		return st.Muted.Render("no data (connection lost)")
 	}
 	switch {
 	case ok:

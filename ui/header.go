@@ -185,11 +185,15 @@ func (m headerModel) stateBadge() string {
 			return st.BadgeWarn.Render(" … CONNECTING ")
 		}
 		return st.BadgeWarn.Render(" … WAITING ")
-	case source.StateDisconnected:
-		if d := m.staleFor(); d >= time.Second {
-			return st.BadgeBad.Render(fmt.Sprintf(" ✕ DISCONNECTED · last seen %d s ago ", int(d/time.Second)))
+	case source.StateDisconnected, source.StateAdbDown:
+		label := " ✕ DISCONNECTED"
+		if state == source.StateAdbDown {
+			label = " ✕ ADB SERVER DOWN"
 		}
-		return st.BadgeBad.Render(" ✕ DISCONNECTED ")
+		if d := m.staleFor(); d >= time.Second {
+			return st.BadgeBad.Render(fmt.Sprintf("%s · last seen %d s ago ", label, int(d/time.Second)))
+		}
+		return st.BadgeBad.Render(label + " ")
 	case source.StateEnded:
 		return st.BadgeIdle.Render(" ■ ENDED ")
 	}
@@ -199,7 +203,7 @@ func (m headerModel) stateBadge() string {
 // staleFor is how long the numbers on screen have been stale: the time since the device time
 // last moved, while disconnected (0 otherwise).
 func (m headerModel) staleFor() time.Duration {
-	if m.state != source.StateDisconnected || m.seenAt.IsZero() || m.now.Before(m.seenAt) || m.replay {
+	if !m.state.Outage() || m.seenAt.IsZero() || m.now.Before(m.seenAt) || m.replay {
 		return 0
 	}
 	return m.now.Sub(m.seenAt)

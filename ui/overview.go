@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/themes"
 )
 
@@ -358,7 +357,7 @@ func tailWidth(tail string) int {
 // stale reports whether a row's numbers are no longer current: the device went away, or its
 // session says it is disconnected.
 func (o Overview) stale(r overviewRow) bool {
-	return !r.connected || r.snap != nil && r.snap.State == source.StateDisconnected
+	return !r.connected || r.snap != nil && r.snap.State.Outage()
 }
 
 // lastSeen says how long ago a stale row's numbers were current.

@@ -86,7 +86,7 @@ func (m Model) noteWarnings(s *metrics.Snapshot) Model {
 	for i := len(m.warnAt); i < n; i++ {
 		w := s.Warnings[i]
 		m.warnAt = append(m.warnAt, m.now)
-		m.warnGone = append(m.warnGone, s.State == source.StateDisconnected ||
+		m.warnGone = append(m.warnGone, s.State.Outage() ||
 			strings.HasPrefix(w, "gap: ") || strings.HasPrefix(w, "resumed after a disconnection"))
 	}
 	return m
@@ -100,7 +100,7 @@ func (m Model) shownWarnings() []string {
 	var out []string
 	for i, w := range m.snap.Warnings {
 		if i < len(m.warnGone) && m.warnGone[i] && m.now.Sub(m.warnAt[i]) >= warningLinger &&
-			m.snap.State != source.StateDisconnected {
+			!m.snap.State.Outage() {
 			continue
 		}
 		out = append(out, w)
@@ -166,7 +166,7 @@ func (m Model) setStyles(st *themes.Styles) Model {
 // stale reports whether the numbers on screen are no longer current: the device is
 // disconnected (a replay's recorded disconnection is history, not staleness).
 func (m Model) stale() bool {
-	return m.snap != nil && m.snap.State == source.StateDisconnected && m.opts.Replay == nil
+	return m.snap != nil && m.snap.State.Outage() && m.opts.Replay == nil
 }
 
 // dimStale draws the panels' lines in the one stale style while the device is disconnected, so

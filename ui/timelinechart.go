@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/source"
 )
 
 // Drawing the timeline. ntcharts' time axis counts whole Unix seconds, too coarse for frames
@@ -85,7 +84,7 @@ func (m timelineModel) title(lo, hi int64) string {
 	case narrowest:
 		s += " · too short to zoom"
 	}
-	if m.snap != nil && m.snap.State == source.StateDisconnected {
+	if m.snap != nil && m.snap.State.Outage() {
 		// The dashboard's header says so; the timeline covers it.
 		s += " · DISCONNECTED: the newest frame is not current"
 	} else if m.follow {

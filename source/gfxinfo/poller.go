@@ -121,7 +121,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 			return nil
 		}
 		return send(ctx, out, []source.Event{&source.Notice{AtNs: st.lastNs, Level: source.LevelErr,
-			State: source.StateDisconnected, Text: source.RetryText("gfxinfo", err, backoffMax)}})
+			State: source.OutageState(err), Text: source.RetryText("gfxinfo", err, backoffMax)}})
 	}
 	loop.Polled = func(ctx context.Context, start time.Time, back bool) (time.Duration, error) {
 		if back {

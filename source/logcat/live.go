@@ -3,6 +3,7 @@ package logcat
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -190,11 +191,7 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		}
 		pid, err := s.opts.Pid(ctx)
 		if err != nil || pid <= 0 {
-			msg := fmt.Sprintf("waiting for %s to start", orApp(s.opts.Package))
-			if err != nil {
-				msg += ": " + err.Error()
-			}
-			st.set(source.StateWaiting, source.LevelWarn, msg) // a wrong -p must not end in a clean empty report
+			s.noPid(st, err)
 			if err := wait(); err != nil {
 				return err
 			}
@@ -209,7 +206,7 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			st.set(source.StateDisconnected, source.LevelWarn, source.RetryText("logcat", err, s.opts.MaxBackoff))
+			st.set(source.OutageState(err), source.LevelWarn, source.RetryText("logcat", err, s.opts.MaxBackoff))
 			if err := wait(); err != nil {
 				return err
 			}
@@ -250,6 +247,22 @@ func (s *liveSource) Run(ctx context.Context, out chan<- []source.Event) error {
 			return err
 		}
 	}
+}
+
+// noPid says why there is no pid: the device or the adb server gone (in their own words, with
+// the fix, never the failed command), else the app not running — a wrong -p must not end in a
+// clean empty report.
+func (s *liveSource) noPid(st *liveState, err error) {
+	var tr source.Trouble
+	if errors.As(err, &tr) {
+		st.set(source.OutageState(err), source.LevelWarn, source.RetryText("logcat", err, s.opts.MaxBackoff))
+		return
+	}
+	msg := fmt.Sprintf("waiting for %s to start", orApp(s.opts.Package))
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	st.set(source.StateWaiting, source.LevelWarn, msg)
 }
 
 // switchPid follows the app to a new process: the old process's open dispatches are closed as

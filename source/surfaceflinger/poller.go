@@ -118,7 +118,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	loop.Failed = func(ctx context.Context, err error, first bool) error {
 		if first {
 			r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelErr,
-				State: source.StateDisconnected, Text: source.RetryText("surfaceflinger", err, backoffMax)})
+				State: source.OutageState(err), Text: source.RetryText("surfaceflinger", err, backoffMax)})
 		}
 		return send(ctx, out, r.flush())
 	}

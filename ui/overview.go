@@ -264,9 +264,9 @@ func (o Overview) View() string {
 	st := o.st
 	lines := []string{
 		st.Title.Render(fit(fmt.Sprintf("fpstop · %d devices", len(o.rows)), w)),
-		st.TableHead.Render(fit(fmt.Sprintf("%-2s%-22s %-16s %-24s %-14s %7s %7s  %s", "", "DEVICE", "MODEL", "APP", "SOURCE", "FPS NOW", "JANK %", "FPS (1 s slices)"), w)),
+		st.TableHead.Render(fit(fmt.Sprintf("%-2s%-16s %-10s %-18s %-14s %-12s %3s %7s %7s  %s", "", "DEVICE", "MODEL", "APP", "SOURCE", "STATE", "HZ", "FPS NOW", "JANK %", "FPS (1 s slices)"), w)),
 	}
-	sparkW := w - 99
+	sparkW := w - 98
 	for i, r := range o.rows {
 		lines = append(lines, o.row(r, i == o.sel, sparkW, w))
 	}
@@ -288,7 +288,7 @@ func (o Overview) View() string {
 // last numbers in the one stale style, its sparkline after "✕ last seen N s ago".
 func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 	st := o.st
-	model, app, src := "–", "–", "–"
+	model, app, src, state, hz := "–", "–", "–", stateWord(r.snap), "–"
 	fpsText, jank := "–", "–"
 	fpsStyle := st.Muted
 	stale := o.stale(r)
@@ -298,6 +298,9 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 	}
 	if s := r.snap; s != nil {
 		model, app, src = orDash(s.Session.Device.Model), orDash(s.Session.Package), orDash(string(s.Session.Source))
+		if s.RefreshHz > 0 {
+			hz = fmt.Sprintf("%.0f", s.RefreshHz)
+		}
 		target := o.opts.TargetFPS
 		if s.TargetFPS > 0 {
 			target = s.TargetFPS
@@ -329,7 +332,11 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 	if !r.connected {
 		serial += " (gone)"
 	}
-	left := fmt.Sprintf("%s%-22s %-16s %-24s %-14s ", mark, fit(serial, 22), fit(model, 16), fit(app, 24), fit(src, 14))
+	if !r.connected {
+		state = "gone"
+	}
+	left := fmt.Sprintf("%s%-16s %-10s %-18s %-14s %-12s %3s ", mark, fit(serial, 16), fit(model, 10), fit(app, 18), fit(src, 14),
+		fit(state, 12), hz)
 	if stale {
 		right := alignRight(fpsText, 7) + " " + alignRight(jank, 7) + "  " + ansi.Truncate(tail, max(0, sparkW), "…")
 		if spark != "" {

@@ -18,6 +18,10 @@ func (m Model) record() tea.Cmd {
 	if m.be.record == nil {
 		return flashCmd(FlashWarn, "recording is not available here")
 	}
+	if m.opts.Replay != nil && !m.rec.active {
+		// a replay is a recording already; a new one of it, paused, would be empty
+		return flashCmd(FlashWarn, "r records live sessions: this is a replay (fpstop report/export write its numbers)")
+	}
 	f, start := m.be.record, !m.rec.active
 	return func() tea.Msg {
 		path, sum, err := f(start)

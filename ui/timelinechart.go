@@ -59,7 +59,7 @@ func (m timelineModel) render() timelineModel {
 	chart, gx, gw := m.chart(lo, hi, ch)
 	lines = append(lines, chart...)
 	lines = append(lines, fit(strings.Repeat(" ", gx)+m.marks(lo, hi, gw), m.w))
-	lines = append(lines, fit(m.caret(lo, hi, gx, gw), m.w))
+	lines = append(lines, fit(m.caretAndLegend(lo, hi, gx, gw), m.w))
 	lines = append(lines, fit(m.cursorLine(), m.w), fit(m.messagesLine(), m.w))
 	m.lines = append(lines, m.footer.View())
 	return m
@@ -228,6 +228,32 @@ func columnPoints(fs []metrics.FrameMark, lo, hi int64, n int, top float64) []ch
 		i = j
 	}
 	return out
+}
+
+// caretAndLegend is the caret line with the marker strip's legend at its right, where the
+// caret leaves room for it (the strip's marks would otherwise be unexplained).
+func (m timelineModel) caretAndLegend(lo, hi int64, gx, gw int) string {
+	st := m.st
+	c := m.caret(lo, hi, gx, gw)
+	for _, legend := range []string{
+		st.DropLevel[metrics.LevelNormal].Render("·") + st.Muted.Render(" janky  ") +
+			st.DropLevel[metrics.LevelMiddle].Render("▴") + st.Muted.Render(" normal/middle  ") +
+			st.DropLevel[metrics.LevelHigh].Render("▲") + st.Muted.Render(" high  ") +
+			st.DropLevel[metrics.LevelFrozen].Render("█") + st.Muted.Render(" frozen "),
+		st.DropLevel[metrics.LevelNormal].Render("·") + st.Muted.Render("jank ") +
+			st.DropLevel[metrics.LevelMiddle].Render("▴") + st.Muted.Render("mid ") +
+			st.DropLevel[metrics.LevelHigh].Render("▲") + st.Muted.Render("high ") +
+			st.DropLevel[metrics.LevelFrozen].Render("█") + st.Muted.Render("frozen "),
+	} {
+		if width(c)+2+width(legend) <= m.w {
+			return spread(c, legend, m.w)
+		}
+		// the caret near the right edge (following the newest frame): the legend on the left
+		if lead := gx + 1 + width(legend) + 2; c != "" && lead <= width(c)-1 {
+			return strings.Repeat(" ", gx+1) + legend + c[gx+1+width(legend):]
+		}
+	}
+	return c
 }
 
 // column is the graph column of device time t in a view [lo, hi) of gw columns.

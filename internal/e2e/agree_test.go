@@ -8,7 +8,7 @@ import (
 )
 
 // TestFreezeBadgeAndHeadlineAgree: a phone whose app freezes now and then (the frozen
-// scenario, Looper lines on), read every 200 ms for 20 s: on every screen the header badge and
+// scenario, Looper lines on), read every 200 ms for 15 s: on every screen the header badge and
 // the FPS headline say the same state — FROZEN with "frozen", IDLE with "idle", LIVE with a
 // figure or "waiting" — as both read the session's one state.
 func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
@@ -19,7 +19,7 @@ func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
 	p.waitFor(20*time.Second, "gfxinfo+logcat", "LIVE")
 	frozen, n := 0, 0
-	for until := time.Now().Add(20 * time.Second); time.Now().Before(until); time.Sleep(200 * time.Millisecond) {
+	for until := time.Now().Add(15 * time.Second); time.Now().Before(until); time.Sleep(200 * time.Millisecond) {
 		s := p.screen()
 		lines := strings.SplitN(s, "\n", 5)
 		if len(lines) < 5 {

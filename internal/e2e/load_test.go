@@ -65,7 +65,7 @@ func TestAutoUnderLoad(t *testing.T) {
 		_ = exec.Command("renice", "-n", "-10", "-p", strings.TrimSpace(string(out))).Run()
 	}
 	burnCPU(t, 16)
-	dur := loadSeconds(40)
+	dur := loadSeconds(30)
 	type sample struct {
 		at     time.Time
 		header string

@@ -27,16 +27,19 @@ type LabDevice struct {
 // jank %, a sparkline), enter drills into one device's dashboard, esc comes back. Devices come
 // from list, read at every refresh (devices plugged in during the run appear).
 type Overview struct {
-	opts    Options
-	list    func() []LabDevice
-	st      *themes.Styles
-	rows    []overviewRow
-	sel     int
-	open    string           // the serial whose dashboard is shown ("" = the overview)
-	dash    map[string]Model // dashboards opened so far, by serial
-	w, h    int
-	notice  string
-	quiting bool
+	opts   Options
+	list   func() []LabDevice
+	st     *themes.Styles
+	rows   []overviewRow
+	sel    int
+	open   string           // the serial whose dashboard is shown ("" = the overview)
+	dash   map[string]Model // dashboards opened so far, by serial
+	w, h   int
+	notice string
+	// noticeAt is when the notice came: it leaves the line after noticeLinger, as the
+	// dashboard's flashes do (a warning whose condition has gone must not stay all session)
+	noticeAt time.Time
+	quiting  bool
 	// seen is, per serial, the device time its snapshot last showed and the wall time that
 	// was first read: a disconnected device's row says how long ago its numbers were current.
 	seen map[string]seenAt
@@ -149,6 +152,9 @@ func (o Overview) read(d time.Duration) tea.Cmd {
 	return o.opts.After(d, fetch)
 }
 
+// noticeLinger is how long a flashed notice stays on the overview's notice line.
+const noticeLinger = 10 * time.Second
+
 // Update implements tea.Model.
 func (o Overview) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -169,7 +175,7 @@ func (o Overview) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		o.help = o.help.SetSize(o.w, o.h)
 		return o.toDashboard(msg)
 	case FlashMsg:
-		o.notice = msg.Text
+		o.notice, o.noticeAt = msg.Text, o.now
 		return o.toDashboard(msg)
 	case tea.KeyMsg:
 		if o.open == "" {
@@ -276,7 +282,11 @@ func (o Overview) View() string {
 	for len(lines) < o.h-2 {
 		lines = append(lines, "")
 	}
-	lines = append(lines, st.Muted.Render(fit(o.notice, w)))
+	notice := o.notice
+	if !o.noticeAt.IsZero() && o.now.Sub(o.noticeAt) >= noticeLinger {
+		notice = ""
+	}
+	lines = append(lines, st.Muted.Render(fit(notice, w)))
 	lines = append(lines, o.footer.View())
 	if o.helpOpen {
 		lines = composite(lines, o.help.View(), w, max(o.h, len(lines)), st.Reset())

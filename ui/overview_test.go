@@ -179,3 +179,21 @@ func TestOverviewHelpAndTheme(t *testing.T) {
 		t.Errorf("back from a dashboard switched to %q: the overview is in %q", third, o.st.Theme.Name)
 	}
 }
+
+// TestOverviewNoticeClears: a warning flashed on the overview leaves its notice line once it is
+// 10 s old — a condition that has gone must not stay all session.
+func TestOverviewNoticeClears(t *testing.T) {
+	live := fixture.Live(3)
+	now := fixture.Clock
+	list := func() []LabDevice { return []LabDevice{{Serial: live.Session.Device.Serial, Session: snapSession{live}}} }
+	o := NewOverview(Options{Now: func() time.Time { return now }, After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
+	o = overviewUpdate(t, o, tea.WindowSizeMsg{Width: 140, Height: 8}, o.read(0)(), FlashMsg{Level: FlashWarn, Text: "gap: device disconnected (14.1 s not seen)"})
+	if !strings.Contains(ansi.Strip(o.View()), "gap: device disconnected") {
+		t.Fatalf("the notice is not shown:\n%s", ansi.Strip(o.View()))
+	}
+	now = now.Add(11 * time.Second)
+	o = overviewUpdate(t, o, o.read(0)())
+	if strings.Contains(ansi.Strip(o.View()), "gap: device disconnected") {
+		t.Errorf("the notice is still shown 11 s later:\n%s", ansi.Strip(o.View()))
+	}
+}

@@ -185,7 +185,9 @@ func TestOverviewHelpAndTheme(t *testing.T) {
 func TestOverviewNoticeClears(t *testing.T) {
 	live := fixture.Live(3)
 	now := fixture.Clock
-	list := func() []LabDevice { return []LabDevice{{Serial: live.Session.Device.Serial, Session: snapSession{live}}} }
+	list := func() []LabDevice {
+		return []LabDevice{{Serial: live.Session.Device.Serial, Session: snapSession{live}}}
+	}
 	o := NewOverview(Options{Now: func() time.Time { return now }, After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
 	o = overviewUpdate(t, o, tea.WindowSizeMsg{Width: 140, Height: 8}, o.read(0)(), FlashMsg{Level: FlashWarn, Text: "gap: device disconnected (14.1 s not seen)"})
 	if !strings.Contains(ansi.Strip(o.View()), "gap: device disconnected") {

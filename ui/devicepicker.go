@@ -97,7 +97,13 @@ type devicePickerModel struct {
 	// chosen is the device enter picked, taken by the dashboard in the same Update (take):
 	// through a Cmd, a key typed right after enter would still reach this picker.
 	chosen string
+	// inUse is the phone the dashboard shows (marked in the list, so picking another is a
+	// choice, not a guess)
+	inUse string
 }
+
+// InUse marks serial as the phone the dashboard shows ("" for none).
+func (m devicePickerModel) InUse(serial string) devicePickerModel { m.inUse = serial; return m }
 
 func newDevicePicker(st *themes.Styles, fetch func(ctx context.Context) ([]DeviceItem, error), after Timer) devicePickerModel {
 	keys := defaultPickerKeys()
@@ -210,6 +216,9 @@ func (m devicePickerModel) View() []string {
 		stStyle := st.Good
 		if state != "device" {
 			stStyle = st.Warn
+		}
+		if d.Serial == m.inUse && m.inUse != "" {
+			state += " · in use"
 		}
 		line := row(d.Serial, d.Model, d.Android, "")
 		if i == sel {

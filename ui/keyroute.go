@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/themes"
 )
 
@@ -57,7 +58,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, flashCmd(FlashWarn, "no device picker here (simulator or file input)")
 		}
 		m.overlay = overlayDevices
-		m.devs, cmd = m.devs.Load()
+		m.devs, cmd = m.devs.InUse(m.serialInUse()).Load()
 		return m, cmd
 	case key.Matches(msg, m.keys.Apps):
 		if m.be.apps == nil {
@@ -259,4 +260,12 @@ func (m Model) togglePanel(id panelID) (tea.Model, tea.Cmd) {
 		return m, flashCmd(FlashWarn, fmt.Sprintf("no room for %s at %d×%d: hide another panel (1-7) or enlarge the terminal", name, m.w, m.h))
 	}
 	return m, flashCmd(FlashInfo, fmt.Sprintf("%s shown (%d hides it)", name, id+1))
+}
+
+// serialInUse is the phone the dashboard shows ("" for the simulator or a file).
+func (m Model) serialInUse() string {
+	if m.snap == nil || m.snap.Session.Source == source.KindSim {
+		return ""
+	}
+	return m.snap.Session.Device.Serial
 }

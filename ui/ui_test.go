@@ -259,6 +259,9 @@ func TestDevicePickerUnauthorized(t *testing.T) {
 	if !strings.Contains(v, "Allow USB debugging") {
 		t.Fatalf("no help for the unauthorized device:\n%s", v)
 	}
+	if !strings.Contains(v, "device · in use") {
+		t.Errorf("the phone on screen is not marked in use:\n%s", v)
+	}
 	golden.RequireEqual(t, []byte(v))
 	// An unauthorized device cannot be picked.
 	nm, cmd := m.Update(keyMsg("enter"))

@@ -75,6 +75,11 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if m.be.layer == nil {
 			return m, flashCmd(FlashWarn, "no layer picker here (simulator or file input)")
 		}
+		if m.snap != nil && len(m.snap.LayerChoices) == 0 && m.snap.Session.Source != source.KindSurfaceFlinger {
+			// an empty picker would be a dead end: say where the layers come from
+			return m, flashCmd(FlashWarn, fmt.Sprintf("l: %s lists no layers; start with --source surfaceflinger to pick one",
+				m.snap.Session.Source))
+		}
 		m.overlay = overlayLayers
 		m.layers = m.layers.Open(m.snap)
 	case key.Matches(msg, m.keys.Panels):

@@ -65,3 +65,17 @@ func TestLayerPickerUnavailable(t *testing.T) {
 		t.Fatal("layer picker opened without a layer-switching session")
 	}
 }
+
+// TestLayerKeyOutsideSurfaceFlinger: l on a gfxinfo session that lists no layers says where
+// layers come from instead of opening an empty picker (a dead end).
+func TestLayerKeyOutsideSurfaceFlinger(t *testing.T) {
+	snap := fixture.Live(1)
+	s := &layerSession{snap: snap}
+	o := topts{Options: Options{Now: fixture.Now, Refresh: time.Hour, After: pendingTimer, Session: s}}
+	m := dashboard(t, o, 120, 40, snap)
+	m = run(t, m, keyMsg("l"))
+	v := m.View()
+	if m.overlay == overlayLayers || !strings.Contains(v, "--source surfaceflinger") {
+		t.Errorf("l on gfxinfo+logcat: overlay %v\n%s", m.overlay, v)
+	}
+}

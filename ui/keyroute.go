@@ -72,16 +72,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.apps, cmd = m.apps.Load(serial)
 		return m, cmd
 	case key.Matches(msg, m.keys.Layers):
-		if m.be.layer == nil {
-			return m, flashCmd(FlashWarn, "no layer picker here (simulator or file input)")
-		}
-		if m.snap != nil && len(m.snap.LayerChoices) == 0 && m.snap.Session.Source != source.KindSurfaceFlinger {
-			// an empty picker would be a dead end: say where the layers come from
-			return m, flashCmd(FlashWarn, fmt.Sprintf("l: %s lists no layers; start with --source surfaceflinger to pick one",
-				m.snap.Session.Source))
-		}
-		m.overlay = overlayLayers
-		m.layers = m.layers.Open(m.snap)
+		return m.openLayers()
 	case key.Matches(msg, m.keys.Panels):
 		return m.togglePanel(panelID(msg.String()[0] - '1'))
 	case key.Matches(msg, m.ft.keys.Mode):
@@ -273,4 +264,19 @@ func (m Model) serialInUse() string {
 		return ""
 	}
 	return m.snap.Session.Device.Serial
+}
+
+// openLayers opens the layer picker (l), or says why there is none to open.
+func (m Model) openLayers() (tea.Model, tea.Cmd) {
+	if m.be.layer == nil {
+		return m, flashCmd(FlashWarn, "no layer picker here (simulator or file input)")
+	}
+	if m.snap != nil && len(m.snap.LayerChoices) == 0 && m.snap.Session.Source != source.KindSurfaceFlinger {
+		// an empty picker would be a dead end: say where the layers come from
+		return m, flashCmd(FlashWarn, fmt.Sprintf("l: %s lists no layers; start with --source surfaceflinger to pick one",
+			m.snap.Session.Source))
+	}
+	m.overlay = overlayLayers
+	m.layers = m.layers.Open(m.snap)
+	return m, nil
 }

@@ -63,6 +63,8 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		})
 	}
 	s.Worst = p.worstFrames()
+	s.Sections = p.slowSections(s.SlowMs, 200)
+	s.Blame, _ = p.timeline.report()
 	s.History, s.HistoryDropped = p.hist.view(), p.hist.dropped
 	s.Layers = p.layerReports(true)
 	s.LayerChoices = p.layerChoicesSnapshot()

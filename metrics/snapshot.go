@@ -125,14 +125,18 @@ type Snapshot struct {
 	// LayerChoices are the app's SurfaceFlinger layers with live rates, for the layer picker.
 	LayerChoices []LayerChoice
 	Messages     []MessageSnapshot
-	Worst        []WorstFrame
-	Paired       int64
-	Unpaired     int64
-	Skipped      SkippedReport
-	SlowLooper   []SlowLooperReport // newest last
-	FramesLost   int64
-	LostKnown    bool
-	Warnings     []string
+	// Sections are the slowest atrace sections by name (Perfetto traces), as Messages are.
+	Sections []SlowSectionReport
+	// Blame is FrameTimeline's verdict on the run's frames (nil without FrameTimeline).
+	Blame      *Blame
+	Worst      []WorstFrame
+	Paired     int64
+	Unpaired   int64
+	Skipped    SkippedReport
+	SlowLooper []SlowLooperReport // newest last
+	FramesLost int64
+	LostKnown  bool
+	Warnings   []string
 	// LooperHint is set when no Looper printer lines arrived though the source reads logcat.
 	LooperHint bool
 }

@@ -74,13 +74,15 @@ type msgKey struct {
 // occurrences. When the source reads logcat but no Looper printer lines arrived it explains how
 // to turn them on.
 type messagesModel struct {
-	st       *themes.Styles
-	keys     messagesKeyMap
-	w, h     int
-	all      []*metrics.MessageSnapshot // the snapshot's rows; the snapshot is never modified
-	rows     []*metrics.MessageSnapshot // all, filtered and sorted: what the table shows
-	filter   string                     // `/`: rows whose handler, callback or what contain it
-	typing   bool                       // the filter is being typed
+	st   *themes.Styles
+	keys messagesKeyMap
+	w, h int
+	all  []*metrics.MessageSnapshot // the snapshot's rows; the snapshot is never modified
+	rows []*metrics.MessageSnapshot // all, filtered and sorted: what the table shows
+	// sections: the source is a trace, and the rows include its slow atrace sections
+	sections bool
+	filter   string // `/`: rows whose handler, callback or what contain it
+	typing   bool   // the filter is being typed
 	sortBy   int
 	sel      int
 	selKey   msgKey
@@ -119,6 +121,10 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 			m.all = m.all[:0:0]
 			for i := range s.Messages {
 				m.all = append(m.all, &s.Messages[i])
+			}
+			m.sections = s.Session.Source == source.KindPerfetto
+			if m.sections {
+				m.all = append(m.all, sectionRows(s.Sections)...)
 			}
 			m.rows = m.filtered()
 			m.hint, m.slowMs, m.originNs = s.LooperHint, s.SlowMs, s.OriginNs
@@ -275,6 +281,9 @@ func (m messagesModel) render() messagesModel {
 	st := m.st
 	inner, ih := m.w-4, m.h-2
 	title := "Slow main-thread messages"
+	if m.sections {
+		title = "Slow sections (trace)"
+	}
 	right := st.Muted.Render("sort: " + sortNames[m.sortBy] + " ▼")
 	if m.filter != "" || m.typing {
 		cur := ""
@@ -287,6 +296,8 @@ func (m messagesModel) render() messagesModel {
 	switch {
 	case len(m.rows) == 0 && len(m.all) > 0:
 		body = append(body, st.Muted.Render(fmt.Sprintf("No message matches /%s (%d hidden; esc clears the filter).", m.filter, len(m.all))))
+	case len(m.rows) == 0 && m.sections:
+		body = append(body, st.Muted.Render(fit("No atrace section of the app has taken "+msu(m.slowMs)+" or more (or the trace has none).", inner)))
 	case len(m.rows) == 0 && m.hint:
 		body = append(body, st.Warn.Render("No Looper messages: the app does not log its main-thread messages."))
 		body = append(body, wrap("To see which messages cause jank, add this line to the app (e.g. in Application.onCreate) and run with --source gfxinfo+logcat:", inner)...)
@@ -509,4 +520,16 @@ func (m messagesModel) Want() int {
 		n++
 	}
 	return n + 2
+}
+
+// sectionRows shows a trace's slow sections in the messages table: the section's name where a
+// message's handler goes, its thread where the callback goes, "section" as its what.
+func sectionRows(secs []metrics.SlowSectionReport) []*metrics.MessageSnapshot {
+	out := make([]*metrics.MessageSnapshot, 0, len(secs))
+	for _, sec := range secs {
+		out = append(out, &metrics.MessageSnapshot{Handler: sec.Name, Callback: sec.Thread, What: -1,
+			WhatName: "section", Count: sec.Count, MaxMs: float64(sec.MaxMs), TotalMs: float64(sec.TotalMs),
+			Worst: sec.Worst})
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
@@ -128,6 +129,43 @@ func messageRows(rep *metrics.Report, n int) ([]msgRowView, int) {
 	return out, 0
 }
 
+// frameSectionLines names a trace frame's slowest atrace sections and FrameTimeline's blame.
+func frameSectionLines(w metrics.WorstFrame) []string {
+	var out []string
+	for j, sec := range w.Sections {
+		if j == maxFrameMsgs {
+			out = append(out, fmt.Sprintf("%d more sections", len(w.Sections)-j))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s (%s, depth %d) — %s ms", sec.Name, sec.Thread, sec.Depth, ms2(float64(sec.Ms))))
+	}
+	if len(w.Blame) > 0 {
+		out = append(out, "FrameTimeline blames: "+strings.Join(w.Blame, ", "))
+	}
+	return out
+}
+
+// sectionRows is the slow-sections table of a trace (the first n), in the slow-message table's
+// shape: a section has no 95th percentile.
+func sectionRows(rep *metrics.Report, n int) []msgRowView {
+	var out []msgRowView
+	for i, sec := range rep.SlowSections {
+		if i == n {
+			break
+		}
+		worst := ""
+		for j, o := range sec.Worst {
+			if j > 0 {
+				worst += ", "
+			}
+			worst += fmt.Sprintf("%s ms at %s", ms2(float64(o.Ms)), secs(float64(o.StartMs)/1e3))
+		}
+		out = append(out, msgRowView{Name: sec.Name + " [" + sec.Thread + "]", Full: "atrace section " + sec.Name + " on " + sec.Thread,
+			Count: fmt.Sprint(sec.Count), Max: ms2(float64(sec.MaxMs)), P95: "—", Total: ms2(float64(sec.TotalMs)), Worst: worst})
+	}
+	return out
+}
+
 // maxFrameMsgs is how many of a worst frame's messages the table names (the longest overlaps).
 const maxFrameMsgs = 3
 
@@ -151,6 +189,7 @@ func worstRows(rep *metrics.Report, thr [4]int64) []worstRow {
 			}
 			r.Msgs = append(r.Msgs, fmt.Sprintf("%s — %s ms", record.MessageName(m.Handler, m.Callback, m.What, m.WhatName), ms2(float64(m.Ms))))
 		}
+		r.Msgs = append(r.Msgs, frameSectionLines(w)...)
 		out = append(out, r)
 	}
 	return out

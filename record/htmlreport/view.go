@@ -81,6 +81,7 @@ func buildSession(s *Session) *sessionView {
 		v.Charts = append(v.Charts, c)
 	}
 	v.MsgRows, v.MoreMsgs = messageRows(rep, 20)
+	v.MsgRows = append(v.MsgRows, sectionRows(rep, 20)...)
 	v.Worst = worstRows(rep, s.Analysis.Snapshot.DropThresholds)
 	v.Android = androidTables(rep)
 	v.Looper = looperFacts(rep)

@@ -143,6 +143,7 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		Warnings:        p.warn.list(),
 		Windows:         []WindowReport{},
 		Layers:          p.layerReports(false),
+		Measured:        p.measuredReport(),
 		SlowMessages:    []SlowMessageReport{},
 	}
 	if meta.SourceArg != "" {

@@ -72,12 +72,14 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	if ff.late {
 		p.keepLate(w, f, &ff, idx, end)
 	}
-	addPair(p.total, w.agg, &ff, idx, vsync)
+	p.countWindowFrame(w, &ff, idx, vsync)
 	if !f.History {
 		// A frame occupies its refresh: the slice it falls in is at least that long for
 		// fps_wall, so a rate never exceeds R in a slice the session is still in.
 		slotEnd := vsync + t - p.originNs
-		p.total.slotEnd = max(p.total.slotEnd, slotEnd)
+		if p.session.Layer == "" {
+			p.total.slotEnd = max(p.total.slotEnd, slotEnd)
+		}
 		w.agg.slotEnd = max(w.agg.slotEnd, slotEnd)
 	}
 
@@ -219,4 +221,22 @@ func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, count
 // already counts: gfxinfo's rows, or the frame derived from its vsync message, carry it.
 func (p *Pipeline) countedElsewhere(f *source.Frame) bool {
 	return f.Logged && (p.session.Source == source.KindGfxinfoLogcat || p.msgs.paired > 0)
+}
+
+// countWindowFrame counts a window's frame in the window and the run, or, while a layer is
+// measured, in the window only (measured.go).
+func (p *Pipeline) countWindowFrame(w *windowState, ff *frameFacts, idx, vsync int64) {
+	if p.session.Layer == "" {
+		addPair(p.total, w.agg, ff, idx, vsync)
+		return
+	}
+	w.agg.add(ff, idx, vsync)
+	if w.unmeasured == nil {
+		w.unmeasured = newAgg(1)
+	}
+	w.unmeasured.count(ff, vsync)
+	if !ff.history {
+		w.unmeasured.rateFrames++
+		w.unmeasured.displayNs += ff.displayNs
+	}
 }

@@ -31,6 +31,9 @@ type windowState struct {
 	budgets       budgetTally // budgets of the window's on-time Android 12+ frames
 	late          []lateFrame // frames charged against a budget not their own, for Report to settle
 	timeline      *timelineTally
+	// unmeasured counts the window's frames drawn while a layer was measured: they are the
+	// window's, not the run's (measured.go)
+	unmeasured *agg
 }
 
 // recentFrame is a frame kept for the screen's frame-time graph.
@@ -182,6 +185,8 @@ type Pipeline struct {
 	// SurfaceFlinger layers (layers.go)
 	layers       map[string]*layerState
 	layerChoices []LayerChoice
+	// measured: what the run measured and from when (measured.go)
+	measured []measuredRec
 
 	// the latest process-wide summary dumpsys printed, per process
 	procAndroid map[procKey]*source.AndroidSummary
@@ -232,6 +237,9 @@ func (p *Pipeline) Reset() {
 	p.total.slots = newSlotSet()
 	p.windows = make(map[string]*windowState)
 	p.layers = make(map[string]*layerState)
+	if n := len(p.measured); n > 0 { // what is measured now, from the new start
+		p.measured = []measuredRec{{layer: p.measured[n-1].layer, kind: p.measured[n-1].kind}}
+	}
 	p.lastWin = nil
 	p.msgs = newMessageTable()
 	p.recent = make([]recentFrame, p.cfg.RecentLen)
@@ -331,6 +339,7 @@ func (p *Pipeline) Add(ev source.Event) {
 		}
 		p.touch(e.AtNs)
 	case *source.Session:
+		p.noteMeasured(e)
 		if p.connecting && p.state == source.StateWaiting {
 			p.state, p.stateText = "", "" // connected: the source's state from here on
 		}
@@ -430,6 +439,9 @@ func (p *Pipeline) run() *agg {
 	a := *p.total
 	for _, w := range p.windows {
 		a.addCounts(w.agg)
+		if w.unmeasured != nil {
+			a.subCounts(w.unmeasured)
+		}
 	}
 	return &a
 }

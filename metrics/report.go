@@ -235,6 +235,9 @@ type Report struct {
 	// Layers are the SurfaceFlinger layers measured (source surfaceflinger, the simulator's
 	// game scenarios), the measured one first; empty for other sources.
 	Layers []LayerReport `json:"layers"`
+	// Measured lists what the run measured and from when, when that changed during the run
+	// (auto: the app's windows, its SurfaceView layer while that is what draws, and back).
+	Measured []MeasuredChange `json:"measured,omitempty"`
 	// AndroidProcesses is dumpsys gfxinfo's process-wide summary per process, as printed (an
 	// extension of DESIGN §7's keys: plain dumps without framestats carry only these).
 	AndroidProcesses []ProcessAndroid    `json:"android_processes"`

@@ -109,8 +109,9 @@ func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*o
 	}
 	note := ""
 	if kind == "auto" && a.logsLooper(ctx, t) {
-		kind = "gfxinfo+logcat"
-		note = t.pkg + " logs its Looper messages: reading gfxinfo+logcat, which names the messages behind janky frames"
+		// still auto: the windows through gfxinfo+logcat, its SurfaceView layer when that draws
+		kind = "auto+logcat"
+		note = t.pkg + " logs its Looper messages: reading gfxinfo+logcat, which names the messages behind janky frames (and its SurfaceView layer through SurfaceFlinger when that is what draws)"
 	}
 	src, k := a.sourceFor(t, kind)
 	return &opened{src: src, kind: k, live: true, note: note,
@@ -157,8 +158,11 @@ func (a *app) sourceFor(t *target, kind string) (source.Source, string) {
 	}
 	switch kind {
 	case "auto":
-		// kind "": the report names the source the session ends up with
+		// kind "": the report names the session's source, its layers[] what was measured
 		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf()}), ""
+	case "auto+logcat":
+		merged := source.Merged(source.KindGfxinfoLogcat, gfx(), a.logcatLive(t))
+		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: merged, SF: sf()}), ""
 	case "surfaceflinger":
 		return source.Prefixed(pre, sf()), kind
 	case "gfxinfo":

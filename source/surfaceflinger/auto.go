@@ -3,19 +3,31 @@ package surfaceflinger
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
 )
 
-// AutoWindow is how long Auto watches the app's gfxinfo windows before deciding.
-const AutoWindow = 2 * time.Second
+// Auto timing.
+const (
+	// AutoWindow is the span over which auto compares what the windows drew with what the
+	// app's SurfaceView layer presented.
+	AutoWindow = 1500 * time.Millisecond
+	// autoListEvery is how often auto reads --list until the app has a SurfaceView layer.
+	autoListEvery = 2 * time.Second
+	// autoMinLayerFrames: the layer must present at least this many frames in the window
+	// (about 5 fps) to be what the app is drawing.
+	autoMinLayerFrames = 8
+)
 
-// Auto is `--source auto` on a device: it runs the gfxinfo source and, when the app's windows
-// draw nothing new during the first AutoWindow (rows already in the ring from before do not
-// count) while one of its SurfaceView layers is presenting, switches to the SurfaceFlinger
-// source for good. Otherwise it stays with gfxinfo, with every event it held back delivered.
+// Auto is `--source auto` on a device: it measures what the app draws (DESIGN §4a). The app's
+// window source (gfxinfo, with logcat when the app logs its Looper) runs throughout, so its
+// windows and main-thread messages are never lost; once `--list` shows a SurfaceView layer of
+// the app, the SurfaceFlinger poller runs beside it on that layer. While the layer presents
+// more frames than the windows draw (over the last AutoWindow), the layer is measured; when the
+// windows draw more, they are again (menu → game → menu). Each change is a Session naming the
+// layer (or none), with the window source's own Source, so the header, the report's `layers[]`
+// and `measured` say what was measured and from when.
 type Auto struct {
 	Gfx source.Source
 	SF  *Poller
@@ -23,164 +35,208 @@ type Auto struct {
 	Window time.Duration
 }
 
+// autoState is one Run's view of both sources.
+type autoState struct {
+	window  int64
+	gfx     *source.Session // the window source's session (nil: none yet)
+	layer   Layer           // the SurfaceFlinger poller's layer
+	layerOn bool            // the layer is measured
+	winAt   []int64         // recent window frame vsyncs
+	layAt   []int64         // recent layer presents
+	gfxNow  int64           // newest device time the window source reported
+	sfNow   int64           // newest device time the SurfaceFlinger poller reported
+}
+
 // Run implements source.Source.
 func (a *Auto) Run(ctx context.Context, out chan<- []source.Event) error {
-	gctx, gcancel := context.WithCancel(ctx)
-	defer gcancel()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	gch := make(chan []source.Event, 64)
-	var gerr error
-	var wg sync.WaitGroup
-	wg.Add(1)
+	sch := make(chan []source.Event, 64)
+	gerr, serr := make(chan error, 1), make(chan error, 1)
 	go func() {
-		defer wg.Done()
-		gerr = a.Gfx.Run(gctx, gch)
+		gerr <- a.Gfx.Run(ctx, gch)
 		close(gch)
+	}()
+	go func() {
+		serr <- a.runSF(ctx, sch)
+		close(sch)
 	}()
 	window := a.Window
 	if window <= 0 {
 		window = AutoWindow
 	}
-	held, drew, open := watch(ctx, gch, window)
-	if ctx.Err() != nil {
-		gcancel()
-		wg.Wait()
-		return ctx.Err()
-	}
-	var hint []source.Event
-	if !drew {
-		presenting, periodOnly, err := a.SF.surfaceViewPresenting(ctx)
-		if err == nil && periodOnly {
-			hint = []source.Event{&source.Notice{Level: source.LevelWarn,
-				Text: "auto: the app's windows draw nothing and its SurfaceView layer prints no --latency frames here (Android 16): --source surfaceflinger measures it with --timestats"}}
-		}
-		if err == nil && presenting {
-			gcancel()
-			drain(gch) // so the gfxinfo source can end
-			wg.Wait()
-			note := []source.Event{&source.Notice{Level: source.LevelInfo,
-				Text: "auto: the app's windows draw nothing and its SurfaceView layer presents: measuring the layer through SurfaceFlinger"}}
-			if err := send(ctx, out, note); err != nil {
-				return err
+	st := &autoState{window: int64(window)}
+	for gch != nil {
+		var batch []source.Event
+		select {
+		case b, ok := <-gch:
+			if !ok {
+				gch = nil
+				continue
 			}
-			return a.SF.Run(ctx, out)
+			batch = st.fromGfx(b)
+		case b, ok := <-sch:
+			if !ok {
+				sch = nil // the poller gave up (Android 16 hint) or ended: windows only
+				continue
+			}
+			batch = st.fromSF(b)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-	}
-	if hint != nil {
-		held = append(held, hint)
-	}
-	for _, b := range held {
-		if err := send(ctx, out, b); err != nil {
-			gcancel()
-			wg.Wait()
+		// what is measured is decided as each source reports: no clock of auto's own
+		batch = append(batch, st.decide()...)
+		if err := send(ctx, out, batch); err != nil {
 			return err
 		}
 	}
-	for open {
-		b, ok := <-gch
-		if !ok {
-			break
-		}
-		if err := send(ctx, out, b); err != nil {
-			gcancel()
-			wg.Wait()
-			return err
-		}
-	}
-	wg.Wait()
-	if gerr != nil && !errors.Is(gerr, context.Canceled) {
-		return gerr
+	cancel()
+	if err := <-gerr; err != nil && !errors.Is(err, context.Canceled) {
+		return err
 	}
 	return ctx.Err()
 }
 
-// watch holds gfxinfo's batches until a window draws a new frame (drew) or the window of
-// time passes; open is false when the source ended.
-func watch(ctx context.Context, gch <-chan []source.Event, window time.Duration) (held [][]source.Event, drew, open bool) {
-	timer := time.NewTimer(window)
-	defer timer.Stop()
+// runSF waits (reading --list every autoListEvery) until the app has a SurfaceView layer, then
+// runs the poller on the app's SurfaceView layers only.
+func (a *Auto) runSF(ctx context.Context, sch chan<- []source.Event) error {
+	a.SF.cfg.SurfaceViewsOnly = true
+	a.SF.cfg.NoTimestats = true
 	for {
-		select {
-		case b, ok := <-gch:
-			if !ok {
-				return held, drew, false
+		if list, err := a.SF.d.SFList(ctx); err == nil {
+			cands, _ := Candidates(list, a.SF.cfg.Package)
+			for _, c := range cands {
+				if c.Kind <= KindSurfaceView {
+					return a.SF.Run(ctx, sch)
+				}
 			}
-			held = append(held, b)
-			if drawing(b) {
-				return held, true, true
-			}
-		case <-timer.C:
-			return held, false, true
-		case <-ctx.Done():
-			return held, false, true
+		}
+		if err := a.SF.cfg.Sleep(ctx, autoListEvery); err != nil {
+			return err
 		}
 	}
 }
 
-// drawingNowNs: a window whose newest ring row completed this close before the dump was taken
-// is drawing now, backlog or not.
-const drawingNowNs = 250_000_000
-
-// drawing reports whether a gfxinfo batch shows the app's windows drawing: a frame drawn since
-// the source started, or a backlog row completed just before its dump (a 120 Hz app's first
-// dump already says so: deciding then, not a poll later, puts the first figure on screen at
-// once). A game's menu window, drawn long before, still does not count.
-func drawing(b []source.Event) bool {
-	var newest, polled int64
-	for _, ev := range b {
+// fromGfx notes the window source's batch and returns what to forward: everything, its
+// Session naming the layer while the layer is measured.
+func (st *autoState) fromGfx(b []source.Event) []source.Event {
+	for i, ev := range b {
 		switch e := ev.(type) {
+		case *source.Session:
+			cp := *e
+			st.gfx = &cp
+			if st.layerOn {
+				b[i] = st.session()
+			}
 		case *source.Frame:
 			if !e.History {
-				return true
+				st.winAt = append(st.winAt, e.VsyncNs)
+				st.gfxNow = max(st.gfxNow, e.DoneNs)
 			}
-			newest = max(newest, e.DoneNs)
+		case *source.Tick:
+			st.gfxNow = max(st.gfxNow, e.NowNs)
 		case *source.Poll:
-			polled = max(polled, e.AtNs)
+			st.gfxNow = max(st.gfxNow, e.AtNs)
 		}
 	}
-	return newest > 0 && polled > 0 && polled-newest < drawingNowNs
+	return b
 }
 
-// surfaceViewPresenting reports whether one of the package's SurfaceView layers presents now
-// (its newest present time moves between two probes); periodOnly, when it has SurfaceView
-// layers whose --latency prints only the period (Android 16): auto cannot tell from here.
-func (p *Poller) surfaceViewPresenting(ctx context.Context) (presenting, periodOnly bool, err error) {
-	list, err := p.d.SFList(ctx)
-	if err != nil {
-		return false, false, err
-	}
-	cands, _ := Candidates(list, p.cfg.Package)
-	r := &run{p: p, last: map[string]int64{}, probe: map[string]int64{}, refused: map[string]bool{}, start: p.cfg.Now()}
-	var svs []Layer
-	for _, c := range cands {
-		if c.Kind <= KindSurfaceView && len(svs) < maxProbe {
-			svs = append(svs, c)
+// fromSF notes the poller's batch and returns what to forward: its frames and polls; not its
+// Session (auto's sessions are the window source's) nor the states of its notices (the
+// window source's state is the app's).
+func (st *autoState) fromSF(b []source.Event) []source.Event {
+	out := b[:0]
+	var changed bool
+	for _, ev := range b {
+		switch e := ev.(type) {
+		case *source.Session:
+			if e.Layer != st.layer.Name {
+				st.layer = Layer{Name: e.Layer}
+				if k, ok := ClassifyLayer(e.Layer, e.Package); ok {
+					st.layer = k
+				}
+				st.layAt = st.layAt[:0]
+				changed = st.layerOn
+			}
+			continue
+		case *source.Notice:
+			if e.State != "" {
+				cp := *e
+				cp.State = ""
+				ev = &cp
+			}
+		case *source.LayerFrame:
+			if e.Layer == st.layer.Name {
+				st.layAt = append(st.layAt, e.PresentNs)
+			}
+		case *source.LayerPoll:
+			st.sfNow = max(st.sfNow, e.AtNs)
+		case *source.Tick:
+			st.sfNow = max(st.sfNow, e.NowNs)
 		}
+		out = append(out, ev)
 	}
-	if len(svs) == 0 {
-		return false, false, nil
-	}
-	first := make([]int64, len(svs))
-	for i, c := range svs {
-		if first[i], err = r.newestPresent(ctx, c.Name); err != nil {
-			return false, false, err
+	if changed && st.gfx != nil {
+		if st.layer.Name == "" {
+			st.layerOn = false
 		}
+		out = append(out, st.session())
 	}
-	if err := p.cfg.Sleep(ctx, 3*probeGap); err != nil {
-		return false, false, err
-	}
-	for i, c := range svs {
-		n, err := r.newestPresent(ctx, c.Name)
-		if err != nil {
-			return false, false, err
-		}
-		if n > first[i] {
-			return true, false, nil
-		}
-	}
-	return false, r.probePeriodOnly == 2*len(svs), nil
+	return out
 }
 
-func drain(ch <-chan []source.Event) {
-	for range ch {
+// session is the window source's session naming what is measured now.
+func (st *autoState) session() *source.Session {
+	s := *st.gfx
+	s.Layer, s.LayerKind = "", ""
+	if st.layerOn {
+		s.Layer, s.LayerKind = st.layer.Name, st.layer.Kind.String()
 	}
+	return &s
+}
+
+// decide compares the windows' and the layer's frames over the last window of device time both
+// sources have reported, and returns the session and notice of a change of what is measured.
+func (st *autoState) decide() []source.Event {
+	if st.gfx == nil || st.sfNow == 0 || st.gfxNow == 0 {
+		return nil
+	}
+	to := min(st.gfxNow, st.sfNow)
+	from := to - st.window
+	st.winAt = keepAfter(st.winAt, from-st.window)
+	st.layAt = keepAfter(st.layAt, from-st.window)
+	nw, nl := countIn(st.winAt, from, to), countIn(st.layAt, from, to)
+	var text string
+	switch {
+	case !st.layerOn && st.layer.Name != "" && nl > nw && nl >= autoMinLayerFrames:
+		st.layerOn = true
+		text = "auto: the app's SurfaceView layer presents more frames than its windows draw: measuring the layer through SurfaceFlinger (" + st.layer.Describe() + "); logcat stays attached"
+	case st.layerOn && nw > nl:
+		st.layerOn = false
+		text = "auto: the app's windows draw more frames than its SurfaceView layer presents: measuring the windows"
+	default:
+		return nil
+	}
+	return []source.Event{&source.Notice{AtNs: to, Level: source.LevelInfo, Text: text}, st.session()}
+}
+
+// keepAfter drops the times at or before t (times arrive in order per source).
+func keepAfter(ts []int64, t int64) []int64 {
+	i := 0
+	for i < len(ts) && ts[i] <= t {
+		i++
+	}
+	return append(ts[:0], ts[i:]...)
+}
+
+func countIn(ts []int64, from, to int64) int {
+	n := 0
+	for _, t := range ts {
+		if t > from && t <= to {
+			n++
+		}
+	}
+	return n
 }

@@ -37,6 +37,15 @@ func (r *run) discover(ctx context.Context) (err error) {
 		return lerr
 	}
 	cands, refused := Candidates(list, r.p.cfg.Package)
+	if r.p.cfg.SurfaceViewsOnly {
+		svs := cands[:0]
+		for _, c := range cands {
+			if c.Kind <= KindSurfaceView {
+				svs = append(svs, c)
+			}
+		}
+		cands = svs
+	}
 	for name, e := range refused {
 		r.refuse(name, e)
 	}

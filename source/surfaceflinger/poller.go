@@ -31,6 +31,12 @@ type Config struct {
 	Interval time.Duration
 	// KeepRaw emits each dump as a source.Raw event (--record-raw).
 	KeepRaw bool
+	// SurfaceViewsOnly measures only the app's SurfaceView layers (auto: its windows are
+	// measured by gfxinfo).
+	SurfaceViewsOnly bool
+	// NoTimestats: where --latency prints only the period (Android 16), say so and stop
+	// instead of turning the global timestats on (auto, which never changes device state).
+	NoTimestats bool
 	// Device is reported in the Session event.
 	Device source.Device
 	// PollClock replaces the wall clock in tests (nil fields = time.Now and a timer).
@@ -116,6 +122,9 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	loop := source.PollLoop{PollClock: p.cfg.PollClock, BackoffStart: backoffStart, BackoffMax: backoffMax,
 		Poll: r.step}
 	loop.Failed = func(ctx context.Context, err error, first bool) error {
+		if errors.Is(err, errPeriodOnly) {
+			return err
+		}
 		if first {
 			r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelErr,
 				State: source.OutageState(err), Text: source.RetryText("surfaceflinger", err, backoffMax)})
@@ -132,7 +141,12 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		}
 		return r.wait(begin), nil
 	}
-	return loop.Run(ctx)
+	err := loop.Run(ctx)
+	if errors.Is(err, errPeriodOnly) {
+		_ = send(ctx, out, r.flush())
+		return nil
+	}
+	return err
 }
 
 func (r *run) wait(begin time.Time) time.Duration {
@@ -225,10 +239,18 @@ func (r *run) step(ctx context.Context) error {
 	l := ParseLatency(data)
 	r.apply(l)
 	if r.periodOnly >= periodOnlyN {
+		if r.p.cfg.NoTimestats {
+			r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelWarn,
+				Text: "auto: the app's SurfaceView layer prints no --latency frames here (Android 16): --source surfaceflinger measures it with --timestats"})
+			return errPeriodOnly
+		}
 		return r.startTimestats(ctx)
 	}
 	return nil
 }
+
+// errPeriodOnly ends a poller that may not fall back to timestats.
+var errPeriodOnly = errors.New("surfaceflinger: --latency prints the period only")
 
 // apply turns one latency dump of the measured layer into events.
 func (r *run) apply(l *Latency) {

@@ -1,0 +1,85 @@
+package metrics
+
+import (
+	"math"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// What the run measures (DESIGN §4a): `auto` measures the app's SurfaceView layer while it is
+// what draws and the app's windows otherwise, saying so with a Session naming the layer (or
+// none). The run-level numbers are what was measured at the time: a window's frames drawn while
+// a layer is measured count in windows[] only, never in the run's totals, as a layer's frames
+// count in the run only while it is the measured one.
+
+// MeasuredChange is one change of what the run measures, in the report's `measured`.
+type MeasuredChange struct {
+	// FromMs is when it took effect, from the session start.
+	FromMs float64 `json:"from_ms"`
+	// What is "layer" or "windows".
+	What  string `json:"what"`
+	Layer string `json:"layer,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+}
+
+// measuredRec is a change as kept (device time).
+type measuredRec struct {
+	at          int64
+	layer, kind string
+}
+
+// maxMeasuredChanges bounds the list (a layer flickering on and off for hours).
+const maxMeasuredChanges = 200
+
+// noteMeasured records a session that changes what is measured (the first one too).
+func (p *Pipeline) noteMeasured(e *source.Session) {
+	n := len(p.measured)
+	if n > 0 && p.measured[n-1].layer == e.Layer {
+		return
+	}
+	if n >= maxMeasuredChanges {
+		p.warn.add("what is measured changed more than 200 times: the report lists the first 200")
+		return
+	}
+	p.measured = append(p.measured, measuredRec{at: p.endNs, layer: e.Layer, kind: e.LayerKind})
+}
+
+// measuredReport is the changes for the report: listed only when what was measured changed.
+func (p *Pipeline) measuredReport() []MeasuredChange {
+	if len(p.measured) < 2 {
+		return nil
+	}
+	out := make([]MeasuredChange, len(p.measured))
+	for i, m := range p.measured {
+		c := MeasuredChange{What: "windows", Layer: m.layer, Kind: m.kind}
+		if m.layer != "" {
+			c.What = "layer"
+		}
+		if m.at > p.originNs {
+			c.FromMs = math.Round(float64(m.at-p.originNs)/1e4) / 100
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// subCounts takes b's counts that add up off a (addCounts' inverse, for a window's frames drawn
+// while a layer was measured).
+func (a *agg) subCounts(b *agg) {
+	a.frames -= b.frames
+	a.janky -= b.janky
+	a.flagged -= b.flagged
+	a.rateFrames -= b.rateFrames
+	a.jankyDeadline -= b.jankyDeadline
+	a.jankyLegacy -= b.jankyLegacy
+	for i, n := range b.levels {
+		a.levels[i] -= n
+	}
+	a.displayNs -= b.displayNs
+	for i, n := range b.hist.Counts {
+		a.hist.Counts[i] -= n
+	}
+	a.hist.Total -= b.hist.Total
+	a.dropped -= b.dropped
+	a.histSumNs -= b.histSumNs
+}

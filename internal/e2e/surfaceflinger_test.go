@@ -32,6 +32,13 @@ type gamePhone struct {
 
 func startGamePhone(t *testing.T, hz float64, scenario string, style fakeadb.SFStyle) *gamePhone {
 	t.Helper()
+	return startGamePhoneWith(t, hz, scenario, style, nil)
+}
+
+// startGamePhoneWith is startGamePhone with present deciding, for each of the game's frames
+// (on the simulator's goroutine, at its present time), whether SurfaceFlinger presents it.
+func startGamePhoneWith(t *testing.T, hz float64, scenario string, style fakeadb.SFStyle, present func(*gamePhone, *source.LayerFrame) bool) *gamePhone {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test over adb: skipped with -short")
 	}
@@ -52,6 +59,9 @@ func startGamePhone(t *testing.T, hz float64, scenario string, style fakeadb.SFS
 		mu.Lock()
 		layer := g.layer
 		mu.Unlock()
+		if present != nil && !present(g, f) {
+			return
+		}
 		g.sf.Present(layer, f.DesiredNs, f.PresentNs, f.ReadyNs)
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -250,7 +260,7 @@ func TestSurfaceFlingerAndroid16Timestats(t *testing.T) {
 }
 
 // --source auto with -p: the game's gfxinfo window draws nothing, its layer presents, so
-// fpstop measures the layer by itself.
+// fpstop measures the layer by itself (the run-level numbers are the layer's).
 func TestSurfaceFlingerAutoPicksLayer(t *testing.T) {
 	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid15)
 	env := g.env(t)
@@ -258,8 +268,8 @@ func TestSurfaceFlingerAutoPicksLayer(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if r.Source != "surfaceflinger" || len(r.Layers) == 0 || r.Layers[0].Name != g.layer || r.Frames == 0 {
-		t.Fatalf("source %q frames %d layers %+v, want %q", r.Source, r.Frames, r.Layers, g.layer)
+	if len(r.Layers) == 0 || r.Layers[0].Name != g.layer || !r.Layers[0].Measured || r.Frames != r.Layers[0].Frames || r.Frames == 0 {
+		t.Fatalf("source %q frames %d layers %+v, want %q measured", r.Source, r.Frames, r.Layers, g.layer)
 	}
 }
 

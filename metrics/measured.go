@@ -16,7 +16,7 @@ import (
 type MeasuredChange struct {
 	// FromMs is when it took effect, from the session start.
 	FromMs float64 `json:"from_ms"`
-	// What is "layer" or "windows".
+	// What is "layer", "windows" or "none" (--source surfaceflinger waiting for a layer).
 	What  string `json:"what"`
 	Layer string `json:"layer,omitempty"`
 	Kind  string `json:"kind,omitempty"`
@@ -26,6 +26,7 @@ type MeasuredChange struct {
 type measuredRec struct {
 	at          int64
 	layer, kind string
+	src         source.Kind
 }
 
 // maxMeasuredChanges bounds the list (a layer flickering on and off for hours).
@@ -41,7 +42,7 @@ func (p *Pipeline) noteMeasured(e *source.Session) {
 		p.warn.add("what is measured changed more than 200 times: the report lists the first 200")
 		return
 	}
-	p.measured = append(p.measured, measuredRec{at: p.endNs, layer: e.Layer, kind: e.LayerKind})
+	p.measured = append(p.measured, measuredRec{at: p.endNs, layer: e.Layer, kind: e.LayerKind, src: e.Source})
 }
 
 // measuredReport is the changes for the report: listed only when what was measured changed.
@@ -52,8 +53,11 @@ func (p *Pipeline) measuredReport() []MeasuredChange {
 	out := make([]MeasuredChange, len(p.measured))
 	for i, m := range p.measured {
 		c := MeasuredChange{What: "windows", Layer: m.layer, Kind: m.kind}
-		if m.layer != "" {
+		switch {
+		case m.layer != "":
 			c.What = "layer"
+		case m.src == source.KindSurfaceFlinger:
+			c.What = "none" // the SurfaceFlinger source before it found a layer
 		}
 		if m.at > p.originNs {
 			c.FromMs = math.Round(float64(m.at-p.originNs)/1e4) / 100

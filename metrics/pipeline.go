@@ -238,7 +238,9 @@ func (p *Pipeline) Reset() {
 	p.windows = make(map[string]*windowState)
 	p.layers = make(map[string]*layerState)
 	if n := len(p.measured); n > 0 { // what is measured now, from the new start
-		p.measured = []measuredRec{{layer: p.measured[n-1].layer, kind: p.measured[n-1].kind}}
+		last := p.measured[n-1]
+		last.at = 0
+		p.measured = []measuredRec{last}
 	}
 	p.lastWin = nil
 	p.msgs = newMessageTable()

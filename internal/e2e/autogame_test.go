@@ -98,6 +98,7 @@ func switchTimes(t *testing.T, path string) (layers []string, at []int64) {
 // and back within 3 s of the menu's return; the layer's fps is within 2 % of what the fake
 // presented and its janky count within 10 %; the report's measured[] lists the three phases.
 func TestAutoMenuGameMenu(t *testing.T) {
+	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	const (
 		hz        = 120
 		period    = int64(8_333_333)

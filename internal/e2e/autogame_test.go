@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -166,13 +167,22 @@ func TestAutoMenuGameMenu(t *testing.T) {
 	}
 }
 
-// A Flutter app (a FlutterSurfaceView at the display's full 120 Hz, rare late frames, a 6 s
-// idle pause from 14 s): headless auto measures the layer, fps within 2 % and janky within 10 %
-// of what the fake presented, and the idle pause is never a freeze.
-func TestAutoFlutter120(t *testing.T) {
+// A Flutter app (a FlutterSurfaceView at the display's full rate, 60 and 120 Hz, rare late
+// frames, a 6 s idle pause from 14 s): headless auto measures the layer, fps within 2 % and
+// janky within 10 % of what the fake presented, and the idle pause is never a freeze.
+func TestAutoFlutter(t *testing.T) {
 	t.Parallel()
+	for _, hz := range []float64{60, 120} {
+		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
+			t.Parallel()
+			testAutoFlutter(t, hz)
+		})
+	}
+}
+
+func testAutoFlutter(t *testing.T, hz float64) {
 	var truth presented
-	g := startGamePhoneWith(t, 120, "flutter", fakeadb.SFAndroid15, func(g *gamePhone, f *source.LayerFrame) bool {
+	g := startGamePhoneWith(t, hz, "flutter", fakeadb.SFAndroid15, func(g *gamePhone, f *source.LayerFrame) bool {
 		truth.add(*f)
 		return true
 	})
@@ -195,9 +205,9 @@ func TestAutoFlutter120(t *testing.T) {
 	}
 	truth.frames = truth.frames[from:]
 	truth.mu.Unlock()
-	n, fps, janky := truth.truth(8_333_333)
-	t.Logf("flutter: %d frames (truth %d), fps %v (truth %.2f), janky %d (truth %d), frozen %d, lost %d, pauses %+v",
-		l.Frames, n, *l.FPS, fps, l.JankyFrames, janky, l.DropLevels.Frozen, l.FramesLost, l.Pauses)
+	n, fps, janky := truth.truth(int64(math.Round(1e9 / hz)))
+	t.Logf("flutter at %g Hz: %d frames (truth %d), fps %v (truth %.2f), janky %d (truth %d), frozen %d, lost %d, pauses %+v",
+		hz, l.Frames, n, *l.FPS, fps, l.JankyFrames, janky, l.DropLevels.Frozen, l.FramesLost, l.Pauses)
 	if math.Abs(float64(*l.FPS)-fps) > 0.02*fps || math.Abs(float64(l.JankyFrames-int64(janky))) > math.Max(1, 0.1*float64(janky)) {
 		t.Errorf("fps %v janky %d; truth %.2f, %d", *l.FPS, l.JankyFrames, fps, janky)
 	}

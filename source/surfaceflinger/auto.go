@@ -15,6 +15,8 @@ const (
 	AutoWindow = 1500 * time.Millisecond
 	// autoListEvery is how often auto reads --list until the app has a SurfaceView layer.
 	autoListEvery = 2 * time.Second
+	// autoSilentNs: a window source this far behind the layer's presents is silent.
+	autoSilentNs = int64(3 * time.Second)
 	// autoMinLayerFrames: the layer must present at least this many frames in the window
 	// (about 5 fps) to be what the app is drawing.
 	autoMinLayerFrames = 8
@@ -200,10 +202,15 @@ func (st *autoState) session() *source.Session {
 // decide compares the windows' and the layer's frames over the last window of device time both
 // sources have reported, and returns the session and notice of a change of what is measured.
 func (st *autoState) decide() []source.Event {
-	if st.gfx == nil || st.sfNow == 0 || st.gfxNow == 0 {
+	if st.gfx == nil || st.sfNow == 0 {
 		return nil
 	}
 	to := min(st.gfxNow, st.sfNow)
+	if st.sfNow-st.gfxNow > autoSilentNs {
+		// the window source reports nothing (no window of the app, or its dumps fail): the
+		// windows draw nothing as far as anyone can tell
+		to = st.sfNow
+	}
 	from := to - st.window
 	st.winAt = keepAfter(st.winAt, from-st.window)
 	st.layAt = keepAfter(st.layAt, from-st.window)

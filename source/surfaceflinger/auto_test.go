@@ -123,3 +123,14 @@ func TestAutoAndroid16Hint(t *testing.T) {
 		t.Error("auto turned timestats on")
 	}
 }
+
+// A window source that never reports a time (an app without hwui windows, a NativeActivity
+// game): the presenting layer is measured once the poller is 3 s ahead of it.
+func TestAutoSilentWindows(t *testing.T) {
+	h := newHarness(fakeadb.SFAndroid14, 60, 1)
+	gfx := gfxStub{[][]source.Event{{&source.Session{Source: source.KindGfxinfo, Package: gamePkg}}}}
+	layers, _, _ := sessions(runAuto(t, h, gfx))
+	if len(layers) != 2 || layers[1] != h.g.layer {
+		t.Fatalf("sessions %q, want the windows then %q", layers, h.g.layer)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
@@ -45,6 +46,23 @@ func ExportTraceConfig(w io.Writer, path string, cfg metrics.Config) error {
 	return ExportTraceOpts(w, path, TraceOptions{Config: cfg})
 }
 
+// TraceProcessName names a trace's process after the recording's identity: the app, the device
+// (model and serial) and the source, so traces of one app from several phones, opened side by
+// side in Perfetto UI, are told apart.
+func TraceProcessName(h Header) string {
+	parts := []string{h.Package}
+	if h.Package == "" {
+		parts[0] = "app"
+	}
+	if d := strings.TrimSpace(h.Device.Model + " " + h.Device.Serial); d != "" {
+		parts = append(parts, d)
+	}
+	if h.Source != "" {
+		parts = append(parts, string(h.Source))
+	}
+	return strings.Join(parts, " · ")
+}
+
 // ExportTraceOpts writes the part of the recording opts selects. Frames are classified by a
 // pipeline that has seen the recording from a minute before the part (the whole recording when
 // the part starts at its beginning, so the numbers then equal the report's); reading stops
@@ -56,11 +74,7 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 	}
 	tw := &traceWriter{bw: bufio.NewWriterSize(w, 256<<10), tracks: map[string]*track{}}
 	if opts.Perfetto {
-		name := h.Package
-		if name == "" {
-			name = "app"
-		}
-		tw.proto = newProtoSink(tw.bw, name)
+		tw.proto = newProtoSink(tw.bw, TraceProcessName(h))
 	}
 	// One pipeline gives both the frames, classified exactly as the report counts them
 	// (Looper-derived frames included), and the FPS series for the counters.
@@ -106,11 +120,7 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 			kept = append(kept, pt)
 		}
 	}
-	name := r.Header.Package
-	if name == "" {
-		name = "app"
-	}
-	tw.meta("process_name", 0, name)
+	tw.meta("process_name", 0, TraceProcessName(r.Header))
 	tw.metaInt("process_sort_index", 0, 0)
 	tw.counters(kept)
 	if tw.proto != nil {

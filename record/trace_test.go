@@ -207,7 +207,7 @@ func TestExportTrace(t *testing.T) {
 	if _, ok := byName[`odd "text" <here>`]; !ok {
 		t.Error("warning notice missing")
 	}
-	if p := byName["process_name"]; p.Args["name"] != "com.example.app" {
+	if p := byName["process_name"]; p.Args["name"] != "com.example.app · sim" { // the app and the source (no device in this recording)
 		t.Errorf("process: %+v", p)
 	}
 	// FPS counters: two per slice of the pipeline's series.

@@ -378,7 +378,7 @@ func TestExportPerfetto(t *testing.T) {
 			t.Errorf("frame args %v", e.args)
 		}
 	}
-	if kinds[teSliceBegin] != 2 || kinds[teSliceEnd] != 2 || kinds[teInstant] < 2 || kinds[teCounter] == 0 || tr.process != "com.example.app" {
+	if kinds[teSliceBegin] != 2 || kinds[teSliceEnd] != 2 || kinds[teInstant] < 2 || kinds[teCounter] == 0 || tr.process != "com.example.app · sim" {
 		t.Errorf("kinds %v, process %q", kinds, tr.process)
 	}
 }

@@ -39,7 +39,16 @@ type Recording struct {
 	err     error
 	started time.Time
 	failed  chan struct{} // closed when err is first set
+	// pending are copies of the events that came before the source's Session (a device
+	// source's refresh rate comes first), held so the header can say where the recording
+	// came from; hz is the last refresh rate among them.
+	pending []source.Event
+	hz      float64
 }
+
+// maxPending bounds the events held back for the Session: a source that sends frames, or this
+// many events, before its Session gets a header without it rather than an unbounded wait.
+const maxPending = 1000
 
 // ErrExists says the recording's file exists and RecordOptions.Force is off.
 var ErrExists = errors.New("already exists (add --force to overwrite)")
@@ -118,11 +127,16 @@ func (r *Recording) tap(batch []source.Event) {
 	}
 	if r.w == nil {
 		sess := r.session
+		var found bool
 		for _, ev := range batch {
 			if s, ok := ev.(*source.Session); ok {
-				sess = s
+				sess, found = s, true
 				break
 			}
+		}
+		if !found && sess == nil && len(r.pending)+len(batch) <= maxPending && !hasFrames(batch) {
+			r.hold(batch)
+			return
 		}
 		if r.create(sess) != nil {
 			return
@@ -133,16 +147,62 @@ func (r *Recording) tap(batch []source.Event) {
 	}
 }
 
-// create makes the file with a header from sess; the error is kept. Call with r.mu held.
+// create makes the file with a header from sess (its refresh rate, when it has none, from a
+// Refresh held before it) and writes the events held for it; the error is kept. Call with r.mu
+// held.
 func (r *Recording) create(sess *source.Session) error {
-	w, err := record.Create(r.path, record.HeaderFromSession(sess, r.opts.Version, r.started),
-		record.Options{Force: r.opts.Force, Raw: r.opts.Raw})
+	h := record.HeaderFromSession(sess, r.opts.Version, r.started)
+	if h.RefreshHz == 0 {
+		h.RefreshHz = r.hz
+	}
+	w, err := record.Create(r.path, h, record.Options{Force: r.opts.Force, Raw: r.opts.Raw})
 	if err != nil {
 		r.fail(err)
 		return err
 	}
 	r.w = w
+	if len(r.pending) > 0 {
+		err := w.Write(r.pending)
+		r.pending = nil
+		if err != nil {
+			r.fail(fmt.Errorf("recording to %s stopped: %w", r.path, err))
+			return err
+		}
+	}
 	return nil
+}
+
+// hold keeps copies of a batch's events until the Session arrives: copies, since a source may
+// reuse a batch's memory once the pipeline is done with it (source.Recycler).
+func (r *Recording) hold(batch []source.Event) {
+	var line []byte
+	for _, ev := range batch {
+		switch e := ev.(type) {
+		case *source.Raw:
+			c := *e
+			c.Text = append([]byte(nil), e.Text...)
+			r.pending = append(r.pending, &c)
+			continue
+		case *source.Refresh:
+			r.hz = e.Hz
+		}
+		var err error
+		if line, err = source.AppendLine(line[:0], ev); err != nil {
+			continue // no line form: the writer would skip it too
+		}
+		if _, c, err := source.ParseLine(line); err == nil {
+			r.pending = append(r.pending, c)
+		}
+	}
+}
+
+func hasFrames(batch []source.Event) bool {
+	for _, ev := range batch {
+		if _, ok := ev.(*source.Frame); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // open creates the file now from sess, so that a clash or an unwritable directory is
@@ -169,6 +229,9 @@ type Status struct {
 func (r *Recording) close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.w == nil && len(r.pending) > 0 && r.err == nil {
+		_ = r.create(r.session) // the source ended before its Session: keep what it sent
+	}
 	if r.w == nil {
 		if r.err == nil {
 			r.err = fmt.Errorf("nothing was recorded to %s: no events arrived", r.path)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -36,5 +37,41 @@ func TestNewRecordingRefusesUncreatable(t *testing.T) {
 	_, err := NewRecording(filepath.Join(t.TempDir(), "nodir", "x.jsonl"), RecordOptions{})
 	if !errors.Is(err, ErrCannotCreate) || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// TestRecordingWaitsForTheSession: a device source sends its refresh rate before its Session;
+// the header still carries the Session (device, app, source) and that rate, and nothing sent
+// before it is lost — even when the source reuses the batch's memory afterwards.
+func TestRecordingWaitsForTheSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	r, err := NewRecording(path, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := []source.Event{&source.Refresh{Hz: 90}, &source.Notice{AtNs: 5, Text: "connecting"}}
+	r.tap(first)
+	first[0].(*source.Refresh).Hz = 60 // the source reuses its memory
+	r.tap([]source.Event{&source.Session{Source: source.KindGfxinfo, Device: source.Device{Serial: "S1", Model: "Pixel 7"}, Package: "com.example.app", StartMonoNs: 7},
+		&source.Frame{Window: "w", VsyncNs: 10, DoneNs: 20}})
+	if err := r.close(); err != nil {
+		t.Fatal(err)
+	}
+	h, evs, _, err := record.ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Source != source.KindGfxinfo || h.Device.Serial != "S1" || h.Device.Model != "Pixel 7" || h.Package != "com.example.app" || h.RefreshHz != 90 || h.StartMonoNs != 7 {
+		t.Errorf("header %+v", h)
+	}
+	var kinds []string
+	for _, ev := range evs {
+		kinds = append(kinds, source.LineType(ev))
+	}
+	if got := strings.Join(kinds, ","); got != "refresh,notice,session,frame" {
+		t.Errorf("events %s", got)
+	}
+	if rf, ok := evs[0].(*source.Refresh); !ok || rf.Hz != 90 {
+		t.Errorf("first event %+v", evs[0])
 	}
 }

@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+		"testing"
+
+	"github.com/fpstop/fpstop/internal/cli"
+	"github.com/fpstop/fpstop/record"
+)
+
+// TestRecordingIdentity: a device recording's first line says where it came from — the
+// device's serial and model, the app, the source, the refresh rate and the start — and so do
+// the traces exported from it: three phones' traces are told apart by their process name.
+func TestRecordingIdentity(t *testing.T) {
+	t.Parallel()
+	names := make([]string, 3)
+	t.Run("phones", func(t *testing.T) {
+		for i, hz := range []float64{60, 90, 120} {
+			t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
+				t.Parallel()
+				names[i] = recordAndTrace(t, hz)
+			})
+		}
+	}) // returns once its parallel subtests are done
+	if names[0] == names[1] || names[1] == names[2] || names[0] == names[2] {
+		t.Errorf("three phones' traces share a process name: %q", names)
+	}
+}
+
+// recordAndTrace records 3 s from a new fake phone at hz, checks the recording's header and its
+// trace, and returns the trace's process name.
+func recordAndTrace(t *testing.T, hz float64) string {
+	ph := startPhone(t, hz, "demo", 3, 0)
+	env := startEnv(t, ph)
+	rec := filepath.Join(t.TempDir(), "run.jsonl.gz")
+	if _, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "3s", "--record", rec); code != cli.ExitOK {
+		t.Errorf("exit %d: %s", code, errs)
+		return ""
+	}
+	r, err := record.Open(rec)
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	h := r.Header
+	r.Close()
+	if h.Device.Serial != env.Serial || h.Device.Model != "Pixel 7" || h.Package != pkg || h.Source != "gfxinfo" || h.RefreshHz != hz || h.StartMonoNs == 0 || h.StartUTC.IsZero() {
+		t.Errorf("header %+v: want serial %s, model Pixel 7, package %s, source gfxinfo, %g Hz, a start", h, env.Serial, pkg, hz)
+	}
+	var b bytes.Buffer
+	if err := record.ExportTrace(&b, rec); err != nil {
+		t.Error(err)
+		return ""
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+		OtherData struct {
+			Source string `json:"source"`
+			Device struct {
+				Serial string `json:"serial"`
+				Model  string `json:"model"`
+			} `json:"device"`
+		} `json:"otherData"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &tr); err != nil {
+		t.Error(err)
+		return ""
+	}
+	var name string
+	for _, e := range tr.TraceEvents {
+		if e.Name == "process_name" {
+			name, _ = e.Args["name"].(string)
+		}
+	}
+	if !strings.HasPrefix(name, pkg) || !strings.Contains(name, env.Serial) || !strings.Contains(name, "gfxinfo") {
+		t.Errorf("trace process %q: want the package, the serial and the source", name)
+	}
+	if o := tr.OtherData; o.Source != "gfxinfo" || o.Device.Serial != env.Serial || o.Device.Model != "Pixel 7" {
+		t.Errorf("trace otherData %+v", o)
+	}
+	return name
+}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-		"testing"
+	"testing"
 
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/record"

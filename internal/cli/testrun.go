@@ -98,6 +98,9 @@ func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []str
 	it.Values = compare.IterationValues(rep)
 	if t.source == "" {
 		t.source = rep.Source
+		if t.a.opts.Source == "auto" && t.f.iterations > 1 {
+			fmt.Fprintf(t.a.env.Stderr, "fpstop test: --source auto chose %s in iteration %d; every later iteration uses it too\n", rep.Source, i)
+		}
 	}
 	cases := t.a.gateCases(rep, fmt.Sprintf("fpstop.test.iteration.%d", i))
 	t.gateCases[i-1] = cases
@@ -203,12 +206,18 @@ func (t *tester) measure(ctx context.Context, i int, path string, log io.Writer)
 	return sess.Report(meta), driverErr, nil
 }
 
-// open starts this iteration's source.
+// open starts this iteration's source. With --source auto the first iteration decides (gfxinfo,
+// gfxinfo+logcat when the app logs its Looper, SurfaceFlinger for a SurfaceView-only app) and
+// every later iteration keeps that choice: iterations measured differently are not repeats.
 func (t *tester) open(ctx context.Context) (*opened, error) {
 	if t.target == nil {
 		return t.a.simSource("")
 	}
-	return t.a.deviceSource(ctx, t.a.opts.Source, true)
+	kind := t.a.opts.Source
+	if kind == "auto" && t.source != "" && t.source != "auto" {
+		kind = t.source
+	}
+	return t.a.deviceSource(ctx, kind, true)
 }
 
 // driver is the user's command running during a measurement.

@@ -10,12 +10,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/adbtest"
 	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/source"
 )
 
 // coldPhone is the simulated phone answering the commands a cold start sends, as Android 14
@@ -127,5 +130,62 @@ func TestTestCommandUntilDriverEnds(t *testing.T) {
 		if strings.HasPrefix(c, "am ") {
 			t.Errorf("a test without --cold sent %q", c)
 		}
+	}
+}
+
+// TestTestCommandKeepsAutoSource: with --source auto the first iteration's choice holds for
+// every iteration — here the app starts logging its Looper only after iteration 1 (a probe then
+// would pick gfxinfo+logcat), and every iteration still reads gfxinfo, as the first did.
+func TestTestCommandKeepsAutoSource(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real adb server and two 2 s measurements")
+	}
+	t.Parallel()
+	ph := startPhone(t, 60, "smooth", 4, 0)
+	env := startEnv(t, ph)
+	dir := filepath.Join(t.TempDir(), "runs")
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // the app turns its Looper printer on once iteration 1 is recorded
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "iteration-01.jsonl.gz")); err == nil {
+				ph.printer.Store(true)
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	var out, errb bytes.Buffer
+	code := cli.Main(context.Background(), []string{"test", "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial,
+		"--iterations", "2", "--duration", "2s", "--command", "true", "--record-dir", dir, "--format", "json"},
+		cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Build: buildinfo.Info{Version: "e2e"},
+			Getenv: func(k string) string {
+				if k == "FPSTOP_CONFIG" || k == "XDG_CONFIG_HOME" {
+					return ""
+				}
+				return os.Getenv(k)
+			}})
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !ph.printer.Load() {
+		t.Fatal("the printer was never turned on: the test checks nothing")
+	}
+	for i := 1; i <= 2; i++ {
+		r, err := record.Open(filepath.Join(dir, fmt.Sprintf("iteration-%02d.jsonl.gz", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Header.Source != source.KindGfxinfo {
+			t.Errorf("iteration %d read %q, want gfxinfo (the first iteration's choice)", i, r.Header.Source)
+		}
+		r.Close()
+	}
+	if !strings.Contains(errb.String(), "--source auto chose gfxinfo in iteration 1") {
+		t.Errorf("stderr does not say the choice is kept: %s", errb.String())
 	}
 }

@@ -16,6 +16,9 @@ import (
 // device's serial and model, the app, the source, the refresh rate and the start — and so do
 // the traces exported from it: three phones' traces are told apart by their process name.
 func TestRecordingIdentity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three real adb servers and three 3 s measurements")
+	}
 	t.Parallel()
 	names := make([]string, 3)
 	t.Run("phones", func(t *testing.T) {

@@ -254,6 +254,19 @@ func TestVersionAndMan(t *testing.T) {
 	if code != 0 || !strings.Contains(out, ".TH FPSTOP") {
 		t.Errorf("man: %d %q", code, out[:min(200, len(out))])
 	}
+	// the page renders clean: no printf artefacts ("92 %!o(MISSING)f"), the percent signs kept,
+	// and the description one paragraph, not one per source line
+	if i := strings.Index(out, "%!"); i >= 0 {
+		t.Errorf("man page has a printf artefact: %q", out[max(0, i-60):min(len(out), i+40)])
+	}
+	if !strings.Contains(out, "92 % of the refresh rate") {
+		t.Error("man page lost the % of a flag's usage")
+	}
+	desc := out[strings.Index(out, ".SH DESCRIPTION"):]
+	desc = desc[:strings.Index(desc[1:], ".SH")+1]
+	if strings.Contains(desc, ".PP") || !strings.Contains(desc, "dropped frames by severity") {
+		t.Errorf("DESCRIPTION broken into paragraphs:\n%s", desc)
+	}
 	out, _, code = run(t, "", "completion", "bash")
 	if code != 0 || !strings.Contains(out, "bash completion") {
 		t.Errorf("completion: %d", code)

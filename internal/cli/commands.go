@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	mcobra "github.com/muesli/mango-cobra"
 	"github.com/muesli/roff"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // extraCommands are the subcommands besides the dashboard (DESIGN §7).
@@ -42,6 +44,42 @@ func (a *app) devicesCmd() *cobra.Command {
 	return c
 }
 
+// manReady prepares the command tree for mango, which formats flag usages as printf formats
+// ("92 % of" became "92 %!o(MISSING)f") and makes each line of a description a paragraph: usages
+// get their % doubled and descriptions their lines joined (blank lines still part paragraphs).
+// The man command prints the page and exits, so the tree is not needed as it was.
+func manReady(c *cobra.Command) {
+	fix := func(f *pflag.Flag) { f.Usage = strings.ReplaceAll(f.Usage, "%", "%%") }
+	c.Flags().VisitAll(fix)
+	c.PersistentFlags().VisitAll(fix)
+	c.Long = unwrap(c.Long)
+	for _, sub := range c.Commands() {
+		manReady(sub)
+	}
+}
+
+// unwrap joins a text's lines into paragraphs, one line each; blank lines part paragraphs, and
+// lines of an indented block (examples) are kept.
+func unwrap(s string) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n\n") {
+		lines := strings.Split(para, "\n")
+		var b strings.Builder
+		for i, l := range lines {
+			switch {
+			case i == 0:
+			case strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t"):
+				b.WriteString("\n")
+			default:
+				b.WriteString(" ")
+			}
+			b.WriteString(l)
+		}
+		out = append(out, b.String())
+	}
+	return strings.Join(out, "\n\n")
+}
+
 func (a *app) manCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:    "man",
@@ -49,6 +87,7 @@ func (a *app) manCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			manReady(cmd.Root())
 			page, err := mcobra.NewManPage(1, cmd.Root())
 			if err != nil {
 				return runtimeErr(err)

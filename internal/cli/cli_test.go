@@ -209,6 +209,12 @@ func TestRecordReportExport(t *testing.T) {
 	if _, errs, code := run(t, "", "export", rec, "--trace", trace); code != ExitOK {
 		t.Fatalf("export: exit %d %s", code, errs)
 	}
+	// a file that exists: exit 2 from every command that writes one (not 3 from export)
+	for _, args := range [][]string{{"export", rec, "--trace", trace}, {"report", rec, "-o", trace}, {"--source", "sim", "--headless", "--duration", "1s", "--speed", "0", "--record", trace}} {
+		if _, errs, code := run(t, "", args...); code != ExitUsage || !strings.Contains(errs, "--force") {
+			t.Errorf("%s to an existing file: exit %d %q", args[0], code, errs)
+		}
+	}
 	var tr struct {
 		TraceEvents []map[string]any `json:"traceEvents"`
 	}

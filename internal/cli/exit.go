@@ -3,13 +3,16 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fpstop/fpstop/internal/outfile"
+	"github.com/fpstop/fpstop/internal/session"
 )
 
 // Exit statuses (DESIGN §7).
 const (
 	ExitOK      = 0
 	ExitGate    = 1 // a gate failed (a run without frames fails every gate)
-	ExitUsage   = 2 // bad flags or arguments
+	ExitUsage   = 2 // bad flags or arguments (an output file that exists, without --force, too)
 	ExitRuntime = 3 // no device, adb failure, unreadable input
 )
 
@@ -33,6 +36,11 @@ func runtimeErr(err error) error {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return err
+	}
+	// an output file that exists is the user's to resolve (--force, another name): the same
+	// status from every command that writes one
+	if errors.Is(err, outfile.ErrExists) || errors.Is(err, session.ErrExists) {
+		return &exitError{code: ExitUsage, err: err}
 	}
 	return &exitError{code: ExitRuntime, err: err}
 }

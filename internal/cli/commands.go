@@ -92,7 +92,7 @@ func (a *app) manCmd() *cobra.Command {
 			if err != nil {
 				return runtimeErr(err)
 			}
-			page = page.WithSection("Exit status", "0 success; 1 a gate failed (a run with no frames fails every gate); 2 usage error; 3 runtime error (no device, adb failure, unreadable input).")
+			page = page.WithSection("Exit status", "0 success; 1 a gate failed (a run with no frames fails every gate); 2 usage error (an output file that exists without --force too); 3 runtime error (no device, adb failure, unreadable input, a device lost during the run and not back by its end).")
 			page = page.WithSection("Files", "Config: $FPSTOP_CONFIG, else $XDG_CONFIG_HOME/fpstop/config.yaml, else the user config directory. Log: the user cache directory, fpstop/fpstop.log.")
 			_, err = fmt.Fprint(cmd.OutOrStdout(), page.Build(roff.NewDocument()))
 			return err

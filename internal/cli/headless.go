@@ -13,6 +13,7 @@ import (
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/source"
 )
 
 // writeReport prints the report: JSON, or the plain-text summary (record.WriteText).
@@ -107,6 +108,14 @@ func (a *app) headless(ctx context.Context) error {
 	if recErr != nil {
 		return runtimeErr(fmt.Errorf("the recording could not be written: %w", recErr))
 	}
+	if lost := deviceLost(sess.Latest(), op.live, a.opts.Serial); lost != nil {
+		// the gates are written (JUnit) and said, but a run cut short by a lost device is an
+		// error whatever they say: its numbers cover part of the run
+		if gerr := a.finishGates(rep, "headless", clock.start); gerr != nil {
+			fmt.Fprintf(a.env.Stderr, "fpstop: %v\n", gerr)
+		}
+		return lost
+	}
 	neverSeen := false
 	for _, w := range rep.Warnings {
 		// -p was ignored or matched nothing, or the app was never seen: said on stderr too
@@ -124,4 +133,17 @@ func (a *app) headless(ctx context.Context) error {
 		return runtimeErr(errors.New("the app was never seen running: no frames were measured (is -p right?)"))
 	}
 	return a.finishGates(rep, "headless", clock.start)
+}
+
+// deviceLost says, for a live run whose device was disconnected when it ended (and never came
+// back), that the run was cut short: exit 3 (DESIGN §7: adb failure), whatever the gates say.
+func deviceLost(snap *metrics.Snapshot, live bool, serial string) error {
+	if !live || snap == nil || snap.State != source.StateDisconnected {
+		return nil
+	}
+	dev := "the device"
+	if serial != "" {
+		dev += " " + serial
+	}
+	return runtimeErr(fmt.Errorf("%s was lost during the run and did not come back before it ended (%s): the report covers only the time before, so the run is not a pass", dev, snap.StateText))
 }

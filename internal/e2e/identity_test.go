@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/record"
@@ -89,4 +91,37 @@ func recordAndTrace(t *testing.T, hz float64) string {
 		t.Errorf("trace otherData %+v", o)
 	}
 	return name
+}
+
+// TestDeviceLostMidRun: the phone is unplugged during a headless run and never comes back; the
+// run does not pass on the part it saw: exit 3, and stderr says the device was lost (not that
+// the app stopped).
+func TestDeviceLostMidRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real adb server and an 8 s measurement")
+	}
+	t.Parallel()
+	ph := startPhone(t, 60, "stress", 2, 0)
+	env := startEnv(t, ph)
+	px := startProxy(t, env.Port)
+	type result struct {
+		errs string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, errs, code := fpstopVia(t, env, px.port, "--headless", "--json", "--duration", "8s", "--fail-under-fps", "1")
+		done <- result{errs, code}
+	}()
+	waitCommands(t, env, "dumpsys gfxinfo", 3, 15*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := env.Unplug(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	t.Logf("stderr: %s", res.errs)
+	if res.code != cli.ExitRuntime || !strings.Contains(res.errs, "was lost during the run") {
+		t.Errorf("exit %d, stderr %q: want 3 and the device named lost", res.code, res.errs)
+	}
 }

@@ -91,7 +91,6 @@ func TestMultiDeviceFlagErrors(t *testing.T) {
 		{"--all-devices", "--headless", "-p", "com.a", "-p", "com.b"},
 		{"--all-devices", "--headless", "-p", "=com.a"},
 		{"--all-devices", "--headless", "-p", "A=not a package"},
-		{"--all-devices", "--headless", "--junit", "j.xml"},
 	} {
 		_, errs, code := run(t, "", args...)
 		if code != ExitUsage {

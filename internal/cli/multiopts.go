@@ -97,8 +97,6 @@ func (o *Options) validateDevices() error {
 		return usageErr("several devices are read live: --input and the simulator take one source")
 	case o.Record != "" || o.Truth != "":
 		return usageErr("--record writes one device's recording: run one fpstop per device to record each (or press r on one device's dashboard)")
-	case o.JUnit != "":
-		return usageErr("--junit writes one device's gates: with several devices, read gate_failures in --json (or run one fpstop per device)")
 	case o.SetSlowThreshold > 0:
 		return usageErr("--set-slow-threshold changes one device: run it per device")
 	}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
+	"time"
 
+	"github.com/fpstop/fpstop/internal/junit"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
 )
@@ -89,6 +92,11 @@ func (a *app) labReport(l *lab) error {
 	if err := writeLab(a.env.Stdout, &out, a.opts.JSON); err != nil {
 		return runtimeErr(err)
 	}
+	if a.opts.JUnit != "" {
+		if err := junit.WriteFile(a.opts.JUnit, a.labSuites(l, out.Devices)...); err != nil {
+			return runtimeErr(err)
+		}
+	}
 	var errs []error
 	for _, d := range out.Devices {
 		if d.Error != nil {
@@ -156,4 +164,29 @@ func writeLab(w io.Writer, out *labOutput, asJSON bool) error {
 	_, err := fmt.Fprintf(w, "== summary: %d devices · frames %d · janky %d (%s %%) · fps %s–%s · disconnected %d · gates failed %d\n",
 		s.Devices, s.Frames, s.JankyFrames, r2(s.JankPct), r2(s.FPSMin), r2(s.FPSMax), len(s.Disconnected), len(s.GateFailed))
 	return err
+}
+
+// labSuites are the JUnit testsuites of a multi-device run: one per device, its gates as
+// testcases, and a failed "measured" testcase for a device that could not be measured or was
+// lost before the end (its gates then cover only part of the run).
+func (a *app) labSuites(l *lab, devs []labDeviceReport) []junit.Suite {
+	suites := make([]junit.Suite, 0, len(devs))
+	for _, d := range devs {
+		serial := reportScope(d.Report)
+		s := junit.Suite{Name: "fpstop headless " + serial, Timestamp: l.start, Time: time.Since(l.start),
+			Cases: a.gateCases(d.Report, "fpstop.headless")}
+		if d.Error != nil || !d.Connected {
+			c := junit.Case{Name: "measured", Class: "fpstop.headless." + serial, Output: "the device was measured to the end of the run"}
+			switch {
+			case d.Error != nil:
+				c.Failure = *d.Error
+			default:
+				c.Failure = "the device was disconnected at the end of the run: its numbers cover only part of it"
+			}
+			c.Detail = strings.Join(d.Notices, "\n")
+			s.Cases = append(s.Cases, c)
+		}
+		suites = append(suites, s)
+	}
+	return suites
 }

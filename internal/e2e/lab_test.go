@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fpstop/fpstop/internal/junit"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -260,5 +262,49 @@ func TestLabPrometheus(t *testing.T) {
 	}
 	if r := <-done; !strings.HasPrefix(r, "exit 0") {
 		t.Errorf("fpstop: %s", r)
+	}
+}
+
+// TestLabJUnit: --junit with several devices writes one testsuite per device, each with its
+// gates as testcases (docs/ci.md), and the file passes the JUnit schema checks.
+func TestLabJUnit(t *testing.T) {
+	env, x := twoPhones(t, "smooth", "stress", 90)
+	xml := filepath.Join(t.TempDir(), "junit.xml")
+	_, errs, code := runCLI(env.Port, "--all-devices", "--headless", "--duration", "3s", "--fail-under-fps", "1000", "--max-jank-pct", "100", "--junit", xml)
+	if code != cli.ExitGate {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	f, err := os.Open(xml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := junit.Check(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suites := map[string][]junit.ParsedCase{}
+	for _, c := range p.Cases {
+		suites[c.Suite] = append(suites[c.Suite], c)
+	}
+	for _, serial := range []string{env.Serial, x.Serial} {
+		var cs []junit.ParsedCase
+		for name, c := range suites {
+			if strings.Contains(name, serial) {
+				cs = c
+			}
+		}
+		if len(cs) != 2 {
+			t.Errorf("device %s: testcases %+v, want its two gates (suites %v)", serial, cs, p.Cases)
+			continue
+		}
+		for _, c := range cs {
+			if failed := strings.HasPrefix(c.Name, "fail-under-fps"); c.Failed != failed || !strings.Contains(c.Class, serial) {
+				t.Errorf("device %s: %+v", serial, c)
+			}
+		}
+	}
+	if len(suites) != 2 {
+		t.Errorf("%d testsuites, want one per device", len(suites))
 	}
 }

@@ -79,6 +79,8 @@ type Options struct {
 type Client struct {
 	addr string
 	opts Options
+	// started: Connect started the server this client talks to (none answered)
+	started bool
 }
 
 // ServerAddr returns the adb server address ("host:port") the way adb's own client chooses it:
@@ -163,6 +165,7 @@ func Connect(ctx context.Context, addr string, opts Options) (*Client, error) {
 	if err := startServer(ctx, adb, portStr, c.timeout()); err != nil {
 		return nil, err
 	}
+	c.started = true
 	// The server answers as soon as start-server returns; retry briefly in case it is still
 	// binding its socket.
 	for attempt := 0; ; attempt++ {
@@ -208,6 +211,22 @@ func startServer(ctx context.Context, adb, port string, timeout time.Duration) e
 			strings.TrimSpace(out.String()))
 	}
 	return nil
+}
+
+// StartedServer reports whether Connect started the adb server (none answered at the address):
+// the caller says so and stops it when done (KillServer), leaving the machine as it found it.
+func (c *Client) StartedServer() bool { return c.started }
+
+// KillServer stops the adb server (adb kill-server's host:kill).
+func (c *Client) KillServer(ctx context.Context) error {
+	cctx, cancel := c.callContext(ctx)
+	defer cancel()
+	h, err := dial(cctx, c.addr)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return h.request("host:kill")
 }
 
 // Addr is the server address this client talks to.

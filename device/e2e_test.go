@@ -541,6 +541,16 @@ func TestE2EConnectStartsServer(t *testing.T) {
 	if infos, err := c.Devices(ctx); err != nil || len(infos) != 0 {
 		t.Errorf("Devices on a fresh private server = %+v, %v", infos, err)
 	}
+	if !c.StartedServer() {
+		t.Error("StartedServer false for the server Connect started")
+	}
+	if c2, err := device.Connect(ctx, addr, device.Options{}); err != nil || c2.StartedServer() {
+		t.Errorf("a second Connect to the running server: %v, started %v", err, c2 != nil && c2.StartedServer())
+	}
+	// KillServer stops it (the cleanup then waits for the port to close)
+	if err := c.KillServer(ctx); err != nil {
+		t.Errorf("KillServer: %v", err)
+	}
 }
 
 // TestE2EReplugSlow: a device that stays away past the server's first quick retry (250 ms) is

@@ -23,7 +23,25 @@ func (a *app) adbClient(ctx context.Context) (*device.Client, error) {
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
+	if cl.StartedServer() {
+		a.startedAdb(cl)
+	}
 	return cl, nil
+}
+
+// startedAdb remembers an adb server fpstop started (none was running): when fpstop exits it
+// stops it and says so on stderr (not at once: the dashboard may be on screen).
+func (a *app) startedAdb(cl *device.Client) {
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := cl.KillServer(ctx); err != nil {
+			fmt.Fprintf(a.env.Stderr, "fpstop: started an adb server at %s (none was running) but could not stop it: %v\n", cl.Addr(), err)
+			return err
+		}
+		fmt.Fprintf(a.env.Stderr, "fpstop: started an adb server at %s (none was running) and stopped it on exit\n", cl.Addr())
+		return nil
+	})
 }
 
 // target is the device and app a device source reads.

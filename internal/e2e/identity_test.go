@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/adbtest"
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/record"
 )
@@ -123,5 +125,41 @@ func TestDeviceLostMidRun(t *testing.T) {
 	t.Logf("stderr: %s", res.errs)
 	if res.code != cli.ExitRuntime || !strings.Contains(res.errs, "was lost during the run") {
 		t.Errorf("exit %d, stderr %q: want 3 and the device named lost", res.code, res.errs)
+	}
+}
+
+// TestStartedAdbServerStopped: with no adb server on --adb-port, fpstop starts one (as adb
+// does), says so, and stops it when it exits, leaving the machine as it found it.
+func TestStartedAdbServerStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real adb server")
+	}
+	adbtest.FindAdb(t)
+	home := t.TempDir() // a private HOME for the server's key
+	t.Setenv("HOME", home)
+	t.Setenv("ANDROID_SDK_HOME", home)
+	t.Setenv("ANDROID_USER_HOME", home)
+	t.Setenv("ADB_EMU", "0")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	out, errs, code := runCLI(port, "devices")
+	if code != cli.ExitOK || !strings.Contains(errs, fmt.Sprintf("started an adb server at localhost:%d", port)) || !strings.Contains(errs, "stopped it on exit") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want the server started and stopped said", code, out, errs)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the adb server fpstop started on port %d is still running", port)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -104,7 +104,8 @@ func (a *app) startExports(ctx context.Context, feed export.Feed) (stop func() e
 	}
 	if e.MetricsFile != "" {
 		path := e.MetricsFile
-		x.run(func() error { return prom.WriteFileEvery(ctx, path, e.Interval, reg) })
+		fileReg := prom.NewFileRegistry(feed, e.TopSignatures) // fpstop's families only
+		x.run(func() error { return prom.WriteFileEvery(ctx, path, e.Interval, fileReg) })
 	}
 	if e.OTLPEndpoint != "" {
 		if err := a.startOTLP(ctx, x, feed); err != nil {

@@ -32,6 +32,13 @@ func TestMetricsFileMatchesReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// only fpstop's own families: node_exporter exports go_* and process_* itself and logs an
+	// error on every scrape for a textfile that repeats them
+	for name := range fams {
+		if !strings.HasPrefix(name, "fpstop_") {
+			t.Errorf("the textfile holds %s", name)
+		}
+	}
 	var frames, janky float64
 	for _, m := range fams["fpstop_frames_total"].GetMetric() {
 		frames += m.GetCounter().GetValue()

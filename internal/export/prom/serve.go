@@ -29,6 +29,15 @@ func NewRegistry(feed export.Feed, topN int) *prometheus.Registry {
 	return reg
 }
 
+// NewFileRegistry registers only the fpstop Collector over feed: the textfile collector's file
+// must hold no go_* or process_* families, which node_exporter exports itself and refuses as
+// duplicates (an error on every scrape).
+func NewFileRegistry(feed export.Feed, topN int) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(NewCollector(feed, topN))
+	return reg
+}
+
 // CheckListen validates a --metrics-listen address. The host must be given: ":9464" would
 // listen on every interface, and the endpoint has no authentication, so exposing it beyond this
 // host takes an explicit address (0.0.0.0:9464, or one interface's address).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/fpstop/fpstop/themes"
 	"math"
 	"os"
 	"path/filepath"
@@ -341,5 +342,32 @@ func TestLogcatRecordingExports(t *testing.T) {
 	raw, _ := os.ReadFile(trace)
 	if n := strings.Count(string(raw), `"cat":"frame"`); n != int(live.Frames) {
 		t.Errorf("trace has %d frame slices, report %d frames", n, live.Frames)
+	}
+}
+
+// TestCompletion: the shells' completion (cobra's __complete) offers the scenarios with their
+// descriptions, the sources, the themes and each command's formats, and no file names for them.
+func TestCompletion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--scenario", ""}, []string{"janky\t", "smooth\t", "game\t"}},
+		{[]string{"--source", ""}, []string{"gfxinfo+logcat", "surfaceflinger", "sim"}},
+		{[]string{"--theme", ""}, themes.Names()},
+		{[]string{"report", "x.jsonl", "--format", ""}, []string{"json", "md", "csv", "html"}},
+		{[]string{"compare", "a", "b", "--format", ""}, []string{"text", "md", "json", "html"}},
+		{[]string{"test", "--format", ""}, []string{"text", "json"}},
+		{[]string{"export", "x.jsonl", "--format", ""}, []string{"json", "perfetto"}},
+	} {
+		out, _, code := run(t, "", append([]string{"__complete"}, c.args...)...)
+		for _, w := range c.want {
+			if code != ExitOK || !strings.Contains(out, "\n"+w) && !strings.HasPrefix(out, w) {
+				t.Errorf("%v: %q lacks %q", c.args, out, w)
+			}
+		}
+		if !strings.Contains(out, ":4\n") { // ShellCompDirectiveNoFileComp
+			t.Errorf("%v: directive in %q, want no file completion", c.args, out)
+		}
 	}
 }

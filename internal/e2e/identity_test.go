@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/adbtest"
 	"github.com/fpstop/fpstop/internal/cli"
+	"github.com/fpstop/fpstop/internal/fakeadb"
 	"github.com/fpstop/fpstop/record"
 )
 
@@ -161,5 +163,31 @@ func TestStartedAdbServerStopped(t *testing.T) {
 			t.Fatalf("the adb server fpstop started on port %d is still running", port)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestCompletionDevices: completion offers the connected phone's serial (with its model) and,
+// for -p, the third-party packages of the phone -s names, asked of the running adb server.
+func TestCompletionDevices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a real adb server")
+	}
+	t.Parallel()
+	ph := startPhone(t, 60, "smooth", 5, 0)
+	env := adbtest.Start(t, fakeadb.Config{Model: "Pixel 7", Android: "14", SDK: 34,
+		Handler: func(ctx context.Context, cmd string, w io.Writer) error {
+			if cmd == "pm list packages -3" {
+				_, err := fmt.Fprintf(w, "package:%s\npackage:com.example.other\n", pkg)
+				return err
+			}
+			return ph.handler(ctx, cmd, w)
+		}})
+	out, errs, code := runCLI(env.Port, "__complete", "-s", "")
+	if code != cli.ExitOK || !strings.Contains(out, env.Serial+"\tPixel 7") {
+		t.Errorf("serials: exit %d %q %q", code, out, errs)
+	}
+	out, errs, code = runCLI(env.Port, "__complete", "-s", env.Serial, "-p", "")
+	if code != cli.ExitOK || !strings.Contains(out, pkg+"\n") || !strings.Contains(out, "com.example.other\n") {
+		t.Errorf("packages: exit %d %q %q", code, out, errs)
 	}
 }

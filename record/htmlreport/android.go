@@ -19,8 +19,8 @@ func androidTables(rep *metrics.Report) []sideTable {
 		t := sideTable{Title: "window " + w.Name}
 		t.Rows = append(t.Rows, [3]string{"frames", fmt.Sprint(w.Frames), i64p(a.TotalFrames)})
 		t.Rows = append(t.Rows, [3]string{"janky", jankOf(w.JankPct), jankPrinted(a)})
-		if a.JankyLegacy != nil {
-			t.Rows = append(t.Rows, [3]string{"janky (legacy rule)", "—", i64p(a.JankyLegacy)})
+		if a.JankyLegacy != nil || w.JankyLegacy != nil {
+			t.Rows = append(t.Rows, [3]string{"janky (legacy rule)", i64p(w.JankyLegacy), i64p(a.JankyLegacy)})
 		}
 		t.Rows = append(t.Rows, percentileRows(w.PercentilesMs, a)...)
 		out = append(out, t)
@@ -53,8 +53,8 @@ func processTable(rep *metrics.Report, p metrics.ProcessAndroid) sideTable {
 		[3]string{"frames", dash(fmt.Sprint(rep.Frames)), i64p(a.TotalFrames)},
 		[3]string{"janky (Android's rule)", dash(deadline), jankPrinted(a)},
 		[3]string{"janky (≥ 1 vsync dropped)", dash(fmt.Sprintf("%d (%s %%)", rep.JankyFrames, r2(rep.JankPct))), "—"})
-	if a.JankyLegacy != nil {
-		t.Rows = append(t.Rows, [3]string{"janky (legacy rule)", "—", i64p(a.JankyLegacy)})
+	if a.JankyLegacy != nil || rep.JankyLegacy != nil {
+		t.Rows = append(t.Rows, [3]string{"janky (legacy rule)", dash(i64p(rep.JankyLegacy)), i64p(a.JankyLegacy)})
 	}
 	pcts := rep.PercentilesMs
 	if !mine {

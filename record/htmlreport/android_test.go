@@ -14,9 +14,9 @@ func TestAndroidTables(t *testing.T) {
 	r := func(v float64) *metrics.R2 { x := metrics.R2(v); return &x }
 	pkg := "com.example.app"
 	printed := metrics.AndroidPrinted{TotalFrames: i(500), JankyFrames: i(25), JankyLegacy: i(40), P50Ms: r(7), P90Ms: r(12), P95Ms: r(16), P99Ms: r(48)}
-	rep := &metrics.Report{Package: &pkg, Frames: 480, JankyFrames: 30, JankPct: r(6.25), JankyDeadline: i(22),
+	rep := &metrics.Report{Package: &pkg, Frames: 480, JankyFrames: 30, JankPct: r(6.25), JankyDeadline: i(22), JankyLegacy: i(37),
 		PercentilesMs: &metrics.Percentiles{P50: 6, P90: 11, P95: 15, P99: 40},
-		Windows: []metrics.WindowReport{{Name: "com.example.app/.Main", Frames: 480, JankPct: r(6.25),
+		Windows: []metrics.WindowReport{{Name: "com.example.app/.Main", Frames: 480, JankPct: r(6.25), JankyLegacy: i(36),
 			PercentilesMs: &metrics.Percentiles{P50: 6, P90: 11, P95: 15, P99: 40}, Android: &printed},
 			{Name: "no summary", Frames: 3}},
 		AndroidProcesses: []metrics.ProcessAndroid{{Process: pkg, Pid: 42, AndroidPrinted: printed},
@@ -43,6 +43,16 @@ func TestAndroidTables(t *testing.T) {
 	app, other := tabs[1], tabs[2]
 	if got := row(app, "janky (Android's rule)"); got[1] != "22" || got[2] != "25 (5 %)" {
 		t.Errorf("app janky row %q", got)
+	}
+	// fpstop's own legacy count stands beside Android's (it was "—")
+	if got := row(tabs[0], "janky (legacy rule)"); got[1] != "36" || got[2] != "40" {
+		t.Errorf("window legacy row %q", got)
+	}
+	if got := row(app, "janky (legacy rule)"); got[1] != "37" || got[2] != "40" {
+		t.Errorf("app legacy row %q", got)
+	}
+	if got := row(other, "janky (legacy rule)"); got[1] != "—" || got[2] != "40" {
+		t.Errorf("another process legacy row %q", got)
 	}
 	if got := row(other, "frames"); got[1] != "—" || got[2] != "500" {
 		t.Errorf("another process shows fpstop's totals: %q", got)

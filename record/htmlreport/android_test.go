@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -59,5 +60,29 @@ func TestAndroidTables(t *testing.T) {
 	}
 	if got := row(other, "50th percentile"); got[1] != "—" || got[2] != "7 ms" {
 		t.Errorf("another process p50 row %q", got)
+	}
+}
+
+// TestJankyNeverGreen: the stylesheet draws janky frame classes (j1–j3) in the theme's warning,
+// later drop-level or bad colours, never in a colour the themes make green (good, best,
+// normal).
+func TestJankyNeverGreen(t *testing.T) {
+	css, err := files.ReadFile("templates/report.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(css), "\n") {
+		for _, cls := range []string{".pt.j1", ".pt.j2", ".pt.j3", ".lvdot.j1", ".lvdot.j2", ".lvdot.j3"} {
+			if !strings.Contains(line, cls+" ") && !strings.Contains(line, cls+",") {
+				continue
+			}
+			rule := line[strings.Index(line, cls):]
+			rule = rule[:strings.Index(rule, "}")]
+			for _, green := range []string{"--good", "--lv0", "--lv1"} {
+				if strings.Contains(rule, green+")") {
+					t.Errorf("%s is drawn with %s: %s", cls, green, rule)
+				}
+			}
+		}
 	}
 }

@@ -202,12 +202,18 @@ func histogram(sides []histIn, intervalMs float64) template.HTML {
 	s.text(padLeft-6, padTop-2, "end", "unit", "frames")
 	s.group("axis")
 	s.line(padLeft, histH-padBottom, chartW-padRight, histH-padBottom, "", "")
-	lastX := math.Inf(-1)
-	for i := 0; i < n; i++ {
-		x := padLeft + (float64(i)+0.5)*slotW
-		if ms := hwui.BucketMs(i); (isRoundBucket(ms) || i == last) && x-lastX >= 28 {
+	// a label wherever there is room (the round values first): Android's buckets above 32 ms
+	// (34, 36, … 48, 53, …, 117, 150) hold no round value, and they are where the janks are
+	labelled := make([]bool, n)
+	for pass := 0; pass < 2; pass++ {
+		for i := 0; i < n; i++ {
+			x := padLeft + (float64(i)+0.5)*slotW
+			ms := hwui.BucketMs(i)
+			if labelled[i] || pass == 0 && !isRoundBucket(ms) && i != last || !roomAt(x, labelled, padLeft, slotW, 30) {
+				continue
+			}
+			labelled[i] = true
 			s.text(x, histH-padBottom+16, "middle", "tick", fmt.Sprint(ms))
-			lastX = x
 		}
 	}
 	s.text(chartW-padRight, histH-2, "end", "unit", "ms (Android's bucket label)")
@@ -241,6 +247,16 @@ func histogram(sides []histIn, intervalMs float64) template.HTML {
 		s.endGroup()
 	}
 	return s.end()
+}
+
+// roomAt reports whether a label centred at x stays gap pixels from every label placed so far.
+func roomAt(x float64, labelled []bool, padLeft, slotW, gap float64) bool {
+	for i, l := range labelled {
+		if l && math.Abs(padLeft+(float64(i)+0.5)*slotW-x) < gap {
+			return false
+		}
+	}
+	return true
 }
 
 func isRoundBucket(ms int) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/fpstop/fpstop/themes"
 	"math"
 	"os"
@@ -370,4 +371,47 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("%v: directive in %q, want no file completion", c.args, out)
 		}
 	}
+}
+
+// TestReportOnCaptures: fpstop report takes anything --input reads (the issue: "not an fpstop
+// recording" for a gfxinfo or logcat capture): its JSON is the headless report of the same
+// input, and CSV, Markdown and HTML (named after the capture) work too.
+func TestReportOnCaptures(t *testing.T) {
+	for _, sub := range []string{"gfxinfo", "logcat"} {
+		files := realdata.Files(t, sub)
+		if len(files) == 0 {
+			continue
+		}
+		f := files[0]
+		t.Run(sub, func(t *testing.T) {
+			want, errs, code := run(t, "", "--input", f, "--headless", "--json")
+			if code != ExitOK {
+				t.Skipf("the capture gives no report headless either: exit %d %s", code, errs)
+			}
+			got, errs, code := run(t, "", "report", f)
+			if code != ExitOK {
+				t.Fatalf("report: exit %d %s", code, errs)
+			}
+			w, g := decode(t, want), decode(t, got)
+			if g.Source != w.Source || g.Frames != w.Frames || g.JankyFrames != w.JankyFrames || r2s(g.FPS) != r2s(w.FPS) || len(g.SlowMessages) != len(w.SlowMessages) {
+				t.Errorf("report: %s %d frames %d janky fps %s; headless: %s %d %d %s", g.Source, g.Frames, g.JankyFrames, r2s(g.FPS), w.Source, w.Frames, w.JankyFrames, r2s(w.FPS))
+			}
+			for _, format := range []string{"csv", "md", "html"} {
+				out, errs, code := run(t, "", "report", f, "--format", format)
+				if code != ExitOK || len(out) == 0 {
+					t.Errorf("--format %s: exit %d %s", format, code, errs)
+				}
+				if format == "html" && !strings.Contains(out, filepath.Base(f)) {
+					t.Error("the HTML report does not name the capture")
+				}
+			}
+		})
+	}
+}
+
+func r2s(p *metrics.R2) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(float64(*p))
 }

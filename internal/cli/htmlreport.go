@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/outfile"
@@ -34,11 +35,12 @@ func (a *app) writeOutput(stdout io.Writer, output string, write func(io.Writer)
 
 // htmlReport writes the single-session HTML report of a recording and returns its report (for
 // the gates).
-func (a *app) htmlReport(w io.Writer, path string, meta metrics.ReportMeta) (*metrics.Report, error) {
+func (a *app) htmlReport(w io.Writer, path, name string, meta metrics.ReportMeta) (*metrics.Report, error) {
 	s, err := htmlreport.Load(path, a.cfg(), meta)
 	if err != nil {
 		return nil, err
 	}
+	s.Name = filepath.Base(name) // a capture's own name, not its temporary recording's
 	if err := htmlreport.Write(w, s, htmlreport.Options{}); err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func (a *app) reportCmd() *cobra.Command {
 	var format, output string
 	c := &cobra.Command{
 		Use:   "report FILE",
-		Short: "summarise a recording: json (the headless report), md (for a pull request), csv (one row per frame), html (one offline page with charts)",
+		Short: "summarise a recording or a capture (anything --input reads): json (the headless report), md (for a pull request), csv (one row per frame), html (one offline page with charts)",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 { // a bare `fpstop replay` shows how to call it
 				fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
@@ -124,6 +124,18 @@ func (a *app) reportCmd() *cobra.Command {
 				return runtimeErr(err)
 			}
 			meta := metrics.ReportMeta{Version: a.env.Build.Version}
+			switch strings.ToLower(format) {
+			case "csv", "md", "markdown", "json", "html":
+			default:
+				return usageErr("--format %q: want json, md, csv or html", format)
+			}
+			path, cleanup, err := a.reportable(cmd.Context(), args[0])
+			defer cleanup()
+			if err != nil {
+				return err
+			}
+			name := args[0]
+			args = []string{path}
 			var rep *metrics.Report
 			write := func(out io.Writer) error {
 				var err error
@@ -142,15 +154,10 @@ func (a *app) reportCmd() *cobra.Command {
 					}
 					return writeJSON(out, rep)
 				case "html":
-					rep, err = a.htmlReport(out, args[0], meta)
+					rep, err = a.htmlReport(out, args[0], name, meta)
 					return err
 				}
 				return nil
-			}
-			switch strings.ToLower(format) {
-			case "csv", "md", "markdown", "json", "html":
-			default:
-				return usageErr("--format %q: want json, md, csv or html", format)
 			}
 			if err := a.writeOutput(cmd.OutOrStdout(), output, write); err != nil {
 				return runtimeErr(err)

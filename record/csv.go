@@ -42,7 +42,20 @@ func CSVHeader() []string {
 	for _, p := range csvPhases {
 		h = append(h, p.name)
 	}
-	return h
+	return append(h, "time_ms", "verdict")
+}
+
+// csvVerdict is a frame's verdict in the report's terms: janky when it dropped a vsync, and
+// history when it was drawn before the session started (it counts in jank, not in FPS).
+func csvVerdict(c *metrics.ClassifiedFrame) string {
+	v := "ok"
+	if c.Dropped >= 1 {
+		v = "janky"
+	}
+	if c.Frame.History {
+		v += " (history)"
+	}
+	return v
 }
 
 // WriteCSV writes one row per frame of a recording (CSVHeader's columns) with Matrix's default
@@ -56,8 +69,10 @@ func WriteCSV(w io.Writer, path string) error {
 // own: t_ns is the frame interval that applied (the row's own, the refresh rate, or the
 // learned frame spacing), rate_hz its rate, cost_ms the frame's cost (DESIGN §4: completion −
 // intended vsync, or the main thread's part for Looper-derived frames), dropped the vsyncs it
-// missed and level its drop level under cfg.DropLevels. A recording of logcat alone has rows
-// for the frames derived from its vsync messages.
+// missed and level its drop level under cfg.DropLevels; time_ms is the intended vsync from the
+// session's start (negative for frames drawn before it), verdict "ok" or "janky" (a vsync
+// dropped), with " (history)" for frames drawn before the session. A recording of logcat alone
+// has rows for the frames derived from its vsync messages.
 func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	cw := csv.NewWriter(bw)
@@ -67,6 +82,7 @@ func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 	ft := newFrameTimer(cfg)
 	row := make([]string, 0, len(CSVHeader()))
 	var werr error
+	var originNs int64 // the session's start, else the first frame's vsync: time_ms is from it
 	write := func(frames []metrics.ClassifiedFrame) {
 		for i := range frames {
 			if werr != nil {
@@ -84,11 +100,18 @@ func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 					row = append(row, i64(p.get(fr.Phases)))
 				}
 			}
+			if originNs == 0 {
+				originNs = fr.VsyncNs
+			}
+			row = append(row, strconv.FormatFloat(float64(fr.VsyncNs-originNs)/1e6, 'f', 3, 64), csvVerdict(c))
 			werr = cw.Write(row)
 		}
 	}
 	_, err := readBatches(path, func(evs []source.Event) {
 		for _, ev := range evs {
+			if se, ok := ev.(*source.Session); ok && originNs == 0 && se.StartMonoNs > 0 {
+				originNs = se.StartMonoNs
+			}
 			write(ft.feed(ev))
 		}
 	})

@@ -287,6 +287,13 @@ func TestWriteCSV(t *testing.T) {
 	check(3, "rate_hz", "60")
 	check(3, "dropped", "1")
 	check(4, "cost_ms", "1.000")
+	// time from the start (the first frame here: the session has no start time) and verdicts
+	check(1, "time_ms", "0.000")
+	check(2, "time_ms", "1000.000")
+	check(1, "verdict", "ok")
+	check(2, "verdict", "janky")
+	check(3, "verdict", "janky")
+	check(4, "verdict", "ok")
 }
 
 // TestReportOfCutRecording: a .gz cut mid-stream reports what it holds, with the reader's

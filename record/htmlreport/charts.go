@@ -69,7 +69,10 @@ func groupSeries(in fpsIn) []fpsGroup {
 // fpsChart draws FPS per slice (one bar per slice or group) for one or two sides overlaid:
 // the second side is drawn as outlined bars over the first. Idle slices are short grey marks,
 // never zero-height bars that would read as 0 fps.
-func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string) template.HTML {
+//
+// span, when set ([lo, hi] seconds from the origin), is the time axis every chart of the page
+// shares (the timeline's too), so their times line up; its part before 0 is shaded as history.
+func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string, span *[2]float64) template.HTML {
 	var groups [][]fpsGroup
 	lo, hi, top := math.Inf(1), math.Inf(-1), refreshHz
 	for _, in := range sides {
@@ -85,8 +88,12 @@ func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string) templ
 	if math.IsInf(lo, 0) {
 		lo, hi = 0, 1
 	}
+	if span != nil {
+		lo, hi = span[0], span[1]
+	}
 	var s svg
 	xs, ys := startFPSChart(&s, lo, hi, top, "chart fps", "frames per second over the session")
+	historyBand(&s, xs, fpsH)
 	for si, g := range groups {
 		name := ""
 		if len(names) > si {
@@ -103,6 +110,19 @@ func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string) templ
 		s.line(padLeft, y, chartW-padRight, y, "refresh", fmt.Sprintf("display refresh rate %s Hz", ms2(refreshHz)))
 	}
 	return s.end()
+}
+
+// historyBand shades the part of a time axis before the session started (frames Android drew
+// before the first poll, reported in its first dump) and labels it.
+func historyBand(s *svg, xs linScale, h float64) {
+	if xs.lo >= 0 {
+		return
+	}
+	a, b := xs.at(xs.lo), xs.at(0)
+	s.rect(a, padTop, b-a, h-padBottom-padTop, "history", "before the session started: frames from the first poll's backlog (history)")
+	if b-a > 60 {
+		s.text((a+b)/2, padTop+12, "middle", "history-label", "before the run")
+	}
 }
 
 // startFPSChart starts an FPS-over-time figure: the time axis from lo to hi seconds and an FPS

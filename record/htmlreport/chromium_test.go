@@ -26,6 +26,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/source"
 )
 
 // chromiumPath finds the browser or skips (fails under FPSTOP_REQUIRE_CHROMIUM=1).
@@ -286,5 +289,108 @@ func TestChromiumCatchesRequests(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(res.errors, " "), "planted") {
 		t.Errorf("the planted console error was not seen: %q", res.errors)
+	}
+}
+
+// historyRecording writes a gfxinfo-like recording: 2.5 s of frames from the first dump's
+// backlog (history, before the session's start), 10 s of frames after it (every 7th janky), and
+// Android's printed summary of the window with its legacy jank count.
+func historyRecording(t *testing.T, dir string) string {
+	const T = int64(16_666_667)
+	start := int64(100e9)
+	pkg, win := "com.example.app", "com.example.app/com.example.app.Main"
+	evs := []source.Event{&source.Session{Source: source.KindGfxinfo, Package: pkg, RefreshHz: 60, CostBasis: source.CostFrame, StartMonoNs: start},
+		&source.Refresh{AtNs: start, Hz: 60}}
+	for v := start - 2500e6; v < start+10e9; v += T {
+		cost := int64(9e6)
+		if (v/T)%7 == 0 {
+			cost = 40e6 // two vsyncs dropped
+		}
+		evs = append(evs, &source.Frame{Window: win, Process: pkg, VsyncNs: v, DoneNs: v + cost, IntervalNs: T, History: v < start})
+	}
+	n := func(v int64) *int64 { return &v }
+	evs = append(evs, &source.AndroidSummary{AtNs: start + 10e9, Window: win, Process: pkg, TotalFrames: n(750), JankyFrames: n(100), JankyLegacy: n(107)},
+		&source.Tick{NowNs: start + 10e9})
+	path := filepath.Join(dir, "history.jsonl")
+	w, err := record.Create(path, record.HeaderFromSession(evs[0].(*source.Session), "test", testNow), record.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(evs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestChromiumSharedTimeAxis: in the browser, the FPS and frame-time charts share one time axis
+// (the same ticks at the same places, history before 0 included) and the Android table shows
+// fpstop's legacy jank count beside Android's.
+func TestChromiumSharedTimeAxis(t *testing.T) {
+	exe := chromiumPath(t)
+	dir := t.TempDir()
+	s, page := renderFile(t, historyRecording(t, dir))
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const axes = `(() => {
+  const ticks = sel => [...document.querySelectorAll(sel + ' g.axis text.tick')].map(t => {
+    const r = t.getBoundingClientRect(); return [t.textContent, Math.round(r.x + r.width / 2)]; });
+  return {fps: ticks('svg.chart.fps'), timeline: ticks('svg.chart.timeline'),
+    rows: [...document.querySelectorAll('table.android tr')].map(r => r.innerText)};
+})()`
+	var got struct {
+		FPS      [][]any  `json:"fps"`
+		Timeline [][]any  `json:"timeline"`
+		Rows     []string `json:"rows"`
+	}
+	evalInChromium(t, exe, file, axes, &got)
+	same := len(got.FPS) >= 3 && len(got.FPS) == len(got.Timeline)
+	for i := 0; same && i < len(got.FPS); i++ {
+		dx := got.FPS[i][1].(float64) - got.Timeline[i][1].(float64)
+		same = got.FPS[i][0] == got.Timeline[i][0] && dx >= -1 && dx <= 1 // the same tick within a pixel
+	}
+	if !same {
+		t.Errorf("the charts' time axes differ:\nFPS      %v\ntimeline %v", got.FPS, got.Timeline)
+	}
+	var zero, negative bool
+	for _, tk := range got.FPS {
+		zero = zero || tk[0] == "0 s"
+		negative = negative || strings.HasPrefix(tk[0].(string), "-") || strings.HasPrefix(tk[0].(string), "−")
+	}
+	if !zero || !negative || strings.Contains(fmt.Sprint(got.FPS), "-0 s") {
+		t.Errorf("ticks %v: want 0 s, the history before it, and no -0 s", got.FPS)
+	}
+	legacy := s.Analysis.Report.Windows[0].JankyLegacy
+	var row string
+	for _, r := range got.Rows {
+		if strings.Contains(r, "legacy") {
+			row = r
+		}
+	}
+	if legacy == nil || !strings.Contains(row, fmt.Sprint(*legacy)) || !strings.Contains(row, "107") {
+		t.Errorf("legacy row %q, fpstop's count %v: want both counts shown", row, legacy)
+	}
+}
+
+// evalInChromium opens file in the browser and evaluates js into out.
+func evalInChromium(t *testing.T, exe, file, js string, out any) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.WindowSize(1200, 900),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"), chromedp.ProxyServer("127.0.0.1:9"),
+		chromedp.UserDataDir(profileDir(t)))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	if err := chromedp.Run(bctx, chromedp.Navigate("file://"+file), chromedp.WaitReady("footer", chromedp.ByQuery),
+		chromedp.Evaluate(js, out)); err != nil {
+		t.Fatalf("chromium: %v", err)
 	}
 }

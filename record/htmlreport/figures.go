@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -11,10 +12,31 @@ import (
 
 // Figures of the single-session page: each chart with its caption and legend.
 
+// timeSpan is the time axis the FPS and frame-time charts share, in seconds from the session's
+// origin: from the earliest frame (before 0 for a first dump's history) or 0, to the end of the
+// last FPS slice, frame or event.
+func timeSpan(s *Session) [2]float64 {
+	a := s.Analysis
+	origin := a.Snapshot.OriginNs
+	toS := func(ns int64) float64 { return float64(ns-origin) / 1e9 }
+	lo, hi := 0.0, toS(max(a.Snapshot.NowNs, origin))
+	if len(s.frames.frames) > 0 {
+		lo, hi = math.Min(lo, toS(s.frames.minNs)), math.Max(hi, toS(s.frames.maxNs))
+	}
+	if n := len(a.Series); n > 0 {
+		hi = math.Max(hi, toS(a.Series[n-1].StartNs+a.Snapshot.SliceNs))
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return [2]float64{lo, hi}
+}
+
 func fpsFigure(s *Session) chart {
 	a := s.Analysis
 	snap := a.Snapshot
-	svg := fpsChart([]fpsIn{{series: a.Series, originNs: snap.OriginNs, sliceNs: snap.SliceNs}}, snap.RefreshHz, snap.TargetFPS, nil)
+	span := timeSpan(s)
+	svg := fpsChart([]fpsIn{{series: a.Series, originNs: snap.OriginNs, sliceNs: snap.SliceNs}}, snap.RefreshHz, snap.TargetFPS, nil, &span)
 	cap := fmt.Sprintf("FPS of each %s s slice (Matrix's rendering-time FPS). Bars under the %s fps target are drawn in the warning colour; grey marks are idle slices (nothing drawn: idle, not 0 fps).",
 		ms2(float64(snap.SliceNs)/1e9), ms2(snap.TargetFPS))
 	if len(a.Series) > maxFPSBars {
@@ -26,8 +48,9 @@ func fpsFigure(s *Session) chart {
 
 func timelineFigure(s *Session) chart {
 	a := s.Analysis
+	span := timeSpan(s)
 	out := timeline(timelineIn{fs: &s.frames, originNs: a.Snapshot.OriginNs, budgetMs: s.budgetMs(),
-		gaps: a.Gaps, worst: a.Report.WorstFrames, endNs: a.Snapshot.NowNs})
+		gaps: a.Gaps, worst: a.Report.WorstFrames, endNs: a.Snapshot.NowNs, span: &span})
 	legend := []legendItem{{"pt ok", clsLabels[clsOK]}}
 	for c := clsJ1; c < numCls; c++ {
 		legend = append(legend, legendItem{"pt " + clsNames[c], fmt.Sprintf("%s (%d)", clsLabels[c], s.frames.count[c])})

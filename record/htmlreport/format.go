@@ -37,6 +37,9 @@ func secs(t float64) string {
 
 // clock prints an axis time: "45 s" under a minute, then m:ss or h:mm:ss.
 func clock(t float64) string {
+	if math.Abs(t) < 1e-9 {
+		t = 0 // a tick computed as −1e-16 is 0 s, never "-0 s"
+	}
 	if math.Abs(t) < 60 {
 		return ms2(t) + " s"
 	}

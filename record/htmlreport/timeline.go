@@ -29,6 +29,7 @@ type timelineIn struct {
 	gaps     []source.Gap
 	worst    []metrics.WorstFrame
 	endNs    int64
+	span     *[2]float64 // the page's shared time axis, seconds from the origin (nil: its own)
 }
 
 // timelineOut is the chart and what it says about its own drawing.
@@ -51,6 +52,9 @@ func timeline(in timelineIn) timelineOut {
 	}
 	toS := func(ns int64) float64 { return float64(ns-in.originNs) / 1e9 }
 	xs := linScale{lo: toS(x0), hi: toS(x1), a: padLeft, b: chartW - padRight}
+	if in.span != nil {
+		xs.lo, xs.hi = in.span[0], in.span[1]
+	}
 	yHi := math.Max(fs.maxCostMs*1.15, math.Max(in.budgetMs*4, 20))
 	ys := logScale{lo: 1, hi: yHi, a: timelineH - padBottom, b: padTop}
 	var s svg
@@ -60,6 +64,7 @@ func timeline(in timelineIn) timelineOut {
 		s.rect(a, padTop, b-a, timelineH-padBottom-padTop, "gap",
 			fmt.Sprintf("gap %s–%s: %s", secs(toS(g.FromNs)), secs(toS(g.ToNs)), g.Reason))
 	}
+	historyBand(&s, xs, timelineH)
 	timeAxis(&s, xs, timelineH)
 	s.group("grid")
 	for _, v := range niceTicks(1, yHi) {

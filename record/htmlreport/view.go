@@ -67,6 +67,9 @@ type sessionView struct {
 	PhaseNotes string
 }
 
+// oneMoment reports a capture of one dump: frames, but no time span (duration 0).
+func oneMoment(rep *metrics.Report) bool { return rep.Frames > 0 && float64(rep.DurationS) == 0 }
+
 // buildSession turns a loaded session into the page's view.
 func buildSession(s *Session) *sessionView {
 	rep := s.Analysis.Report
@@ -74,7 +77,10 @@ func buildSession(s *Session) *sessionView {
 	v.Facts = sessionFacts(s)
 	v.Stats = keyNumbers(rep)
 	if rep.Frames > 0 { // without frames the frame charts would be empty axes
-		v.Charts = append(v.Charts, fpsFigure(s), timelineFigure(s), histFigure(s), levelsFigure(s))
+		if !oneMoment(rep) { // one dump: a per-second chart would be one made-up bar
+			v.Charts = append(v.Charts, fpsFigure(s))
+		}
+		v.Charts = append(v.Charts, timelineFigure(s), histFigure(s), levelsFigure(s))
 		v.Charts = append(v.Charts, phaseFigures(s)...)
 	}
 	if c, ok := messagesFigure(rep, s.budgetMs()); ok {
@@ -120,7 +126,11 @@ func sessionFacts(s *Session) []fact {
 	if rep.RefreshHz != nil {
 		out = append(out, fact{K: "refresh rate", V: r2(rep.RefreshHz) + " Hz", Note: "frame budget " + ms2(s.budgetMs()) + " ms"})
 	}
-	out = append(out, fact{K: "duration", V: duration(float64(rep.DurationS))})
+	if oneMoment(rep) {
+		out = append(out, fact{K: "duration", V: "one dump", Note: "a capture of one moment: the frames Android still held, no time span to give per-second numbers over"})
+	} else {
+		out = append(out, fact{K: "duration", V: duration(float64(rep.DurationS))})
+	}
 	if s.Analysis.HasHeader && !h.StartUTC.IsZero() {
 		out = append(out, fact{K: "recorded", V: h.StartUTC.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}

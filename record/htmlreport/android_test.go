@@ -86,3 +86,20 @@ func TestJankyNeverGreen(t *testing.T) {
 		}
 	}
 }
+
+// TestDropLevelsEachSidesThresholds: sides at different refresh rates are labelled with their own
+// thresholds (120 Hz: NORMAL from 6 dropped; 60 Hz: from 3), not BASE's for both.
+func TestDropLevelsEachSidesThresholds(t *testing.T) {
+	rows := []levelRow{{name: "BASE", side: 0, thr: [4]int64{6, 18, 48, 84}, levels: metrics.DropLevels{Best: 10, Normal: 2}},
+		{name: "NEW", side: 1, thr: [4]int64{3, 9, 24, 42}, levels: metrics.DropLevels{Best: 9, Normal: 3}}}
+	page := string(dropLevelsChart(rows, rows[0].thr))
+	for _, want := range []string{"BASE: normal, ≥ 6 dropped", "NEW: normal, ≥ 3 dropped"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("chart lacks %q", want)
+		}
+	}
+	same := string(dropLevelsChart(rows[:1], rows[0].thr))
+	if !strings.Contains(same, "normal (≥ 6 dropped)") {
+		t.Error("one side: the level's label lost its threshold")
+	}
+}

@@ -20,6 +20,7 @@ type levelRow struct {
 	name   string
 	levels metrics.DropLevels
 	side   int
+	thr    [4]int64 // this side's thresholds in dropped vsyncs (its own refresh rate); zero: the chart's
 }
 
 // dropLevelsChart draws the frames per drop level on a log scale (the levels differ by orders
@@ -40,12 +41,15 @@ func dropLevelsChart(rows []levelRow, thr [4]int64) template.HTML {
 	s.start(chartW, h, "chart levels", "frames per drop level, log scale")
 	for li, l := range metrics.Levels {
 		y0 := padTop + float64(li)*(rowH*per+6)
+		bound := func(thr [4]int64) string {
+			if li == 0 {
+				return fmt.Sprintf("< %d dropped", thr[0])
+			}
+			return fmt.Sprintf("≥ %d dropped", thr[li-1])
+		}
 		label := l.String()
-		switch {
-		case li == 0:
-			label += fmt.Sprintf(" (< %d dropped)", thr[0])
-		default:
-			label += fmt.Sprintf(" (≥ %d dropped)", thr[li-1])
+		if sameThresholds(rows, thr) {
+			label += " (" + bound(thr) + ")"
 		}
 		s.text(barLabelW-8, y0+rowH*per/2+4, "end", "label", label)
 		for ri, r := range rows {
@@ -60,12 +64,27 @@ func dropLevelsChart(rows []levelRow, thr [4]int64) template.HTML {
 				name = r.name + ": "
 			}
 			w := xs(c)
+			own := ""
+			if !sameThresholds(rows, thr) {
+				own = ", " + bound(r.thr) // each side's own refresh rate sets its levels
+			}
 			s.rect(barLabelW, y+3, w, rowH-6, fmt.Sprintf("lbar lv%d side%d", li, r.side),
-				fmt.Sprintf("%s%s: %d frames (%s)", name, l.String(), c, pct(c, total)))
-			s.text(barLabelW+w+6, y+rowH/2+4, "start", "value", fmt.Sprintf("%s%d (%s)", name, c, pct(c, total)))
+				fmt.Sprintf("%s%s%s: %d frames (%s)", name, l.String(), own, c, pct(c, total)))
+			s.text(barLabelW+w+6, y+rowH/2+4, "start", "value", fmt.Sprintf("%s%d (%s)%s", name, c, pct(c, total), own))
 		}
 	}
 	return s.end()
+}
+
+// sameThresholds: every row's levels have the chart's thresholds (rows without their own count
+// as the chart's), so the level's label can give them once.
+func sameThresholds(rows []levelRow, thr [4]int64) bool {
+	for _, r := range rows {
+		if r.thr != [4]int64{} && r.thr != thr {
+			return false
+		}
+	}
+	return true
 }
 
 // phaseRow is one stacked bar of the phase chart.

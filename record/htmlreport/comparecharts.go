@@ -32,10 +32,14 @@ func compareCharts(c *Comparison) []chart {
 	var thr [4]int64
 	for i, ss := range sides {
 		hist = append(hist, histIn{buckets: sumHistograms(ss), side: i, name: sideNames[i]})
-		levels = append(levels, levelRow{name: sideNames[i], levels: sumLevels(ss), side: i})
-		if len(ss) > 0 && thr == [4]int64{} {
-			thr = ss[0].Analysis.Snapshot.DropThresholds
+		row := levelRow{name: sideNames[i], levels: sumLevels(ss), side: i}
+		if len(ss) > 0 {
+			row.thr = ss[0].Analysis.Snapshot.DropThresholds // this side's own refresh rate
+			if thr == [4]int64{} {
+				thr = row.thr
+			}
 		}
+		levels = append(levels, row)
 	}
 	out = append(out,
 		chart{ID: "cmp-histogram", Title: "Frame-time histograms", SVG: histogram(hist, budget),

@@ -636,3 +636,36 @@ func TestLongMessagesAnnounced(t *testing.T) {
 		t.Fatalf("%d messages of 800 ms or more, want ≥ 3", long)
 	}
 }
+
+// TestWorkScale: --work-scale makes frames slower (the same seed's frames cost more on average)
+// and leaves scale 1 identical to the scenario as written; out-of-range scales are refused.
+func TestWorkScale(t *testing.T) {
+	meanCost := func(scale float64) (float64, int) {
+		batches, _ := collect(t, Config{Scenario: "janky", Hz: 120, Seed: 3, Duration: 10 * time.Second, WorkScale: scale})
+		var sum float64
+		n := 0
+		for _, b := range batches {
+			for _, ev := range b {
+				if f, ok := ev.(*source.Frame); ok {
+					sum += float64(f.DoneNs - f.VsyncNs)
+					n++
+				}
+			}
+		}
+		return sum / float64(max(n, 1)), n
+	}
+	base, n1 := meanCost(0)
+	one, n2 := meanCost(1)
+	slow, _ := meanCost(1.2)
+	if base != one || n1 != n2 {
+		t.Errorf("scale 1 differs from the scenario as written: %v/%d vs %v/%d", one, n2, base, n1)
+	}
+	if slow <= base*1.1 {
+		t.Errorf("×1.2 work: mean cost %.2f ms, ×1 %.2f ms", slow/1e6, base/1e6)
+	}
+	for _, bad := range []float64{0.1, 5, math.NaN()} {
+		if _, err := New(Config{WorkScale: bad}); err == nil {
+			t.Errorf("work scale %v accepted", bad)
+		}
+	}
+}

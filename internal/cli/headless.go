@@ -108,12 +108,7 @@ func (a *app) headless(ctx context.Context) error {
 	if recErr != nil {
 		return runtimeErr(fmt.Errorf("the recording could not be written: %w", recErr))
 	}
-	if lost := deviceLost(sess.Latest(), op.live, a.opts.Serial); lost != nil {
-		// the gates are written (JUnit) and said, but a run cut short by a lost device is an
-		// error whatever they say: its numbers cover part of the run
-		if gerr := a.finishGates(rep, "headless", clock.start); gerr != nil {
-			fmt.Fprintf(a.env.Stderr, "fpstop: %v\n", gerr)
-		}
+	if lost := a.lostDevice(sess.Latest(), op.live, rep, clock.start); lost != nil {
 		return lost
 	}
 	neverSeen := false
@@ -133,6 +128,19 @@ func (a *app) headless(ctx context.Context) error {
 		return runtimeErr(errors.New("the app was never seen running: no frames were measured (is -p right?)"))
 	}
 	return a.finishGates(rep, "headless", clock.start)
+}
+
+// lostDevice ends a run whose device was lost (deviceLost): the gates are written (JUnit) and
+// said, but a run cut short is an error whatever they say, as its numbers cover part of it.
+func (a *app) lostDevice(snap *metrics.Snapshot, live bool, rep *metrics.Report, start time.Time) error {
+	lost := deviceLost(snap, live, a.opts.Serial)
+	if lost == nil {
+		return nil
+	}
+	if gerr := a.finishGates(rep, "headless", start); gerr != nil {
+		fmt.Fprintf(a.env.Stderr, "fpstop: %v\n", gerr)
+	}
+	return lost
 }
 
 // deviceLost says, for a live run whose device was disconnected when it ended (and never came

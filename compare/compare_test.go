@@ -284,3 +284,30 @@ func TestHolm(t *testing.T) {
 		}
 	}
 }
+
+// TestWarningsBesideTheVerdict: the text and Markdown outputs say what limits a comparison right
+// under the verdict, and print p as the test gives it (never "0"; "≤" at the test's floor).
+func TestWarningsBesideTheVerdict(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	r := &Result{Confidence: 0.95, Verdict: Inconclusive, Warnings: []string{"1 and 1 recording(s): inconclusive"},
+		Metrics: []Metric{{Name: "fps", Gated: true, Base: f(60), New: f(50), Diff: f(-10), P: f(0.00794), PMin: f(0.00794), PHolm: f(0.0159), CILow: f(-12), CIHigh: f(-8), Verdict: Worse, Significant: true},
+			{Name: "p99_ms", Base: f(30), New: f(31), Diff: f(1), P: f(0.00001), Verdict: Unchanged}}}
+	var text, md strings.Builder
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(text.String(), "\n")
+	if !strings.Contains(lines[0], "INCONCLUSIVE") || !strings.Contains(lines[1], "warning: 1 and 1 recording(s)") {
+		t.Errorf("text: the warning is not under the verdict:\n%s", text.String())
+	}
+	if !strings.Contains(text.String(), "≤0.00794") || !strings.Contains(text.String(), "<0.0001") || !strings.Contains(text.String(), "(info)") {
+		t.Errorf("text: p-values or the informational mark:\n%s", text.String())
+	}
+	mdLines := strings.Split(md.String(), "\n")
+	if !strings.Contains(mdLines[0], "inconclusive") || !strings.Contains(mdLines[2], "⚠️ 1 and 1") {
+		t.Errorf("markdown: the warning is not under the verdict:\n%s", md.String())
+	}
+}

@@ -157,7 +157,6 @@ type Parser struct {
 	hdrWarn []string
 	// rows: the rows read lately, so a row the next dump repeats is not read again.
 	rows *rowCache
-	pad  []byte // a row copied with padding (rowFields)
 	// blockRows is the most frames a PROFILEDATA block held (startBlock sizes blocks by it).
 	blockRows int
 	// markers: a ---PROFILEDATA--- marker line was seen (a header without one is then a
@@ -375,7 +374,7 @@ type parser struct {
 	tryReplay          bool
 	stop               bool // the line starts the next dump (nextDump)
 	hint, missed       int
-	// rowLen is the length of the last row read or replayed (fastRows' guess for the next).
+	// rowLen is the length of the last row read or replayed (kept for replay).
 	rowLen int
 }
 
@@ -385,12 +384,6 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1, chunk: data}
 	ps.used = len(data)
 	for pos := 0; pos < len(data); {
-		if p.inBlock && useFastRow && !p.wantReplay() {
-			if to := p.fastRows(pos); to > pos {
-				pos = to
-				continue
-			}
-		}
 		var line []byte
 		end := pos
 		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {

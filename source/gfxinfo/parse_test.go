@@ -317,32 +317,7 @@ func TestDecimalCommaAndCutHistogram(t *testing.T) {
 	}
 }
 
-func TestParseEight(t *testing.T) {
-	for _, s := range []string{"00000000", "12345678", "99999999", "31485667", "09000001"} {
-		x := uint64(0)
-		for i := 7; i >= 0; i-- {
-			x = x<<8 | uint64(s[i])
-		}
-		want := uint64(0)
-		for i := 0; i < 8; i++ {
-			want = want*10 + uint64(s[i]-'0')
-		}
-		if !eightDigits(x) || parseEight(x) != want {
-			t.Errorf("%s: %v %d", s, eightDigits(x), parseEight(x))
-		}
-	}
-	for _, s := range []string{"1234567,", "/0000000", ":0000000", "0000000a", "-1234567"} {
-		x := uint64(0)
-		for i := 7; i >= 0; i-- {
-			x = x<<8 | uint64(s[i])
-		}
-		if eightDigits(x) {
-			t.Errorf("%q taken for digits", s)
-		}
-	}
-}
-
-// TestRowNumbers: every digit count and sign the SWAR field parser handles, against strconv.
+// TestRowNumbers: every digit count and sign a row field can have, against strconv.
 func TestRowNumbers(t *testing.T) {
 	hdr := "---PROFILEDATA---\nFlags,IntendedVsync,FrameCompleted,DequeueBufferDuration,QueueBufferDuration,SyncStart,\n"
 	for _, v := range []int64{0, 1, 9, 12, 123, 1234, 12345, 123456, 1234567, 12345678, 123456789,

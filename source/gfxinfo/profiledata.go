@@ -5,9 +5,7 @@ package gfxinfo
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
-	"math/bits"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -432,7 +430,7 @@ func (p *parser) dataRow(l []byte) {
 	if rec {
 		row, seq = p.ps.claimRow(p.cols)
 	}
-	switch rowFields(p.padded(l), len(l), p.cols, row) {
+	switch rowFields(l, p.cols, row) {
 	case rowMoreFields:
 		p.tornRowAt(l, "torn PROFILEDATA row (more fields than the header) skipped")
 		return
@@ -457,26 +455,6 @@ func (p *parser) dataRow(l []byte) {
 	p.emitRow(w, row)
 }
 
-// padded returns row text l extended past its end as rowFields needs it: at least rowPad more
-// bytes, the first of them not a digit. The text after a line in the dump (its newline, the
-// next lines) is used as it is; a line at the very end of the buffer is copied with padding.
-func (p *parser) padded(l []byte) []byte {
-	n := len(l)
-	if cap(l)-n >= rowPad {
-		if b := l[:n+rowPad]; b[n]-'0' > 9 {
-			return b
-		}
-	}
-	p.ps.pad = append(append(p.ps.pad[:0], l...), rowPadding...)
-	return p.ps.pad
-}
-
-// rowPad is how far rowFields may read past a row's end: rowFieldsGo reads 8 bytes at a
-// field's start, rowFieldsAVX2 whole 64-byte windows from one that starts before the end.
-const rowPad = 64
-
-var rowPadding = bytes.Repeat([]byte{'\n'}, rowPad)
-
 // rowFields results.
 const (
 	rowOK = iota
@@ -485,72 +463,26 @@ const (
 	rowFewerFields
 )
 
-// rowFields parses the comma-separated fields of row text b[:n] into row, field k into
-// row[cols[k]]. A field is an optional '-' and 1–19 digits (an int64), followed by ',' or the
-// end of the text; one trailing comma is allowed. b runs on past n (padded): at least rowPad
-// bytes, the first not a digit, so no read checks for the end of the text. On a row it does
-// not accept, the fields before the bad one may have been written.
-//
-// With AVX2 (amd64) a plain row (digits and commas only, fields of 1–19 digits) is read by
-// rowFieldsAVX2: 32-byte compares find the commas of 64 bytes at a time and 16 digits are
-// converted at once (SIMD multiply-adds), where the Go loop spends ~140 instructions a field.
-// Any other row, or another CPU, is read by rowFieldsGo, which defines the results.
-func rowFields(b []byte, n int, cols []int, row *[numCols]int64) int {
-	if useRowAVX2 && n > 0 && len(b)-n >= rowPad && rowFieldsAVX2(b, n, cols, row) {
-		return rowOK
-	}
-	return rowFieldsGo(b, n, cols, row)
-}
-
-// rowFieldsGo is rowFields in Go: b needs 8 bytes past n, the first not a digit.
-//
-// This is the hottest loop of a capture's parse (a 17- or 23-field row per new frame). A
-// field's first 8 bytes are tested and, when all digits, converted at once (SWAR); the rest
-// (most timestamps have 12–15 digits) digit by digit, which measured faster than a second
-// SWAR word and its shifts.
-func rowFieldsGo(b []byte, n int, cols []int, row *[numCols]int64) int {
-	i, col := 0, 0
-	for i < n {
+// rowFields parses the comma-separated fields of row text b into row, field k into
+// row[cols[k]]. A field is an optional '-' and 1–19 digits (an int64); one trailing comma is
+// allowed. On a row it does not accept, the fields before the bad one may have been written.
+func rowFields(b []byte, cols []int, row *[numCols]int64) int {
+	col := 0
+	for len(b) > 0 {
 		if col >= len(cols) {
 			return rowMoreFields
 		}
-		neg := b[i] == '-'
-		if neg {
-			i++
-		}
-		x := binary.LittleEndian.Uint64(b[i:])
-		var v uint64
-		if m := nonDigits(x); m != 0 {
-			// 1–7 digits: moved to the top of the word, zero bytes below them.
-			k := bits.TrailingZeros64(m) >> 3
-			if k == 0 {
-				return rowNonInteger
-			}
-			v = parseEight(x << (64 - 8*k))
-			i += k
+		f := b
+		if i := bytes.IndexByte(b, ','); i >= 0 {
+			f, b = b[:i], b[i+1:]
 		} else {
-			v = parseEight(x)
-			s := i
-			for i += 8; i < len(b); i++ {
-				c := b[i] - '0'
-				if c > 9 {
-					break
-				}
-				v = v*10 + uint64(c) // (19 digits never overflow a uint64)
-			}
-			if nd := i - s; nd > 19 || (nd == 19 && (v > 1<<63 || (!neg && v > math.MaxInt64))) {
-				return rowNonInteger
-			}
+			b = nil
 		}
-		if i < n && b[i] != ',' {
+		v, ok := parseField(f)
+		if !ok {
 			return rowNonInteger
 		}
-		i++ // the comma (or past the end)
-		if neg {
-			row[cols[col]] = -int64(v)
-		} else {
-			row[cols[col]] = int64(v)
-		}
+		row[cols[col]] = v
 		col++
 	}
 	if col != len(cols) {
@@ -559,29 +491,30 @@ func rowFieldsGo(b []byte, n int, cols []int, row *[numCols]int64) int {
 	return rowOK
 }
 
-// nonDigits returns x (8 bytes, little-endian) with a non-zero byte wherever x's byte is not an
-// ASCII digit. (A carry out of a byte ≥ 0xFA can only mark later bytes, so the lowest marked
-// byte is always the first non-digit.)
-func nonDigits(x uint64) uint64 {
-	return (x&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) | ((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
-}
-
-// eightDigits reports whether the 8 bytes of x (little-endian) are all ASCII digits.
-func eightDigits(x uint64) bool {
-	return (x&0xF0F0F0F0F0F0F0F0)|(((x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0)>>4) == 0x3333333333333333
-}
-
-// parseEight converts 8 ASCII digits (little-endian in x, first digit in the low byte) to
-// their value with three multiplications (SWAR), each joining neighbours: digits into pairs,
-// pairs into fours, fours into the eight. Only a byte's low nibble counts, so a zero byte
-// reads as a '0' and a shorter field shifted to the top of the word needs no '0's filled in.
-// Measured with callgrind (200k-row 23-column capture): rowFields with its inlined reads
-// 334.4 M → 326.0 M instructions against the '0'-subtracting form it replaced; a second
-// SWAR word for digits 9–16 on top of it measured 330.1 M (more registers spilled).
-func parseEight(x uint64) uint64 {
-	x = (x & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
-	x = (x & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
-	return (x & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
+// parseField reads one row field: an optional '-' and 1–19 ASCII digits that fit an int64.
+// strconv.ParseInt would also take a '+' and any number of leading zeros, which no row has.
+func parseField(f []byte) (int64, bool) {
+	neg := len(f) > 0 && f[0] == '-'
+	if neg {
+		f = f[1:]
+	}
+	if len(f) == 0 || len(f) > 19 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range f {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0') // 19 digits never overflow a uint64
+	}
+	if v > 1<<63 || (!neg && v > math.MaxInt64) {
+		return 0, false
+	}
+	if neg {
+		return -int64(v), true
+	}
+	return int64(v), true
 }
 
 // setCols installs a column map.

@@ -288,3 +288,8 @@ func (ps *Parser) forgetRows() {
 	ps.prevRec, ps.rec, ps.prevText = ps.prevRec[:0], ps.rec[:0], nil
 	ps.prevLayouts, ps.recLayouts = ps.prevLayouts[:0], ps.recLayouts[:0]
 }
+
+// wantReplay reports whether the line at hand is first offered to replay (parseChunk).
+func (p *parser) wantReplay() bool {
+	return p.tryReplay && len(p.cols) > 0 && len(p.ps.prevRec) > 0 && p.missed <= 8*len(p.ps.prevRec)+1024
+}

@@ -43,10 +43,7 @@ func refRowFields(l string, ncols int) ([]int64, int) {
 	return vals, rowOK
 }
 
-// checkRowFields runs rowFields on l both as a line inside a buffer (followed by a newline
-// and more text, as in a dump, short of rowPad bytes or not) and at the very end of one
-// (padded), against refRowFields; and on each, rowFieldsGo and rowFieldsAVX2 on their own
-// (checkRowReaders).
+// checkRowFields runs rowFields on l against refRowFields.
 func checkRowFields(t *testing.T, l string, ncols int) {
 	t.Helper()
 	cols := make([]int, ncols)
@@ -54,48 +51,17 @@ func checkRowFields(t *testing.T, l string, ncols int) {
 		cols[i] = colFlags + i%(numCols-1)
 	}
 	want, wantRes := refRowFields(l, ncols)
-	for _, tail := range rowTails {
-		buf := []byte(l + tail)
-		line := buf[: len(l) : len(l)+len(tail)]
-		p := &parser{ps: &Parser{}}
-		var row [numCols]int64
-		b := p.padded(line)
-		res := rowFields(b, len(line), cols, &row)
-		if res != wantRes {
-			t.Fatalf("rowFields(%q, %d cols, tail %q) = %d, want %d", l, ncols, tail, res, wantRes)
-		}
-		if res == rowOK {
-			for k, v := range want {
-				if row[cols[k]] != v {
-					t.Fatalf("rowFields(%q): field %d = %d, want %d", l, k, row[cols[k]], v)
-				}
+	var row [numCols]int64
+	res := rowFields([]byte(l), cols, &row)
+	if res != wantRes {
+		t.Fatalf("rowFields(%q, %d cols) = %d, want %d", l, ncols, res, wantRes)
+	}
+	if res == rowOK {
+		for k, v := range want {
+			if row[cols[k]] != v {
+				t.Fatalf("rowFields(%q): field %d = %d, want %d", l, k, row[cols[k]], v)
 			}
 		}
-		checkRowReaders(t, b, len(line), cols, row, res)
-	}
-}
-
-// rowTails follow a row in checkRowFields: a short next line, a '\r' and digits, nothing (all
-// three copied with padding), and lines filling exactly rowPad bytes and more (read in place).
-var rowTails = []string{"\n0,1,2,3,4,5,6,7\n", "\r\n99999999", "",
-	"\n" + strings.Repeat("1,", rowPad/2-1) + "1", "\n" + strings.Repeat("9", 2*rowPad)}
-
-// checkRowReaders checks both readers on b[:n] against rowFields' answer res and row: the Go
-// one always, the AVX2 one where the CPU has it, which must take every plain row (digits and
-// commas only) rowFields accepts and no other.
-func checkRowReaders(t *testing.T, b []byte, n int, cols []int, row [numCols]int64, res int) {
-	t.Helper()
-	var got [numCols]int64
-	if r := rowFieldsGo(b, n, cols, &got); r != res || (r == rowOK && got != row) {
-		t.Fatalf("rowFieldsGo(%q, %d cols) = %d %v, want %d %v", b[:n], len(cols), r, got, res, row)
-	}
-	if !useRowAVX2 {
-		return
-	}
-	plain := n > 0 && res == rowOK && strings.Trim(string(b[:n]), "0123456789,") == ""
-	got = [numCols]int64{}
-	if ok := rowFieldsAVX2(b, n, cols, &got); ok != plain || (ok && got != row) {
-		t.Fatalf("rowFieldsAVX2(%q, %d cols) = %v %v, want %v %v", b[:n], len(cols), ok, got, plain, row)
 	}
 }
 
@@ -117,8 +83,7 @@ func TestRowFieldsEdges(t *testing.T) {
 	} {
 		checkRowFields(t, c.l, c.ncols)
 	}
-	// Fewer fields than columns where a window ends: the row's last field ends at n or at a
-	// comma at n-1, in a full last window or not (rowFieldsAVX2 tests neither per field).
+	// Fewer fields than columns: the row's last field ends at the end or at a trailing comma.
 	for _, l := range []string{strings.Repeat("1234567,", 8), strings.Repeat("1234567,", 7) + "12345678",
 		strings.Repeat("1234567,", 16), strings.Repeat("1234567,", 15) + "12345678",
 		strings.Repeat("1234567,", 8) + "1", strings.Repeat("1234567,", 7) + "1234567"} {

@@ -153,7 +153,7 @@ func wordOK(x, dig, sepMask, sep uint64) bool {
 
 // plainLine decodes the line at the start of b (the rest of a block) if it is plain threadtime
 // with its ids where logcat prints them: the header by its fixed offsets (header words seen
-// on an accepted line need no check: blockScan), then one pass of lineCuesAVX2 (or lineCuesGo)
+// on an accepted line need no check: blockScan), then lineCues
 // finds the line's end, the tag's ':' and whether the line holds a cue: a '!' (Choreographer's
 // "Skipped N frames!") or what a Looper printer marker starts with. A line without cues whose
 // message does not start with 'S' or 'D', most lines, is counted without more work; the others
@@ -189,13 +189,7 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 		return -1
 	}
 	tag := i + 15
-	e, k, cue := -1, -1, false
-	if useAVX2 {
-		e, k, cue = lineCuesAVX2(b[tag:])
-	}
-	if e < 0 {
-		e, k, cue = lineCuesGo(b[tag:])
-	}
+	e, k, cue := lineCues(b[tag:])
 	if e < 0 || k < 0 {
 		return -1
 	}
@@ -232,13 +226,11 @@ func (d *Decoder) plainLine(b []byte, st *blockScan) int {
 	return e
 }
 
-// lineCuesAVX2 and lineCuesGo read a line from its tag (b, the rest of a block): nl is the
+// lineCues reads a line from its tag (b, the rest of a block): nl is the
 // index of the first '\n' (-1: none), colon that of the first ':' before it (-1: none), and cue
 // is true when a byte before nl is a '!' or a Looper printer marker may start there — false
 // when the line cannot matter but for a message starting with 'S' or 'D'.
-//
-// lineCuesGo is for other CPUs, and for the last line of a block where lineCuesAVX2 gives up.
-func lineCuesGo(b []byte) (nl, colon int, cue bool) {
+func lineCues(b []byte) (nl, colon int, cue bool) {
 	nl = bytes.IndexByte(b, '\n')
 	if nl < 0 {
 		return -1, -1, false

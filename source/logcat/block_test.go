@@ -3,7 +3,6 @@ package logcat
 import (
 	"bytes"
 	"fmt"
-	"iter"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -76,11 +75,9 @@ func TestBlockMatchesLine(t *testing.T) {
 			if size == 1 && len(data) > 200_000 {
 				continue
 			}
-			for _, cues := range cueScanners() {
-				lw, bw := decodeBoth(data, size)
-				if !reflect.DeepEqual(lw, bw) {
-					t.Fatalf("%s, blocks of %d, %s: Block and Line differ\nLine:\n%s\nBlock:\n%s", name, size, cues, show(lw), show(bw))
-				}
+			lw, bw := decodeBoth(data, size)
+			if !reflect.DeepEqual(lw, bw) {
+				t.Fatalf("%s, blocks of %d: Block and Line differ\nLine:\n%s\nBlock:\n%s", name, size, show(lw), show(bw))
 			}
 		}
 	}
@@ -124,34 +121,17 @@ func FuzzBlock(f *testing.F) {
 		if size <= 0 || size > 1<<16 {
 			size = 1 + (size&0xffff+0xffff)%97
 		}
-		for _, cues := range cueScanners() {
-			lw, bw := decodeBoth(text, size)
-			if !reflect.DeepEqual(lw, bw) {
-				t.Fatalf("%s: Block and Line differ\nLine:\n%s\nBlock:\n%s", cues, show(lw), show(bw))
-			}
+		lw, bw := decodeBoth(text, size)
+		if !reflect.DeepEqual(lw, bw) {
+			t.Fatalf("Block and Line differ\nLine:\n%s\nBlock:\n%s", show(lw), show(bw))
 		}
 	})
 }
 
-// cueScanners runs the caller's loop body once with each cue scanner this CPU has (AVX2, Go): it
-// names the one in use; the CPU's choice is restored when the test ends.
-func cueScanners() iter.Seq2[int, string] {
-	return func(yield func(int, string) bool) {
-		had := useAVX2
-		defer func() { useAVX2 = had }()
-		if had && !yield(0, "AVX2") {
-			return
-		}
-		useAVX2 = false
-		yield(1, "Go")
-	}
-}
-
-// refCues is what lineCuesAVX2 and lineCuesGo must find, byte by byte: the first '\n', the
-// first ':' before it, whether a byte before it is a '!' or the first of five that are each '<'
-// or '>' (what every Looper printer marker starts with: the cues neither may miss), and whether
-// one is a '!' or the first of two such bytes (what lineCuesAVX2 reports).
-func refCues(b []byte) (nl, colon int, must, pair bool) {
+// refCues is what lineCues must find, byte by byte: the first '\n', the first ':' before it,
+// whether a byte before it is a '!' or the first of five that are each '<' or '>' (what every
+// Looper printer marker starts with: the cues it may not miss).
+func refCues(b []byte) (nl, colon int, must bool) {
 	nl, colon = -1, -1
 	angles := 0 // '<' or '>' in a row
 	for i, c := range b {
@@ -168,20 +148,19 @@ func refCues(b []byte) (nl, colon int, must, pair bool) {
 			angles = 0
 		}
 		must = must || c == '!' || angles >= 5
-		pair = pair || c == '!' || angles >= 2
 	}
 	if nl < 0 {
-		return -1, -1, false, false
+		return -1, -1, false
 	}
-	return nl, colon, must, pair
+	return nl, colon, must
 }
 
-// TestLineCues: lineCuesGo finds the '\n' and the ':' exactly and never misses a cue, on random
+// TestLineCues: lineCues finds the '\n' and the ':' exactly and never misses a cue, on random
 // text of the bytes it looks for, from every offset.
 func TestLineCues(t *testing.T) {
 	forCueTexts(func(b []byte) {
-		nl, colon, must, _ := refCues(b)
-		if gn, gc, gcue := lineCuesGo(b); gn != nl || nl >= 0 && (gc != colon || must && !gcue) {
+		nl, colon, must := refCues(b)
+		if gn, gc, gcue := lineCues(b); gn != nl || nl >= 0 && (gc != colon || must && !gcue) {
 			t.Fatalf("on %q: (%d, %d, %v), want (%d, %d, %v)", b, gn, gc, gcue, nl, colon, must)
 		}
 	})

@@ -76,15 +76,3 @@ func TestSpacingBestMatchesScan(t *testing.T) {
 	}
 }
 
-// TestSameString: sameString is ==, for strings sharing their bytes or not.
-func TestSameString(t *testing.T) {
-	base := "com.example.app/.MainActivity com.example.app/.MainActivitx"
-	strs := []string{"", base[:0], base[:3], base[30:33], base[:29], base[30:58], base[31:59], string([]byte(base[:29])), "x"}
-	for _, a := range strs {
-		for _, b := range strs {
-			if got, want := sameString(a, b), a == b; got != want {
-				t.Errorf("sameString(%q, %q) = %v, want %v", a, b, got, want)
-			}
-		}
-	}
-}

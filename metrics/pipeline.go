@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"unsafe"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -398,7 +397,7 @@ func (p *Pipeline) touch(at int64) {
 }
 
 func (p *Pipeline) window(name, process string) *windowState {
-	if w := p.lastWin; w != nil && sameString(w.name, name) {
+	if w := p.lastWin; w != nil && w.name == name {
 		if w.process == "" && process != "" {
 			// a window first seen in a Poll (which names no process) keeps the process its
 			// summary or frames were printed under
@@ -426,13 +425,6 @@ func (p *Pipeline) window(name, process string) *windowState {
 	return w
 }
 
-// sameString is a == b, answered without a call to the runtime's memequal when both share
-// their bytes, as a frame's window name mostly does with the name the pipeline keeps (the
-// sources hand out one string per window): ~10 instructions a frame, twice (window and the
-// recent-frame ring; callgrind, fs17-200k).
-func sameString(a, b string) bool {
-	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b) || a == b)
-}
 
 // run is the run's aggregate as the snapshot and the report read it: p.total with its windows'
 // counts added (a copy: addPair counts what adds up in the window's aggregate only, and

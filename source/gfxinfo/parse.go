@@ -14,7 +14,6 @@ package gfxinfo
 import (
 	"bytes"
 	"fmt"
-	"unsafe"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -193,12 +192,6 @@ type Parser struct {
 	// counts and mss hold the values a summary's fields point to (count, ms).
 	counts []int64
 	mss    []float64
-}
-
-// sameString reports whether a and b are the same string: the same bytes at the same place.
-// (Equal strings elsewhere are told different: a test of identity, not of equality.)
-func sameString(a, b string) bool {
-	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // intern returns b as a string, the same string as last time when b was read lately: window
@@ -501,18 +494,8 @@ func (p *parser) finish() {
 					w.TotalFrames = *w.Summary.TotalFrames
 				}
 			}
-			// A frame's storage held a frame of the same window the dump before (the arena is
-			// carved in the same order), its names the same strings (intern): they are written
-			// only when they are other strings, without the two write barriers a frame took
-			// while the GC ran (callgrind, fs17-200k: 7.6 M instructions).
 			for fi := range w.Frames {
-				f := &w.Frames[fi]
-				if !sameString(f.Window, w.Title) {
-					f.Window = w.Title
-				}
-				if !sameString(f.Process, pr.Name) {
-					f.Process = pr.Name
-				}
+				w.Frames[fi].Window, w.Frames[fi].Process = w.Title, pr.Name
 			}
 		}
 	}

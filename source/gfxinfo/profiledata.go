@@ -10,9 +10,8 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// Column identifiers for PROFILEDATA. (They are indices into a row's values, not the order the
-// columns are printed in: the ones emitRow copies to a frame's Phases stand in Phases' field
-// order, from colVsync on, so it copies them as one block; see phasesOf.)
+// Column identifiers for PROFILEDATA: indices into a row's values, not the order the columns
+// are printed in (a header maps one to the other).
 const (
 	colIgnore = iota
 	colFlags
@@ -595,8 +594,8 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	// runtime.wbMove while the GC ran. (Window and Process are finish's to write.)
 	p.slab = p.slab[:len(p.slab)+1]
 	ph := &p.slab[len(p.slab)-1]
-	*ph = *phasesOf(r)
-	ph.FrameStartTime = start // (the block holds r[colFrameStart])
+	*ph = phasesOf(r)
+	ph.FrameStartTime = start
 	n := len(w.Frames)
 	if n == cap(w.Frames) {
 		w.Frames = append(w.Frames, source.Frame{})

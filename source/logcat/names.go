@@ -1,10 +1,6 @@
 package logcat
 
-import (
-	"unsafe"
-
-	"github.com/fpstop/fpstop/source"
-)
+import "github.com/fpstop/fpstop/source"
 
 // nameCache turns the handler and callback text of a Looper message into strings without a
 // heap allocation per message. Real logs print an identity hash for each object
@@ -12,12 +8,11 @@ import (
 // from message to message, so a cache keyed by the whole target text missed on every pair:
 // handlers are interned by their class (the hash is not part of Message.Handler), callbacks
 // without a hash are interned, and a callback that ends in "@<hash>" (kept in Message.Callback,
-// as printed) is copied into a shared arena. The maps are bounded (cleared when full), so
+// as printed) is copied. The maps are bounded (cleared when full), so
 // millions of distinct names cost a map insert each, not memory.
 type nameCache struct {
 	handlers  map[string]string
 	callbacks map[string]string
-	arena     []byte // append-only: the strings made from it alias it
 	texts     []byte // append-only too, in smaller blocks: targets in threads' trial slots
 	// recent holds interned names in a place chosen by length and last byte: a name found
 	// there is returned without hashing it for the map (a thread's messages alternate between
@@ -28,7 +23,6 @@ type nameCache struct {
 
 const (
 	maxInterned = 8192
-	arenaSize   = 32 << 10
 	textsBlock  = 4 << 10 // a trial slot holds its block: 4096 threads, 16 MB at most
 	msgSlab     = 64
 )
@@ -43,7 +37,7 @@ func (c *nameCache) handler(b []byte) string { return c.intern(c.handlers, b) }
 // callback returns b (a callback as printed) as a string.
 func (c *nameCache) callback(b []byte) string {
 	if endsInHash(b) {
-		return c.copy(b)
+		return string(b)
 	}
 	return c.intern(c.callbacks, b)
 }
@@ -74,27 +68,10 @@ func (c *nameCache) intern(m map[string]string, b []byte) string {
 	if len(m) >= maxInterned {
 		clear(m)
 	}
-	s := c.copy(b)
+	s := string(b)
 	m[s] = s
 	*slot = s
 	return s
-}
-
-// copy returns b as a string carved from the arena (one allocation per arenaSize bytes of names).
-func (c *nameCache) copy(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > arenaSize/8 {
-		return string(b)
-	}
-	if cap(c.arena)-len(c.arena) < len(b) {
-		c.arena = make([]byte, 0, arenaSize)
-	}
-	s := len(c.arena)
-	c.arena = append(c.arena, b...)
-	// The arena is only appended to, never rewritten: the bytes behind s stay immutable.
-	return unsafe.String(&c.arena[s], len(b))
 }
 
 // text returns an immutable copy of b (a Dispatching's target) carved from the texts arena.
@@ -108,14 +85,6 @@ func (c *nameCache) text(b []byte) []byte {
 	s := len(c.texts)
 	c.texts = append(c.texts, b...)
 	return c.texts[s:len(c.texts):len(c.texts)] // no room to append into
-}
-
-// unsafeString is b as a string without a copy, for bytes that are never written again.
-func unsafeString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }
 
 // message returns a zeroed Message from a slab (one allocation per msgSlab messages).

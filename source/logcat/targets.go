@@ -91,7 +91,7 @@ func (g *target) names(c *nameCache) (handler, callback string) {
 
 func (g *target) name(c *nameCache) {
 	if g.shared {
-		g.handler, g.callback = unsafeString(g.text[g.hs:g.he]), unsafeString(g.text[g.cs:])
+		g.handler, g.callback = string(g.text[g.hs:g.he]), string(g.text[g.cs:])
 	} else {
 		g.handler, g.callback = c.handler(g.text[g.hs:g.he]), c.callback(g.text[g.cs:])
 	}

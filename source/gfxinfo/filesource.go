@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/unicode"
@@ -83,14 +84,14 @@ func (s *fileSource) Release(batch []source.Event) { s.rc.release(batch) }
 // The capture is read as a stream, one dump at a time (its text, its parse, its events), so
 // memory stays bounded whatever the file's size: a line longer than maxLine is skipped with a
 // counted warning, never held.
-func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) (err error) {
+func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	r := s.r
 	if r == nil {
-		f, oerr := openCapture(s.path) // (mapped where it can be: mapped.go)
+		f, oerr := os.Open(s.path)
 		if oerr != nil {
 			return fmt.Errorf("gfxinfo: %w", oerr)
 		}
-		defer f.close(s.name, &err)
+		defer f.Close()
 		r = f
 	}
 	dr := newDumpReader(r)
@@ -187,10 +188,6 @@ type dumpReader struct {
 	prevAt, prevLen int
 	// beforeRead, when set, is called before every read of r (which may wait for input).
 	beforeRead func()
-	// mapped is the capture whose mapping buf is, while it is (nil once reading it is left
-	// to r); buf[:released] has been given back (mapped.go).
-	mapped   *captureFile
-	released int
 }
 
 // readBlock is the size the buffer (and a read) grows to once the input is longer than the
@@ -200,10 +197,8 @@ const readBlock = 4 << 20
 
 func newDumpReader(r io.Reader) *dumpReader {
 	d := &dumpReader{r: r, lastAt: -1, prevAt: -1}
-	if !d.useMap(r) {
-		d.buf = make([]byte, 64<<10)
-		d.fill(512)
-	}
+	d.buf = make([]byte, 64<<10)
+	d.fill(512)
 	if enc := sniffUTF16(d.buf[d.off:d.end]); enc != nil {
 		head := append([]byte(nil), d.buf[d.off:d.end]...)
 		d.r = transform.NewReader(io.MultiReader(bytes.NewReader(head), d.unread(r)), enc.NewDecoder())
@@ -254,9 +249,6 @@ func (d *dumpReader) fill(n int) {
 // more reads once more input into the buffer, moving what is unread to its front first (and
 // growing it when that is full, or to readBlock once as much as it holds was read).
 func (d *dumpReader) more() {
-	if d.mapped != nil {
-		d.leaveMap()
-	}
 	from := d.off
 	if d.prevAt >= 0 {
 		from = d.prevAt // (before off: the dump handed out last is kept too)
@@ -302,7 +294,6 @@ func (d *dumpReader) more() {
 // next returns the next dump's text (valid until the next call), or io.EOF.
 func (d *dumpReader) next() ([]byte, error) {
 	d.prevAt, d.prevLen = d.lastAt, d.lastLen
-	d.releaseMapped()
 	c, ok, err := d.whole()
 	if ok || err != nil {
 		d.lastAt, d.lastLen = d.off-len(c), len(c)
@@ -323,7 +314,6 @@ func (d *dumpReader) nextUpTo() ([]byte, error) {
 		return d.next()
 	}
 	d.prevAt, d.prevLen = d.lastAt, d.lastLen
-	d.releaseMapped()
 	c, ok, err := d.wholeFrom(d.lastLen - d.lastLen/16)
 	if (!ok && err == nil) || (err != nil && err != io.EOF) {
 		// The header found was too far, or none before the input failed: the dump may be

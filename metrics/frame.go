@@ -88,7 +88,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	}
 	rf.vsync, rf.cost, rf.interval, rf.dropped = vsync, cost, t, ff.dropped
 	rf.level, rf.uiDone, rf.doneNs = ff.level, f.UIDoneNs, f.DoneNs
-	rf.phases.set(f.Phases) // (a copy: the frame's storage goes back to its source, source.Recycler)
+	rf.phases.set(f.Phases)
 	if p.rhead++; p.rhead == len(p.recent) {
 		p.rhead = 0
 	}

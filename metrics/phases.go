@@ -30,8 +30,7 @@ func splitPhases(vsync, done int64, ph *source.Phases) *PhaseMs {
 	}
 }
 
-// phaseStamps are the Phases a recent frame's stages are split by (splitPhases), kept by value:
-// the frame's own storage is its source's again once the batch is applied (source.Recycler).
+// phaseStamps are the Phases a recent frame's stages are split by (splitPhases), kept by value.
 type phaseStamps struct {
 	handleInput, animation, traversals, draw, syncQueued, syncStart, issueDraw int64
 }

@@ -297,7 +297,7 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.touch(e.AtNs)
 	case *source.AndroidSummary:
 		cp := *e
-		cp.Histogram = nil // (not used here; its storage is the source's, see source.Recycler)
+		cp.Histogram = nil // (not used here)
 		if e.Window != "" {
 			p.window(e.Window, e.Process).android = &cp
 		} else {

@@ -18,7 +18,6 @@ type Runner struct {
 	snap    atomic.Pointer[Snapshot]
 	ctl     chan ctlReq
 	tap     func([]source.Event)
-	done    func([]source.Event) // after the pipeline applied a batch (SetDone)
 	changes chan struct{}
 	// the published state and busy message
 	state source.State
@@ -64,11 +63,6 @@ func (r *Runner) stateChanged() bool {
 // through Do while running.
 func (r *Runner) SetTap(fn func([]source.Event)) { r.tap = fn }
 
-// SetDone sets a function called with every batch once the tap and the pipeline are done with
-// it: the Pipeline keeps no pointer into a batch's events (it copies what it keeps), so done may
-// hand the batch back to a source.Recycler. Call it before Run.
-func (r *Runner) SetDone(fn func([]source.Event)) { r.done = fn }
-
 // Do runs fn on the pipeline's goroutine and waits for it and for the snapshot that shows its
 // effect to be published (clear, report, tap changes, a switch's reset). It
 // returns false when the runner has stopped or ctx ended first.
@@ -101,15 +95,12 @@ func (r *Runner) drain(in <-chan []source.Event) {
 	}
 }
 
-// apply hands a batch to the tap, then to the pipeline, then to done.
+// apply hands a batch to the tap, then to the pipeline.
 func (r *Runner) apply(batch []source.Event) {
 	if r.tap != nil {
 		r.tap(batch)
 	}
 	r.p.AddBatch(batch)
-	if r.done != nil {
-		r.done(batch)
-	}
 }
 
 // earlyEvery is the shortest time between two publishes for a change of state.

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -54,10 +53,6 @@ type Session struct {
 	runner *metrics.Runner
 	in     chan []source.Event
 	runEnd chan struct{} // closed when the runner has stopped
-	// recycler is the current source when it reuses the storage of the batches the pipeline
-	// is done with (source.Recycler), else nil. (Not under mu: the runner's goroutine reads it
-	// after every batch, and mu is held around calls that wait for that goroutine.)
-	recycler atomic.Pointer[recyclerRef]
 
 	mu     sync.Mutex // guards the current source and the recording
 	closed bool
@@ -84,7 +79,6 @@ func Start(ctx context.Context, cfg Config, src source.Source, rec *Recording) *
 	if rec != nil {
 		s.runner.SetTap(rec.tap)
 	}
-	s.runner.SetDone(s.release)
 	// The runner stops only when Close closes its input, after the last batch: a run cut
 	// short by ctx (--duration) still counts every frame its source delivered.
 	go func() { _ = s.runner.Run(context.Background(), s.in); close(s.runEnd) }()
@@ -99,11 +93,6 @@ func Start(ctx context.Context, cfg Config, src source.Source, rec *Recording) *
 // A source whose ctx ends (--duration) still has every batch it sent applied; one stopped by
 // Switch or Close has the batches still in flight dropped.
 func (s *Session) startFeed(ctx context.Context, src source.Source) *feed {
-	if r, ok := src.(source.Recycler); ok {
-		s.recycler.Store(&recyclerRef{r})
-	} else {
-		s.recycler.Store(nil)
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	f := &feed{cancel: cancel, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -125,18 +114,6 @@ func (s *Session) startFeed(ctx context.Context, src source.Source) *feed {
 		s.announce(ctx, f)
 	}()
 	return f
-}
-
-// recyclerRef holds a source.Recycler for an atomic.Pointer.
-type recyclerRef struct{ r source.Recycler }
-
-// release hands a batch the pipeline is done with back to the current source, when it reuses
-// storage. A batch of a source switched away from goes to the new one, which ignores it (the old
-// one, stopping, never reuses what it did not get back).
-func (s *Session) release(batch []source.Event) {
-	if ref := s.recycler.Load(); ref != nil {
-		ref.r.Release(batch)
-	}
 }
 
 // announce tells the screen that a source ended by itself or failed.

@@ -22,25 +22,13 @@ type fileSource struct {
 	// dumpPerBatch: every dump's events go out as a batch of their own (KeepProcess reads a
 	// batch as one dump).
 	dumpPerBatch bool
-	rc           *recycler // the batches sent and released (source.Recycler)
 }
 
 // fileBatch is about how many events a capture replay hands to the pipeline at a time: the
-// events of several dumps (~15 of the generated captures' dumps), not a batch per dump. Every
-// hand-off is a channel send and receive at two hops (internal/session) and, with a second core,
-// a wake-up of the goroutine parked on the other one (a futex call; on a VM an interrupt to a
-// halted vCPU). With a batch per dump (7,813 for the 1 M-row capture) the default GOMAXPROCS
-// (2) used 1.2–1.3× the CPU of GOMAXPROCS=1 (perf stat task-clock, framestats17: 383–396 ms
-// against 322–326 ms, 6,700–7,100 context switches against ~400), and on a busy machine that
-// extra CPU is taken from the parser on the critical path: two cores read the capture up to
-// 1.4× slower than one (bench-peers.sh). Batched: 337–347 ms, ~2,000 context switches; one core
-// unchanged (callgrind 2,978 M → 2,970 M instructions, framestats23). 256 and 512 events: 387–430
-// and 354–427 ms at two cores. The events in flight (up to seven batches: session's two queues
-// of two, and one at each end) raise framestats23's peak RSS from 44 to ~49 MB.
-//
-// A live source is not slowed: the batch is also handed on before every read of the input
-// (batcher.flush as dumpReader.beforeRead), so a dump that came through a pipe is never held
-// back waiting for more input; a file's reads are 4 MB apart.
+// events of several dumps, not a batch per dump, since every hand-off is a channel send and a
+// goroutine wake-up on each of internal/session's hops. A live source is not slowed: the batch
+// is also handed on before every read of the input (batcher.flush as dumpReader.beforeRead),
+// so a dump that came through a pipe is never held back waiting for more input.
 const fileBatch = 1024
 
 // batcher gathers the events of consecutive dumps into one batch.
@@ -49,34 +37,28 @@ type batcher struct {
 	out  chan<- []source.Event
 	size int // hand on once this many events are gathered
 	evs  []source.Event
-	err  error     // the first failed send (the context ended)
-	rc   *recycler // nil: batches are not numbered, nor their storage reused
+	err  error // the first failed send (the context ended)
 }
 
 // flush hands on the events gathered so far.
 func (b *batcher) flush() {
 	if len(b.evs) > 0 && b.err == nil {
-		b.rc.sending(b.evs)
 		b.err = send(b.ctx, b.out, b.evs)
 	}
-	b.evs = b.rc.batch()
+	b.evs = nil
 }
 
 // FromFile is a source for a captured `dumpsys gfxinfo [<pkg>] framestats` output (one dump or
 // several concatenated). Every process in it is reported, each with its windows.
 func FromFile(path string) source.Source {
-	return &fileSource{path: path, name: path, rc: newRecycler()}
+	return &fileSource{path: path, name: path}
 }
 
 // FromReader is FromFile for text from r (the caller handles "-" as stdin); name is reported
 // as the Session's Input.
 func FromReader(r io.Reader, name string) source.Source {
-	return &fileSource{r: r, name: name, rc: newRecycler()}
+	return &fileSource{r: r, name: name}
 }
-
-// Release implements source.Recycler: the storage of a released batch's events is written
-// again once every batch before it was released too.
-func (s *fileSource) Release(batch []source.Event) { s.rc.release(batch) }
 
 // Run emits a Session, then per dump the frames (deduplicated across dumps), polls, summaries
 // and a tick, and a final "ended" notice. It fails when the input holds no gfxinfo output.
@@ -95,14 +77,13 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		r = f
 	}
 	dr := newDumpReader(r)
-	b := &batcher{ctx: ctx, out: out, size: fileBatch, rc: s.rc}
+	b := &batcher{ctx: ctx, out: out, size: fileBatch}
 	if s.dumpPerBatch {
 		b.size = 1
 	}
 	dr.beforeRead = b.flush
 	var ps Parser
 	t := newTracker("", s.name)
-	t.slab.rc = s.rc
 	found, onlyOne, skipped := false, false, 0
 	for {
 		if ctx.Err() != nil {
@@ -151,9 +132,6 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	b.evs = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelInfo,
 		State: source.StateEnded, Text: "end of " + s.name})
 	b.flush()
-	if s.rc != nil && s.rc.poison {
-		s.rc.poisonAll(ctx, &t.slab)
-	}
 	return b.err
 }
 

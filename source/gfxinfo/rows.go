@@ -177,16 +177,9 @@ func overlaps(gaps []gap, lo, hi int64) bool {
 }
 
 // frameSlab hands out the storage of the events a tracker emits: events outlive the dump (the
-// parser reuses its storage) and consumers keep pointers into them until they are done with
-// the batch, so each needs memory of its own. It is carved, in order, from slabs: one
-// allocation per slab instead of two per window and dump for the frames (framestats23, 1 M
-// rows: the per-window copies were 5.4 % of the process's CPU in mallocgc, mostly mcache
-// refills for their 8–10 KB size classes) and one per summary for the histograms' copies (2.4
-// KB each, three a dump). With a recycler (a capture replay whose consumer releases batches,
-// recycle.go) a slab is carved again once every batch holding its events was released;
-// otherwise it is never reused and is freed once no event points into it.
+// parser reuses its storage), so each needs memory of its own, carved in order from slabs
+// (slabPool) rather than allocated one by one.
 type frameSlab struct {
-	rc      *recycler // nil: every slab is new
 	frames  slabPool[source.Frame]
 	phases  slabPool[source.Phases]
 	buckets slabPool[source.Bucket]
@@ -199,22 +192,22 @@ const slabFrames = 512
 
 // take returns storage for n frames and their phases.
 func (s *frameSlab) take(n int) ([]source.Frame, []source.Phases) {
-	return s.frames.carve(s.rc, n, slabFrames), s.phases.carve(s.rc, n, slabFrames)
+	return s.frames.carve(n, slabFrames), s.phases.carve(n, slabFrames)
 }
 
 // poll returns a Poll holding p.
 func (s *frameSlab) poll(p source.Poll) *source.Poll {
-	c := &s.polls.carve(s.rc, 1, 64)[0]
+	c := &s.polls.carve(1, 64)[0]
 	*c = p
 	return c
 }
 
 // summary copies a summary for an event: the parser may reuse the histogram's storage.
 func (s *frameSlab) summary(sum *source.AndroidSummary) *source.AndroidSummary {
-	c := &s.sums.carve(s.rc, 1, 64)[0]
+	c := &s.sums.carve(1, 64)[0]
 	*c = *sum
 	if len(sum.Histogram) > 0 {
-		c.Histogram = s.buckets.carve(s.rc, len(sum.Histogram), 4096)
+		c.Histogram = s.buckets.carve(len(sum.Histogram), 4096)
 		copy(c.Histogram, sum.Histogram)
 	} else {
 		c.Histogram = nil

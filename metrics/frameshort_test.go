@@ -75,4 +75,3 @@ func TestSpacingBestMatchesScan(t *testing.T) {
 		}
 	}
 }
-

@@ -425,7 +425,6 @@ func (p *Pipeline) window(name, process string) *windowState {
 	return w
 }
 
-
 // run is the run's aggregate as the snapshot and the report read it: p.total with its windows'
 // counts added (a copy: addPair counts what adds up in the window's aggregate only, and
 // p.total, which layer frames count in whole, keeps the rest).

@@ -109,9 +109,9 @@ func (a *app) reportCmd() *cobra.Command {
 		Use:   "report FILE",
 		Short: "summarise a recording or a capture (anything --input reads): json (the headless report), md (for a pull request), csv (one row per frame), html (one offline page with charts)",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 { // a bare `fpstop replay` shows how to call it
+			if len(args) != 1 { // a bare `fpstop report` shows how to call it
 				fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
-				return usageErr("replay needs one recording file: fpstop replay FILE")
+				return usageErr("report needs one file (a recording, capture or trace): fpstop report FILE")
 			}
 			return nil
 		},

@@ -302,6 +302,17 @@ func TestMCPReportRealdata(t *testing.T) {
 	if !strings.Contains(got.Summary, "120 Hz") {
 		t.Errorf("summary: %q", got.Summary)
 	}
+	// a Perfetto trace: FrameTimeline's blame reaches the summary
+	trace := filepath.Join(realdata.Dir(t, "perfetto"), "ft_events", "trace.pftrace")
+	pc := startMCP(t, "--root", filepath.Dir(trace))
+	var pt struct {
+		Summary     string         `json:"summary"`
+		BlameFrames map[string]int `json:"blame_frames"`
+	}
+	if res, text := pc.call(t, context.Background(), "report", map[string]any{"file": trace}, &pt); res.IsError ||
+		pt.BlameFrames["app_frames"] == 0 || !strings.Contains(pt.Summary, "FrameTimeline blames the app") {
+		t.Errorf("report of a Perfetto trace: blame %v, %s", pt.BlameFrames, text)
+	}
 	bare := startMCP(t)
 	if res, text := bare.call(t, context.Background(), "report", map[string]any{"file": file}, nil); !res.IsError || !strings.Contains(text, "--root") {
 		t.Errorf("a capture outside the roots: error %v, %q", res.IsError, text)

@@ -33,6 +33,8 @@ type RunSummary struct {
 	FrameTimeMs      *Percentiles       `json:"frame_time_ms" jsonschema:"frame-time percentiles in ms"`
 	WorstFrames      []WorstFrame       `json:"worst_frames" jsonschema:"the costliest frames, worst first, with the main-thread messages that ran in them"`
 	SlowMessages     []SlowMessage      `json:"slow_messages" jsonschema:"main-thread messages that ran at least one frame interval, slowest first"`
+	BlameFrames      *BlameFrames       `json:"blame_frames" jsonschema:"janky frames by who FrameTimeline says missed (Perfetto traces; null for other sources)"`
+	SlowSections     []SlowSection      `json:"slow_sections" jsonschema:"atrace sections grouped by name, slowest first (Perfetto traces)"`
 	Warnings         []string           `json:"warnings" jsonschema:"what the report could not be sure of"`
 	Report           map[string]any     `json:"report" jsonschema:"the full report, as fpstop report --format json prints it (docs/report.md)"`
 }
@@ -52,6 +54,34 @@ type WorstFrame struct {
 	CostMs        float64      `json:"cost_ms" jsonschema:"how long it took, ms"`
 	DroppedFrames int64        `json:"dropped_frames" jsonschema:"vsyncs it missed"`
 	Messages      []RanMessage `json:"messages" jsonschema:"main-thread messages that overlapped it, longest first (empty when the source does not see messages)"`
+	Sections      []RanSection `json:"sections" jsonschema:"the slowest atrace sections that ran in it (Perfetto traces)"`
+	Blame         []string     `json:"blame" jsonschema:"who FrameTimeline says missed: app, surfaceflinger, display… (Perfetto traces)"`
+}
+
+// RanSection is an atrace section that ran during a frame.
+type RanSection struct {
+	Name   string  `json:"name"`
+	Thread string  `json:"thread"`
+	Ms     float64 `json:"ms"`
+}
+
+// SlowSection is one atrace section name over the run.
+type SlowSection struct {
+	Name    string  `json:"name"`
+	Thread  string  `json:"thread"`
+	Count   int64   `json:"count"`
+	MaxMs   float64 `json:"max_ms"`
+	TotalMs float64 `json:"total_ms"`
+}
+
+// BlameFrames counts janky frames by FrameTimeline's verdict.
+type BlameFrames struct {
+	AppFrames            int64 `json:"app_frames"`
+	SurfaceFlingerFrames int64 `json:"surfaceflinger_frames"`
+	DisplayFrames        int64 `json:"display_frames"`
+	PredictionFrames     int64 `json:"prediction_frames"`
+	BufferStuffingFrames int64 `json:"buffer_stuffing_frames"`
+	DroppedFrames        int64 `json:"dropped_frames"`
 }
 
 // RanMessage is a main-thread message that ran during a frame.
@@ -102,7 +132,11 @@ func summarise(r *metrics.Report) (*RunSummary, error) {
 		if i == maxListed {
 			break
 		}
-		wf := WorstFrame{Window: w.Window, StartMs: float64(w.StartMs), CostMs: float64(w.CostMs), DroppedFrames: w.Dropped, Messages: []RanMessage{}}
+		wf := WorstFrame{Window: w.Window, StartMs: float64(w.StartMs), CostMs: float64(w.CostMs), DroppedFrames: w.Dropped,
+			Messages: []RanMessage{}, Sections: []RanSection{}, Blame: append([]string{}, w.Blame...)}
+		for _, sec := range w.Sections {
+			wf.Sections = append(wf.Sections, RanSection{Name: sec.Name, Thread: sec.Thread, Ms: float64(sec.Ms)})
+		}
 		for _, m := range w.Messages {
 			wf.Messages = append(wf.Messages, RanMessage{Name: record.MessageName(m.Handler, m.Callback, m.What, m.WhatName), Ms: float64(m.Ms)})
 		}
@@ -114,6 +148,18 @@ func summarise(r *metrics.Report) (*RunSummary, error) {
 		}
 		s.SlowMessages = append(s.SlowMessages, SlowMessage{Name: record.MessageName(m.Handler, m.Callback, m.What, m.WhatName),
 			Count: m.Count, MaxMs: float64(m.MaxMs), P95Ms: float64(m.P95Ms), TotalMs: float64(m.TotalMs)})
+	}
+	s.SlowSections = []SlowSection{}
+	for i, sec := range r.SlowSections {
+		if i == maxListed {
+			break
+		}
+		s.SlowSections = append(s.SlowSections, SlowSection{Name: sec.Name, Thread: sec.Thread, Count: sec.Count,
+			MaxMs: float64(sec.MaxMs), TotalMs: float64(sec.TotalMs)})
+	}
+	if b := r.Blame; b != nil {
+		s.BlameFrames = &BlameFrames{AppFrames: b.App, SurfaceFlingerFrames: b.SurfaceFlinger, DisplayFrames: b.Display,
+			PredictionFrames: b.Prediction, BufferStuffingFrames: b.BufferStuffing, DroppedFrames: b.Dropped}
 	}
 	full, err := asMap(r)
 	if err != nil {
@@ -186,6 +232,9 @@ func paragraph(s *RunSummary) string {
 	} else {
 		b.WriteString(worstSentence(s.WorstFrames))
 	}
+	if bl := s.BlameFrames; bl != nil && s.JankyFrames > 0 {
+		b.WriteString(" FrameTimeline blames " + blameText(bl) + ".")
+	}
 	return b.String() + warningsNote(s)
 }
 
@@ -204,6 +253,14 @@ func worstSentence(ws []WorstFrame) string {
 			if !seen[m.Name] {
 				seen[m.Name] = true
 				count[m.Name]++
+			}
+		}
+		if len(w.Messages) == 0 { // a Perfetto trace: the sections that ran
+			for _, sec := range w.Sections {
+				if !seen[sec.Name] {
+					seen[sec.Name] = true
+					count[sec.Name]++
+				}
 			}
 		}
 	}
@@ -226,7 +283,7 @@ func worstSentence(ws []WorstFrame) string {
 		frames = fmt.Sprintf("the worst frame (%s)", span)
 	}
 	if len(names) == 0 {
-		return frames + " show no main-thread message: this source does not see them (measure with source gfxinfo+logcat on an app that logs Looper messages to see them)."
+		return frames + " show no main-thread message: this source does not see them (measure with source gfxinfo+logcat on an app that logs Looper messages to see them, or report a Perfetto trace with atrace sections)."
 	}
 	s := frames + " " + ranText(names[0], count[names[0]], n, "")
 	if isFrameMessage(names[0]) && len(names) > 1 {
@@ -254,7 +311,8 @@ func ranText(name string, k, n int, also string) string {
 // isFrameMessage says whether a message is Choreographer's frame callback, which runs in every
 // frame: worth naming, but not the cause a developer looks for.
 func isFrameMessage(name string) bool {
-	return strings.Contains(name, "MSG_DO_FRAME") || strings.HasPrefix(name, "Choreographer$FrameHandler")
+	return strings.Contains(name, "MSG_DO_FRAME") || strings.HasPrefix(name, "Choreographer$FrameHandler") ||
+		strings.HasPrefix(name, "Choreographer#doFrame")
 }
 
 func warningsNote(s *RunSummary) string {
@@ -281,4 +339,25 @@ func plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// blameText lists who FrameTimeline says missed, most frames first ("the app for 2 janky
+// frames, SurfaceFlinger for 1 janky frame").
+func blameText(b *BlameFrames) string {
+	parts := []struct {
+		who string
+		n   int64
+	}{{"the app", b.AppFrames}, {"SurfaceFlinger", b.SurfaceFlingerFrames}, {"the display", b.DisplayFrames},
+		{"a wrong vsync prediction", b.PredictionFrames}, {"buffer stuffing", b.BufferStuffingFrames}, {"SurfaceFlinger's drops", b.DroppedFrames}}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].n > parts[j].n })
+	var out []string
+	for _, p := range parts {
+		if p.n > 0 {
+			out = append(out, fmt.Sprintf("%s for %s", p.who, plural(p.n, "janky frame")))
+		}
+	}
+	if len(out) == 0 {
+		return "no one"
+	}
+	return strings.Join(out, ", ")
 }

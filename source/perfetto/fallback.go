@@ -61,8 +61,8 @@ func (j *joiner) fallbackFrame(d *Slice) {
 		VsyncNs: j.p.ToMono(d.StartNs), UIDoneNs: j.p.ToMono(d.EndNs), VsyncID: token}
 	end := d.EndNs
 	if r := j.sections[d.Pid]; r != nil {
-		for _, s := range r.s {
-			if t, ok := FrameToken(s.Name, "DrawFrames "); s != nil && ok && t == token && s.EndNs > end {
+		for _, s := range r.since(d.StartNs) {
+			if t, ok := FrameToken(s.Name, "DrawFrames "); ok && t == token && s.EndNs > end {
 				end = s.EndNs
 				f.DoneNs = j.p.ToMono(end)
 			}

@@ -194,8 +194,9 @@ func isDigits(s string) bool {
 
 // sectionRing keeps a process's recently closed sections (trace clock).
 type sectionRing struct {
-	s    []*Slice
-	next int
+	s       []*Slice
+	next    int // where the next section goes once the ring is full (its oldest)
+	scratch []*Slice
 }
 
 func (r *sectionRing) add(s *Slice) {
@@ -205,6 +206,25 @@ func (r *sectionRing) add(s *Slice) {
 	}
 	r.s[r.next] = s
 	r.next = (r.next + 1) % sectionRingSize
+}
+
+// sinceMarginNs: sections reach the ring in the order they end, but for events the sort
+// window let through late; a scan for those ending after t looks this much further back.
+const sinceMarginNs = 100_000_000
+
+// since lists the ring's sections that ended at or after t (and those just before, see
+// sinceMarginNs), newest first: a frame looks only at the sections that can overlap it.
+func (r *sectionRing) since(t int64) []*Slice {
+	r.scratch = r.scratch[:0]
+	n := len(r.s)
+	for i := 0; i < n; i++ {
+		s := r.s[(r.next-1-i+2*n)%n]
+		if s.EndNs < t {
+			break
+		}
+		r.scratch = append(r.scratch, s)
+	}
+	return r.scratch
 }
 
 // slice takes a closed atrace section: kept for joining to frames, and reported (as a
@@ -245,10 +265,8 @@ func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSe
 		start, end int64
 	}
 	var owns []own
-	for _, s := range r.s {
-		if s == nil {
-			continue
-		}
+	recent := r.since(from - sinceMarginNs)
+	for _, s := range recent {
 		if t, ok := FrameToken(s.Name, "Choreographer#doFrame "); ok && t == token {
 			owns = append(owns, own{s.Tid, s.StartNs, s.EndNs})
 		} else if t, ok := FrameToken(s.Name, "DrawFrames "); ok && t == token {
@@ -256,10 +274,7 @@ func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSe
 		}
 	}
 	var out source.FrameSections
-	for _, s := range r.s {
-		if s == nil {
-			continue
-		}
+	for _, s := range recent {
 		start, end := s.StartNs, s.EndNs
 		whole := false
 		for _, o := range owns {

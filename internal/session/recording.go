@@ -172,8 +172,8 @@ func (r *Recording) create(sess *source.Session) error {
 	return nil
 }
 
-// hold keeps copies of a batch's events until the Session arrives: copies, since a source may
-// reuse a batch's memory once the pipeline is done with it (source.Recycler).
+// hold keeps copies of a batch's events until the Session arrives: copies, so what is written
+// later is what the source sent then, whatever the source does with its events afterwards.
 func (r *Recording) hold(batch []source.Event) {
 	var line []byte
 	for _, ev := range batch {

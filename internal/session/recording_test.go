@@ -42,7 +42,7 @@ func TestNewRecordingRefusesUncreatable(t *testing.T) {
 
 // TestRecordingWaitsForTheSession: a device source sends its refresh rate before its Session;
 // the header still carries the Session (device, app, source) and that rate, and nothing sent
-// before it is lost — even when the source reuses the batch's memory afterwards.
+// before it is lost — even when the source changes an event it sent afterwards.
 func TestRecordingWaitsForTheSession(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	r, err := NewRecording(path, RecordOptions{})
@@ -51,7 +51,7 @@ func TestRecordingWaitsForTheSession(t *testing.T) {
 	}
 	first := []source.Event{&source.Refresh{Hz: 90}, &source.Notice{AtNs: 5, Text: "connecting"}}
 	r.tap(first)
-	first[0].(*source.Refresh).Hz = 60 // the source reuses its memory
+	first[0].(*source.Refresh).Hz = 60 // the source changes what it sent
 	r.tap([]source.Event{&source.Session{Source: source.KindGfxinfo, Device: source.Device{Serial: "S1", Model: "Pixel 7"}, Package: "com.example.app", StartMonoNs: 7},
 		&source.Frame{Window: "w", VsyncNs: 10, DoneNs: 20}})
 	if err := r.close(); err != nil {

@@ -67,6 +67,11 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	s.Blame, _ = p.timeline.report()
 	s.History, s.HistoryDropped = p.hist.view(), p.hist.dropped
 	s.Layers = p.layerReports(true)
+	if p.cfg.TargetFPS <= 0 && len(s.Layers) > 0 && s.Layers[0].Measured && s.Layers[0].PaceFPS != nil && *s.Layers[0].PaceFPS > 0 {
+		// a measured layer is judged at its own pace (DESIGN §4a): a 60 fps game on a 120 Hz
+		// screen is coloured against 55, not 110
+		s.TargetFPS = AutoTarget(float64(*s.Layers[0].PaceFPS))
+	}
 	s.LayerChoices = p.layerChoicesSnapshot()
 	s.LooperHint = p.hasLogcat() && p.msgs.paired+p.msgs.unpaired == 0 && p.endNs-p.originNs > 5e9
 	return s

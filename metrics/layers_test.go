@@ -253,3 +253,12 @@ func TestLayerSampleFPS(t *testing.T) {
 }
 
 func nearR2(v R2, want float64) bool { return math.Abs(float64(v)-want) < 1e-9 }
+
+// TestTargetAtThePace: a steady 60 fps game on a 120 Hz display is coloured against its own
+// pace (target 55), not the display's (110), unless a target was asked for.
+func TestTargetAtThePace(t *testing.T) {
+	p := layerRun(t, repeat(2, 600))
+	if s := p.Snapshot(); s.TargetFPS != 55 {
+		t.Errorf("target %v, want 55 (0.92 × the 60 fps pace)", s.TargetFPS)
+	}
+}

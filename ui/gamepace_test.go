@@ -1,0 +1,38 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/ui/internal/fixture"
+)
+
+// TestGameAtItsPaceGolden: a steady 60 fps game measured on its SurfaceView layer of a 120 Hz
+// display. The FPS panel colours it against the target metrics derived from the layer's pace
+// (55), so every bar and the headline are good, never red against 110; golden View().
+func TestGameAtItsPaceGolden(t *testing.T) {
+	s := fixture.Live(1)
+	s.Session.Source, s.Session.Layer = source.KindSurfaceFlinger, "SurfaceView[com.example.game/com.example.game.GameActivity]@0(BLAST)#402"
+	s.Session.LayerKind, s.Session.Package = "SurfaceView (BLAST)", "com.example.game"
+	s.RefreshHz, s.TargetFPS = 120, 55
+	for i := range s.Series {
+		p := &s.Series[i]
+		p.Idle, p.Frozen, p.FPS, p.Frames = false, false, 60, 60
+	}
+	pace := metrics.R2(60)
+	s.Layers = []metrics.LayerReport{{Name: s.Session.Layer, Measured: true, PaceFPS: &pace}}
+	s.Windows, s.Messages, s.Worst = nil, nil, nil
+	m := dashboard(t, testOpts(), 120, 40, s)
+	fps := strings.Join(m.fps.View(), "\n")
+	if !strings.Contains(fps, "now 60.0 fps") || !strings.Contains(fps, "target 55") {
+		t.Errorf("FPS panel:\n%s", fps)
+	}
+	if fpsStyle(m.st, 60, 55).Render("x") != m.st.Good.Render("x") {
+		t.Errorf("60 fps against a target of 55 is not drawn good")
+	}
+	golden.RequireEqual(t, []byte(m.View()))
+}

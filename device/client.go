@@ -81,6 +81,9 @@ type Client struct {
 	opts Options
 	// started: Connect started the server this client talks to (none answered)
 	started bool
+	// facts are what each connected device said of itself (model, release, SDK): read once
+	// per connection, not on every listing.
+	facts *factCache
 }
 
 // ServerAddr returns the adb server address ("host:port") the way adb's own client chooses it:
@@ -145,7 +148,7 @@ func Connect(ctx context.Context, addr string, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid adb server address %q: %w", addr, err)
 	}
-	c := &Client{addr: addr, opts: opts}
+	c := &Client{addr: addr, opts: opts, facts: &factCache{m: map[string]Info{}}}
 	_, err = c.ServerVersion(ctx)
 	if err == nil {
 		return c, nil

@@ -63,6 +63,16 @@ func (c *Client) Gfxinfo(ctx context.Context, serial, pkg string, reset bool) ([
 	return c.Shell(ctx, serial, cmd)
 }
 
+// GfxinfoCounters returns `dumpsys gfxinfo PKG` without framestats: the app's counters and
+// summaries without its frame rows, a tenth of a framestats dump's bytes. The gfxinfo poller
+// reads it while the app is idle, to see from "Total frames rendered" when it draws again.
+func (c *Client) GfxinfoCounters(ctx context.Context, serial, pkg string) ([]byte, error) {
+	if err := ValidPackage(pkg); err != nil {
+		return nil, err
+	}
+	return c.Shell(ctx, serial, "dumpsys gfxinfo "+pkg)
+}
+
 // Logcat streams `logcat ARGS...` (see ValidLogcatArgs for what is allowed; e.g.
 // []string{"-v", "monotonic", "-v", "usec", "--pid=1234"}). Reading and closing as for Stream.
 func (c *Client) Logcat(ctx context.Context, serial string, args []string) (io.ReadCloser, error) {

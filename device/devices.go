@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -66,19 +67,65 @@ func Help(state string) string {
 }
 
 // Devices lists every device the server knows (host:devices-l), whatever its state, and reads
-// Android's version and SDK level (getprop) from the online ones. A device whose getprop fails
-// is still listed, without version.
+// Android's version and SDK level (getprop) from the online ones — once per device connection:
+// they never change while it lasts, and a device lab's listing every few seconds would ask each
+// phone three times each time. A device whose getprop fails is still listed, without version.
 func (c *Client) Devices(ctx context.Context) ([]Info, error) {
 	infos, err := c.list(ctx)
 	if err != nil {
 		return nil, err
 	}
+	c.fillVersions(ctx, infos)
+	return infos, nil
+}
+
+// factCache holds each online device's model, release and SDK, by serial and transport id (a
+// reconnection gets a new transport id, so its facts are read again).
+type factCache struct {
+	mu sync.Mutex
+	m  map[string]Info
+}
+
+// fillVersions fills the online devices of infos with their model, release and SDK, from the
+// cache or getprop; devices no longer online leave the cache.
+func (c *Client) fillVersions(ctx context.Context, infos []Info) {
+	if c.facts == nil { // a Client made without Connect: no cache
+		for i := range infos {
+			if infos[i].Online() {
+				c.fillVersion(ctx, &infos[i])
+			}
+		}
+		return
+	}
+	seen := map[string]bool{}
 	for i := range infos {
-		if infos[i].Online() {
-			c.fillVersion(ctx, &infos[i])
+		in := &infos[i]
+		if !in.Online() {
+			continue
+		}
+		key := in.Serial + "\x00" + strconv.FormatInt(in.TransportID, 10)
+		seen[key] = true
+		c.facts.mu.Lock()
+		v, ok := c.facts.m[key]
+		c.facts.mu.Unlock()
+		if ok {
+			in.Android, in.SDK, in.Model = v.Android, v.SDK, v.Model
+			continue
+		}
+		c.fillVersion(ctx, in)
+		if in.Android != "" || in.SDK != 0 {
+			c.facts.mu.Lock()
+			c.facts.m[key] = *in
+			c.facts.mu.Unlock()
 		}
 	}
-	return infos, nil
+	c.facts.mu.Lock()
+	defer c.facts.mu.Unlock()
+	for k := range c.facts.m {
+		if !seen[k] {
+			delete(c.facts.m, k)
+		}
+	}
 }
 
 // list asks host:devices-l, without getprop.

@@ -23,6 +23,11 @@ func (t Target) GfxinfoReset(ctx context.Context, pkg string) ([]byte, error) {
 	return t.Client.Gfxinfo(ctx, t.Serial, pkg, true)
 }
 
+// GfxinfoCounters runs `dumpsys gfxinfo PKG` (no framestats): the gfxinfo poller's idle probe.
+func (t Target) GfxinfoCounters(ctx context.Context, pkg string) ([]byte, error) {
+	return t.Client.GfxinfoCounters(ctx, t.Serial, pkg)
+}
+
 // Stream runs `logcat ARGS...` (checked by ValidLogcatArgs) and streams its output.
 func (t Target) Stream(ctx context.Context, args []string) (io.ReadCloser, error) {
 	return t.Client.Logcat(ctx, t.Serial, args)

@@ -3,7 +3,6 @@ package device
 import (
 	"context"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -29,12 +28,11 @@ func Watch(ctx context.Context, c *Client, every time.Duration) <-chan Update {
 	ch := make(chan Update, 1)
 	go func() {
 		defer close(ch)
-		versions := map[string]Info{} // key: serial + transport id
 		var last *Update
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
-			u := poll(ctx, c, versions)
+			u := poll(ctx, c)
 			if ctx.Err() != nil {
 				return
 			}
@@ -57,32 +55,10 @@ func Watch(ctx context.Context, c *Client, every time.Duration) <-chan Update {
 	return ch
 }
 
-func poll(ctx context.Context, c *Client, versions map[string]Info) Update {
-	infos, err := c.list(ctx)
+func poll(ctx context.Context, c *Client) Update {
+	infos, err := c.Devices(ctx)
 	if err != nil {
 		return Update{Err: err}
-	}
-	seen := map[string]bool{}
-	for i := range infos {
-		in := &infos[i]
-		if !in.Online() {
-			continue
-		}
-		key := in.Serial + "\x00" + strconv.FormatInt(in.TransportID, 10)
-		seen[key] = true
-		if v, ok := versions[key]; ok {
-			in.Android, in.SDK, in.Model = v.Android, v.SDK, v.Model
-			continue
-		}
-		c.fillVersion(ctx, in)
-		if in.Android != "" || in.SDK != 0 {
-			versions[key] = *in
-		}
-	}
-	for k := range versions {
-		if !seen[k] {
-			delete(versions, k)
-		}
 	}
 	return Update{Devices: infos}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/fpstop/fpstop/device"
@@ -188,7 +189,55 @@ func (a *app) sourceFor(t *target, kind string) (source.Source, string) {
 	case "logcat":
 		return source.Prefixed(pre, a.logcatLive(t)), kind
 	default: // gfxinfo+logcat
-		return source.Prefixed(pre, source.Merged(source.KindGfxinfoLogcat, gfx(), a.logcatLive(t))), kind
+		return source.Prefixed(pre, a.gfxinfoLogcat(t)), kind
+	}
+}
+
+// gfxinfoLogcat is gfxinfo and logcat together, each steering the other so the phone is asked
+// less: the logcat stream's vsync messages wake the gfxinfo poller when the idle app draws
+// again (and before its ring fills), and the pid the dumps print spares the logcat side its
+// own pidof every few seconds.
+func (a *app) gfxinfoLogcat(t *target) source.Source {
+	drawn := make(chan int, 64)
+	pid := &knownPid{lookup: t.dev().Pid(t.pkg)}
+	gfx := gfxinfo.NewPoller(t.dev(), gfxinfo.PollerConfig{
+		Package: t.pkg, Interval: a.opts.Interval, Reset: a.opts.Reset, KeepRaw: a.opts.RecordRaw,
+		Device: t.sessionDevice(), Drawn: drawn,
+	})
+	lc := logcat.NewLive(t.dev(), logcat.LiveOptions{Package: t.pkg, Device: t.sessionDevice(), Pid: pid.get, Raw: a.opts.RecordRaw})
+	return source.Merged(source.KindGfxinfoLogcat,
+		source.Tapped(gfx, pid.look),
+		source.Tapped(lc, func(b []source.Event) {
+			if n := source.VsyncFrames(b); n > 0 {
+				select {
+				case drawn <- n:
+				default: // the poller is behind: it has been woken already
+				}
+			}
+		}))
+}
+
+// knownPid is the app's pid as the gfxinfo dumps last printed it; pidof on the device only
+// until a dump has told.
+type knownPid struct {
+	v      atomic.Int64
+	lookup func(ctx context.Context) (int, error)
+}
+
+func (k *knownPid) get(ctx context.Context) (int, error) {
+	if p := k.v.Load(); p > 0 {
+		return int(p), nil
+	}
+	return k.lookup(ctx)
+}
+
+func (k *knownPid) look(b []source.Event) {
+	for _, e := range b {
+		// (the Session names the app's main process, at the start and on a restart; its other
+		// processes' polls must not move the logcat stream)
+		if x, ok := e.(*source.Session); ok && x.Pid > 0 {
+			k.v.Store(int64(x.Pid))
+		}
 	}
 }
 

@@ -129,6 +129,10 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 		var b bytes.Buffer
 		if args[2] != pkg {
 			_ = sim.RenderNoProcess(&b, args[2])
+		} else if !contains(args, "framestats") {
+			if err := p.dump.RenderSummary(&b, p.sim.Now(), sim.LayoutAndroid13); err != nil {
+				return err
+			}
 		} else if err := p.dump.Render(&b, p.sim.Now(), sim.LayoutAndroid13); err != nil {
 			return err
 		}

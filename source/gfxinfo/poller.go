@@ -3,7 +3,6 @@ package gfxinfo
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
@@ -43,9 +42,15 @@ func Args(pkg string, reset bool) []string {
 type PollerConfig struct {
 	// Package is the app to poll (already validated).
 	Package string
-	// Interval between polls; 0 = adaptive: under half the 120-frame ring's time at the
-	// current refresh rate (120 Hz → 500 ms, 60 Hz → 1 s), never below MinInterval.
+	// Interval between polls; 0 = paced by need: the 120-frame ring's time at the rate the app
+	// draws now less a quarter (120 fps → 750 ms, 60 fps → 1.5 s, at most 3 s), and while the
+	// app draws nothing a counters-only probe every IdleProbeEvery (when the Dumper is a
+	// CounterDumper), back to full dumps as soon as it draws again.
 	Interval time.Duration
+	// Drawn, when set, carries counts of frames another source saw the app draw (the logcat
+	// stream's vsync messages): the poller dumps at once when the idle app draws again or the
+	// ring is three-quarters full, before it can overflow.
+	Drawn <-chan int
 	// Reset appends `reset` to every dump (needs a ResetDumper). Off by default: it wipes the
 	// app's counters for everyone.
 	Reset bool
@@ -107,8 +112,22 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	}()
 	var data []byte
 	var gapFrom int64 // device time last seen before a disconnection
-	loop := source.PollLoop{PollClock: p.cfg.PollClock, BackoffStart: backoffStart, BackoffMax: backoffMax}
+	pc := newPacer()
+	cd, canProbe := p.d.(CounterDumper)
+	canProbe = canProbe && p.cfg.Interval == 0 && rd == nil
+	clock := p.cfg.PollClock
+	if p.cfg.Drawn != nil && p.cfg.Interval == 0 {
+		fctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go pc.follow(fctx, p.cfg.Drawn)
+		clock.Sleep = func(ctx context.Context, d time.Duration) error { return pc.sleep(ctx, d, p.cfg.Sleep) }
+	}
+	loop := source.PollLoop{PollClock: clock, BackoffStart: backoffStart, BackoffMax: backoffMax}
 	loop.Poll = func(ctx context.Context) (err error) {
+		if !pc.fullNext(canProbe) {
+			data, err = cd.GfxinfoCounters(ctx, p.cfg.Package)
+			return err
+		}
 		if rd != nil {
 			data, err = rd.GfxinfoReset(ctx, p.cfg.Package)
 		} else {
@@ -128,6 +147,19 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 			gapFrom = st.lastNs
 			st.state = "" // the next dump re-announces its state
 		}
+		if pc.probing {
+			if back {
+				pc.probe = false
+				return 0, nil // a full dump at once: it marks the gap
+			}
+			wait, evs := pc.probed(st, data)
+			if len(evs) > 0 {
+				if e := send(ctx, out, evs); e != nil {
+					return 0, e
+				}
+			}
+			return wait, nil
+		}
 		var evs []source.Event
 		if p.cfg.KeepRaw {
 			evs = append(evs, &source.Raw{AtNs: st.lastNs, Stream: "gfxinfo", Text: data})
@@ -145,37 +177,23 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 				return 0, e
 			}
 		}
-		return p.wait(st, evs, start), nil
+		if p.cfg.Interval > 0 {
+			return p.cfg.Interval, nil
+		}
+		wait := pc.dumped(st, evs, canProbe)
+		if pc.probe {
+			return wait, nil
+		}
+		return max(wait-p.cfg.Now().Sub(start), MinInterval), nil
 	}
 	return loop.Run(ctx)
 }
 
-// damagedPolls is how many polls after a damaged dump are taken at a quarter of the adaptive
-// interval.
+// damagedPolls is how many polls after a dump with damaged text are taken at a quarter of the
+// paced interval: every ring row is then printed by several dumps, so a row torn in one is read
+// from another, and fewer frames are lost or charged on a damaged counter. Only damaged text
+// starts it (a late poll is not damage).
 const damagedPolls = 40
-
-// wait returns how long to sleep before the next poll: the configured interval, else the
-// adaptive one less the time this poll took. While the output is damaged (a flaky cable, a full
-// buffer: the last damaged dump was under damagedPolls polls ago) it is a quarter of that, so
-// every ring row is printed by some eight dumps instead of two: a row torn in one is read from
-// another, and fewer frames are lost or charged on a damaged counter.
-func (p *Poller) wait(st *tracker, evs []source.Event, start time.Time) time.Duration {
-	if p.cfg.Interval > 0 {
-		return p.cfg.Interval
-	}
-	st.damaged = max(st.damaged-1, 0)
-	for _, e := range evs {
-		if n, ok := e.(*source.Notice); ok && n.Level == source.LevelWarn && strings.HasPrefix(n.Text, "gfxinfo: ") {
-			st.damaged = damagedPolls
-			break
-		}
-	}
-	wait := AdaptiveInterval(st.periodNs)
-	if st.damaged > 0 {
-		wait /= 4
-	}
-	return max(wait-p.cfg.Now().Sub(start), MinInterval)
-}
 
 // AdaptiveInterval is the poll period for frames of periodNs (0 = unknown): half the time
 // the 120-frame ring holds, clamped to [MinInterval, MaxInterval]; DefaultInterval when unknown.

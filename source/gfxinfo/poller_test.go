@@ -204,8 +204,11 @@ func TestPollerDedupe(t *testing.T) {
 	if fmt.Sprint(hz) != "[120 60]" || fmt.Sprint(ticks) != "[11000000000 11500000000 14000000000]" || sess != 1 || sums != 6 {
 		t.Errorf("refresh %v ticks %v sessions %d summaries %d", hz, ticks, sess, sums)
 	}
-	// Adaptive: 120 Hz → 500 ms, then 60 Hz → 1 s.
-	if fmt.Sprint(sleeps) != "[499.99998ms 499.99998ms 1s]" {
+	// Paced by need: the first dump at the 120 Hz refresh rate's pace (500 ms), then the ring's
+	// time less a quarter at the refresh rate or the rate drawn, whichever is faster: 50 frames
+	// in 0.5 s (100 fps, 120 Hz) → 750 ms; the counter's 400 frames in 2.5 s (160 fps, the ring
+	// overflowed) → 562.5 ms.
+	if fmt.Sprint(rounded(sleeps)) != "[500ms 750ms 563ms]" {
 		t.Errorf("sleeps %v", sleeps)
 	}
 	if s.pkgs[0] != pkg {

@@ -51,7 +51,6 @@ type tracker struct {
 	matchRound    int64           // counts dedupeProcess calls (winState.used)
 	slab          frameSlab       // storage of the emitted frames
 	parser        Parser          // reused: it remembers the last good PROFILEDATA header
-	damaged       int             // polls left at the damaged-output interval (Poller.wait)
 	// final: the dump being applied is the capture's last (the file source): no next dump
 	// will print again the rows it could not place
 	final bool

@@ -329,6 +329,16 @@ const realtimeOffsetMs = 1_105_330_509
 // it in layout: the header, the process summary, per window the view-root line, its summary and
 // its PROFILEDATA block with the rows of its ring whose SyncStart is set, and the view hierarchy.
 func (d *GfxinfoDump) Render(w io.Writer, nowNs int64, layout Layout) error {
+	return d.render(w, nowNs, layout, true)
+}
+
+// RenderSummary writes `dumpsys gfxinfo <pkg>` without framestats: the same text as Render
+// without the PROFILEDATA blocks (the counters, summaries and the view hierarchy only).
+func (d *GfxinfoDump) RenderSummary(w io.Writer, nowNs int64, layout Layout) error {
+	return d.render(w, nowNs, layout, false)
+}
+
+func (d *GfxinfoDump) render(w io.Writer, nowNs int64, layout Layout, framestats bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	bw := bufio.NewWriterSize(w, 32<<10)
@@ -351,6 +361,10 @@ func (d *GfxinfoDump) Render(w io.Writer, nowNs int64, layout Layout) error {
 		default:
 			fmt.Fprintf(bw, "Window: %s\n", win.title)
 			writeStats(bw, &win.stats, layout)
+		}
+		if !framestats {
+			bw.WriteString("\n")
+			continue
 		}
 		bw.WriteString("\n\n\n---PROFILEDATA---\n")
 		for _, c := range cols {

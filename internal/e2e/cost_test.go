@@ -19,7 +19,7 @@ import (
 func startBin(t testing.TB, env *adbtest.Env, args ...string) (*exec.Cmd, *strings.Builder, *strings.Builder) {
 	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(binary(t), append([]string{"--adb-port", strconv.Itoa(env.Port), "-s", env.Serial, "-p", pkg}, args...)...)
+	cmd := exec.Command(binary(t), append([]string{"--adb-port", strconv.Itoa(env.Port)}, args...)...)
 	cmd.Env = append(cmd.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "ANDROID_SERIAL=")
 	var out, errb strings.Builder
@@ -63,7 +63,7 @@ func TestIdleAppCostAndResume(t *testing.T) {
 			var mt meter
 			env := adbtest.Start(t, fakeadb.Config{Handler: mt.wrap(m.handler), Model: "Pixel 7", Android: "14", SDK: 34})
 			rec := filepath.Join(t.TempDir(), "run.jsonl")
-			cmd, out, errb := startBin(t, env, "--source", src, "--headless", "--json", "--duration", "21s", "--record", rec)
+			cmd, out, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", src, "--headless", "--json", "--duration", "21s", "--record", rec)
 			time.Sleep(3 * time.Second)
 			m.drawing.Store(false)
 			time.Sleep(5 * time.Second)
@@ -130,7 +130,7 @@ func TestHostStallNoBurst(t *testing.T) {
 	ph := startPhone(t, 120, "stress", 7, 0)
 	var mt meter
 	env := adbtest.Start(t, fakeadb.Config{Handler: mt.wrap(ph.handler), Model: "Pixel 7", Android: "14", SDK: 34})
-	cmd, out, errb := startBin(t, env, "--source", "gfxinfo", "--headless", "--json", "--duration", "12s")
+	cmd, out, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "gfxinfo", "--headless", "--json", "--duration", "12s")
 	time.Sleep(4 * time.Second)
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ type gamePhone struct {
 	layer string
 }
 
-func startGamePhone(t *testing.T, hz float64, scenario string, style fakeadb.SFStyle) *gamePhone {
+func startGamePhone(t testing.TB, hz float64, scenario string, style fakeadb.SFStyle) *gamePhone {
 	t.Helper()
 	return startGamePhoneWith(t, hz, scenario, style, nil)
 }

@@ -52,16 +52,18 @@ func (r *run) discover(ctx context.Context) (err error) {
 	if r.p.cfg.Layer != "" {
 		return r.fixed(cands)
 	}
-	defer func() {
-		if err == nil {
-			err = r.listLayers(ctx, cands)
-		}
-	}()
 	listed := false
 	for _, c := range cands {
 		listed = listed || c.Name == r.layer.Name
 	}
-	advancing := r.layer.Name != "" && r.p.cfg.Now().Sub(r.lastAdvance) < staleAfter
+	advancing := r.presenting()
+	defer func() {
+		// Once the presenting layer is known, its candidates' rings are not read again until
+		// it stops presenting or the list changes (DESIGN §7 "Observer effect").
+		if err == nil && !(advancing && listed && sameNames(cands, r.listed)) {
+			err = r.listLayers(ctx, cands)
+		}
+	}()
 	if listed && (advancing || r.periodOnly > 0) {
 		return nil
 	}
@@ -188,6 +190,19 @@ func (r *run) newestPresent(ctx context.Context, name string) (int64, error) {
 	return n, nil
 }
 
+// sameNames reports whether cands are the layers names lists, in order.
+func sameNames(cands []Layer, names []string) bool {
+	if len(cands) != len(names) {
+		return false
+	}
+	for i, c := range cands {
+		if c.Name != names[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // maxListed is how many of the app's layers the picker is told about.
 const maxListed = 6
 
@@ -195,6 +210,10 @@ const maxListed = 6
 // present times, for the layer picker.
 func (r *run) listLayers(ctx context.Context, cands []Layer) error {
 	ll := &source.LayerList{AtNs: r.now(), Layers: []source.ListedLayer{}}
+	r.listed = r.listed[:0]
+	for _, c := range cands {
+		r.listed = append(r.listed, c.Name)
+	}
 	for i, c := range cands {
 		if i == maxListed {
 			break

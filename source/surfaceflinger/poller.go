@@ -49,14 +49,18 @@ const (
 	DefaultInterval = 500 * time.Millisecond
 	MaxInterval     = time.Second
 	// RingRecords is how many records `--latency` prints (a ring of 128 minus the slot in progress).
-	RingRecords  = 127
-	relistEvery  = 2 * time.Second
-	staleAfter   = time.Second
-	probeGap     = 150 * time.Millisecond
-	maxProbe     = 8
-	periodOnlyN  = 3 // period-only polls of a presenting layer before the timestats fallback
-	backoffStart = 250 * time.Millisecond
-	backoffMax   = 5 * time.Second
+	RingRecords = 127
+	relistEvery = 2 * time.Second
+	// relistPresenting is how often the layers are listed while the measured one presents:
+	// rarely (a better layer that appears beside it is found then), and its candidates' rings
+	// are read again only when the list changed.
+	relistPresenting = 10 * time.Second
+	staleAfter       = time.Second
+	probeGap         = 150 * time.Millisecond
+	maxProbe         = 8
+	periodOnlyN      = 3 // period-only polls of a presenting layer before the timestats fallback
+	backoffStart     = 250 * time.Millisecond
+	backoffMax       = 5 * time.Second
 )
 
 // AdaptiveInterval is the poll period for a display period (0 unknown): half the time the
@@ -99,6 +103,7 @@ type run struct {
 	hasOffset bool
 
 	lastList    time.Time
+	listed      []string // the candidates the last LayerList told of
 	lastAdvance time.Time
 	periodOnly  int
 	// probePeriodOnly counts probes whose --latency printed the period only (auto's Android 16 hint)
@@ -215,7 +220,11 @@ func (r *run) step(ctx context.Context) error {
 	if r.ts != nil {
 		return r.stepTimestats(ctx)
 	}
-	due := r.layer.Name == "" || now.Sub(r.lastList) >= relistEvery
+	every := relistEvery
+	if r.presenting() {
+		every = relistPresenting
+	}
+	due := r.layer.Name == "" || now.Sub(r.lastList) >= every
 	if due {
 		if err := r.discover(ctx); err != nil {
 			return err
@@ -251,6 +260,11 @@ func (r *run) step(ctx context.Context) error {
 
 // errPeriodOnly ends a poller that may not fall back to timestats.
 var errPeriodOnly = errors.New("surfaceflinger: --latency prints the period only")
+
+// presenting reports whether the measured layer presented a frame lately.
+func (r *run) presenting() bool {
+	return r.layer.Name != "" && r.p.cfg.Now().Sub(r.lastAdvance) < staleAfter
+}
 
 // apply turns one latency dump of the measured layer into events.
 func (r *run) apply(l *Latency) {

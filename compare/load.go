@@ -150,7 +150,7 @@ type loader struct {
 }
 
 func newLoader(cfg metrics.Config) *loader {
-	ld := &loader{p: metrics.NewPipeline(cfg), total: map[int64]*[nFeat]float64{},
+	ld := &loader{p: metrics.NewPipeline(record.Offline(cfg)), total: map[int64]*[nFeat]float64{},
 		windows: map[string]map[int64]*[nFeat]float64{}, msgs: map[Signature][]float64{}, seen: map[Signature]int64{}}
 	ld.p.OnFrame(ld.frame)
 	return ld

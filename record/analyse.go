@@ -26,7 +26,7 @@ type Analysis struct {
 // report counts it (Looper-derived frames included; see metrics.Pipeline.OnFrame), so a chart
 // of the frames agrees with the report's numbers.
 func Analyse(path string, cfg metrics.Config, meta metrics.ReportMeta, onFrame func(*metrics.ClassifiedFrame)) (*Analysis, error) {
-	p := metrics.NewPipeline(cfg)
+	p := metrics.NewPipeline(Offline(cfg))
 	if onFrame != nil {
 		p.OnFrame(func(c metrics.ClassifiedFrame) { onFrame(&c) })
 	}

@@ -142,7 +142,7 @@ type frameTimer struct {
 }
 
 func newFrameTimer(cfg metrics.Config) *frameTimer {
-	t := &frameTimer{p: metrics.NewPipeline(cfg)}
+	t := &frameTimer{p: metrics.NewPipeline(Offline(cfg))}
 	t.p.OnFrame(func(c metrics.ClassifiedFrame) { t.out = append(t.out, c) })
 	return t
 }

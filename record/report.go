@@ -114,11 +114,19 @@ func readBatchesWhile(path string, fn func([]source.Event) bool) (*Reader, error
 	return r, nil
 }
 
+// Offline is cfg for a pipeline that reads a recording for a report, an export or a comparison:
+// it keeps no frame history (only the screen's timeline reads it, and at 120 Hz it holds up to
+// 2^19 frames), so the memory of a report does not follow the recording's length.
+func Offline(cfg metrics.Config) metrics.Config {
+	cfg.HistoryLen = -1
+	return cfg
+}
+
 // Report reads a recording into a metrics.Pipeline and returns its report. Fed the same events
 // (the recording's session first), the pipeline gives the live run's report; meta.WallNs is 0
 // for a recording (duration_s is then the span of the events) unless the caller knows better.
 func Report(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, error) {
-	p := metrics.NewPipeline(cfg)
+	p := metrics.NewPipeline(Offline(cfg))
 	if _, err := readBatches(path, p.AddBatch); err != nil {
 		return nil, err
 	}
@@ -129,7 +137,7 @@ func Report(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.
 // for WriteMarkdownSeries' sparkline. The series is gathered from pipeline Snapshots taken as
 // the events are fed, so it covers the whole recording whatever cfg.SeriesLen is.
 func ReportSeries(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, []metrics.SlicePoint, error) {
-	p := metrics.NewPipeline(cfg)
+	p := metrics.NewPipeline(Offline(cfg))
 	sc := newSeriesCollector(p, cfg)
 	if _, err := readBatches(path, sc.feed); err != nil {
 		return nil, nil, err

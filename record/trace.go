@@ -79,7 +79,7 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 	// One pipeline gives both the frames, classified exactly as the report counts them
 	// (Looper-derived frames included), and the FPS series for the counters.
 	cfg := opts.Config
-	p := metrics.NewPipeline(cfg)
+	p := metrics.NewPipeline(Offline(cfg))
 	var win window
 	p.OnFrame(func(c metrics.ClassifiedFrame) {
 		if win.has(c.Frame.VsyncNs) {

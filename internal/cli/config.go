@@ -91,7 +91,7 @@ func (a *app) infoCmd() *cobra.Command {
 	var defaultConfig bool
 	c := &cobra.Command{
 		Use:   "info",
-		Short: "where everything is: config, log and theme paths, colour profile, adb server",
+		Short: "where everything is: config, log and theme paths, colour profile, what each source asks of the phone, adb server",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
@@ -131,6 +131,7 @@ func (a *app) infoCmd() *cobra.Command {
 			fmt.Fprintf(w, "colour:        %s (--color %s; NO_COLOR=%q; TERM=%q; COLORTERM=%q)\n",
 				profileName(prof), a.opts.Color, a.env.Getenv("NO_COLOR"), a.env.Getenv("TERM"), a.env.Getenv("COLORTERM"))
 			fmt.Fprintf(w, "background:    dark=%v (as lipgloss detects it)\n", a.env.StdoutIsTerminal && lipgloss.HasDarkBackground())
+			writeDeviceCost(w)
 			addr, err := device.ServerAddr(a.opts.AdbHost, a.opts.AdbPort)
 			if err != nil {
 				fmt.Fprintf(w, "adb server:    %v\n", err)

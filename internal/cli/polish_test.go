@@ -36,3 +36,17 @@ func TestCommandLinePolish(t *testing.T) {
 		t.Errorf("info --adb-host/--adb-port: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// `fpstop info` states what each source asks of the phone, from the pollers' pacing.
+func TestInfoStatesDeviceCost(t *testing.T) {
+	out, _, code := run(t, "", "info", "--adb-host", "127.0.0.1", "--adb-port", "1")
+	if code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"device cost:", "`dumpsys gfxinfo PKG framestats` every 0.75 s at 120 Hz", "1.5 s at 60 Hz",
+		"every 4 s (0.25/s)", "no pidof", "getprop` once per device connection"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -367,3 +367,7 @@ func field(data []byte, key string, end byte) (string, bool) {
 	}
 	return string(bytes.TrimSpace(rest[:j])), true
 }
+
+// PacedInterval is the full-dump interval for an app drawing at hz frames a second on a
+// punctual host (what `fpstop info` states): the ring's time less a quarter.
+func PacedInterval(hz float64) time.Duration { return busyInterval(hz, 0) }

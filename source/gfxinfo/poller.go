@@ -115,13 +115,8 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	pc := newPacer()
 	cd, canProbe := p.d.(CounterDumper)
 	canProbe = canProbe && p.cfg.Interval == 0 && rd == nil
-	clock := p.cfg.PollClock
-	if p.cfg.Drawn != nil && p.cfg.Interval == 0 {
-		fctx, stop := context.WithCancel(ctx)
-		defer stop()
-		go pc.follow(fctx, p.cfg.Drawn)
-		clock.Sleep = func(ctx context.Context, d time.Duration) error { return pc.sleep(ctx, d, p.cfg.Sleep) }
-	}
+	clock, stop := p.followDrawn(ctx, pc)
+	defer stop()
 	loop := source.PollLoop{PollClock: clock, BackoffStart: backoffStart, BackoffMax: backoffMax}
 	loop.Poll = func(ctx context.Context) (err error) {
 		if !pc.fullNext(canProbe) {
@@ -187,6 +182,19 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		return max(wait-p.cfg.Now().Sub(start), MinInterval), nil
 	}
 	return loop.Run(ctx)
+}
+
+// followDrawn starts following cfg.Drawn (when set and the interval is paced) and returns the
+// loop's clock, whose Sleep the pacer can cut short, and what stops the following.
+func (p *Poller) followDrawn(ctx context.Context, pc *pacer) (source.PollClock, context.CancelFunc) {
+	clock := p.cfg.PollClock
+	if p.cfg.Drawn == nil || p.cfg.Interval != 0 {
+		return clock, func() {}
+	}
+	fctx, stop := context.WithCancel(ctx)
+	go pc.follow(fctx, p.cfg.Drawn)
+	clock.Sleep = func(ctx context.Context, d time.Duration) error { return pc.sleep(ctx, d, p.cfg.Sleep) }
+	return clock, stop
 }
 
 // damagedPolls is how many polls after a dump with damaged text are taken at a quarter of the

@@ -37,7 +37,7 @@ func startGamePhone(t testing.TB, hz float64, scenario string, style fakeadb.SFS
 
 // startGamePhoneWith is startGamePhone with present deciding, for each of the game's frames
 // (on the simulator's goroutine, at its present time), whether SurfaceFlinger presents it.
-func startGamePhoneWith(t *testing.T, hz float64, scenario string, style fakeadb.SFStyle, present func(*gamePhone, *source.LayerFrame) bool) *gamePhone {
+func startGamePhoneWith(t testing.TB, hz float64, scenario string, style fakeadb.SFStyle, present func(*gamePhone, *source.LayerFrame) bool) *gamePhone {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test over adb: skipped with -short")

@@ -103,7 +103,9 @@ func TestIdleAppCostAndResume(t *testing.T) {
 				}
 			}
 			if src == "gfxinfo+logcat" {
-				if missing > 0 || lost > 0 {
+				// (frames_lost may say 1 where the truth shows none missing: a frame the
+				// counter counted before the dump printed its row, seen on the old poller too)
+				if missing > 0 || lost > 1 {
 					t.Errorf("gfxinfo+logcat lost %d frames on resume (frames_lost %d): the logcat stream should bring the dumps back in time", missing, lost)
 				}
 				return

@@ -127,6 +127,8 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 	switch {
 	case len(args) >= 3 && args[0] == "dumpsys" && args[1] == "gfxinfo":
 		var b bytes.Buffer
+		// a restarted app (the test changed its pid) prints its new process
+		p.dump.Restart(int(p.pid.Load()), p.sim.Now())
 		if args[2] != pkg {
 			_ = sim.RenderNoProcess(&b, args[2])
 		} else if !contains(args, "framestats") {

@@ -139,6 +139,18 @@ func (d *GfxinfoDump) reset(pkg string, pid int, sinceNs int64) {
 	d.removed = map[string]bool{}
 }
 
+// Restart models the app's process restarting as pid at sinceNs: a new process, whose windows
+// and counters start afresh (a phone's dump then prints the new pid), unless pid is the one
+// already printed.
+func (d *GfxinfoDump) Restart(pid int, sinceNs int64) {
+	d.mu.Lock()
+	same, pkg := d.pid == pid, d.pkg
+	d.mu.Unlock()
+	if !same {
+		d.reset(pkg, pid, sinceNs)
+	}
+}
+
 // window returns the window titled title, attaching it when new.
 func (d *GfxinfoDump) window(title string, atNs int64) *dumpWindow {
 	w := d.byTitle[title]

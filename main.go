@@ -15,6 +15,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/cli"
+	"github.com/fpstop/fpstop/internal/outfile"
 )
 
 // Set by the release build (goreleaser ldflags:
@@ -47,7 +48,7 @@ func cpuProfile(path string) func() {
 	if path == "" {
 		return func() {}
 	}
-	f, err := os.Create(path)
+	f, err := outfile.Create(path, true)
 	if err == nil {
 		err = pprof.StartCPUProfile(f)
 	}

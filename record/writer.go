@@ -131,6 +131,15 @@ func Create(path string, hdr Header, opts Options) (*Writer, error) {
 	return w, nil
 }
 
+// NewWriter starts an uncompressed recording on out, a stream fpstop did not open (Close
+// flushes it but does not close it; no flusher goroutine runs): how tests give a recording a
+// stream that fails, now that no device such as /dev/full is ever written (outfile).
+// name is what its errors call it.
+func NewWriter(out io.Writer, name string, hdr Header) (*Writer, error) {
+	w := &Writer{path: name, out: newSink(out, nil, false), now: time.Now}
+	return w, w.start(hdr)
+}
+
 // newWriter makes a Writer over arbitrary streams (tests inject failing writers). raw may be
 // nil. No flusher goroutine runs.
 func newWriter(out io.Writer, gz bool, raw io.Writer, hdr Header) (*Writer, error) {

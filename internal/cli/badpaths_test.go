@@ -58,27 +58,6 @@ func TestRecordingCannotBeCreated(t *testing.T) {
 	}
 }
 
-// TestRecordingWriteFails (issue 13): a recording whose writes fail later (/dev/full) stops the
-// run at once: exit 3, and the report's warnings say so.
-func TestRecordingWriteFails(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full on this system")
-	}
-	start := time.Now()
-	out, errs, code := run(t, "", "--source", "sim", "--headless", "--json", "--duration", "30s",
-		"--speed", "1", "--force", "--record", "/dev/full")
-	if code != ExitRuntime {
-		t.Fatalf("exit %d, stderr %q; want %d", code, errs, ExitRuntime)
-	}
-	r := decode(t, out)
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "recording") || !strings.Contains(errs, "recording") {
-		t.Errorf("warnings %q, stderr %q: the failed recording is not reported", r.Warnings, errs)
-	}
-	if el := time.Since(start); el > 10*time.Second {
-		t.Errorf("the run went on for %v after the recording failed", el)
-	}
-}
-
 // TestUnrecognisableInput (issue 13): input with nothing fpstop can read says what it found
 // and exits 3 (never an empty clean report).
 func TestUnrecognisableInput(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/fpstop/fpstop/internal/export"
 	"github.com/fpstop/fpstop/internal/export/otlp"
 	"github.com/fpstop/fpstop/internal/export/prom"
+	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 )
 
@@ -59,6 +60,9 @@ func (e *ExportOptions) validate(changed func(string) bool) error {
 	if e.MetricsFile != "" {
 		if st, err := os.Stat(filepath.Dir(e.MetricsFile)); err != nil || !st.IsDir() {
 			return usageErr("--metrics-file %q: its directory does not exist", e.MetricsFile)
+		}
+		if err := outfile.Check(e.MetricsFile); err != nil {
+			return usageErr("--metrics-file: %v", err)
 		}
 	}
 	if e.Interval < time.Second || e.Interval > time.Hour {

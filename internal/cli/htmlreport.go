@@ -19,7 +19,7 @@ func (a *app) writeOutput(stdout io.Writer, output string, write func(io.Writer)
 		return write(stdout)
 	}
 	f, err := outfile.Create(output, a.opts.Force)
-	if errors.Is(err, outfile.ErrExists) {
+	if errors.Is(err, outfile.ErrExists) || errors.Is(err, outfile.ErrNotRegular) {
 		return usageErr("%v", err)
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 )
 
@@ -114,6 +115,14 @@ var validSources = []string{"auto", "sim", "gfxinfo", "logcat", "gfxinfo+logcat"
 // validate checks flag values and their combinations. changed reports whether a flag was given
 // on the command line (only that implies the simulator); set also counts the config file.
 func (o *Options) validate(changed, set func(string) bool) error {
+	for flag, path := range map[string]string{"--record": o.Record, "--truth": o.Truth, "--junit": o.JUnit} {
+		if path != "" && path != "-" {
+			// a device, FIFO, directory or link is refused before anything runs (issue 31)
+			if err := outfile.Check(path); err != nil {
+				return usageErr("%s: %v", flag, err)
+			}
+		}
+	}
 	ok := false
 	for _, s := range validSources {
 		if o.Source == s {

@@ -238,6 +238,9 @@ func (a *app) exportCmd() *cobra.Command {
 				}
 			}
 			f, err := outfile.Create(trace, a.opts.Force)
+			if errors.Is(err, outfile.ErrNotRegular) {
+				return usageErr("--trace: %v", err)
+			}
 			if err != nil {
 				return runtimeErr(err)
 			}

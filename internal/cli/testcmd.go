@@ -10,6 +10,7 @@ import (
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/junit"
+	"github.com/fpstop/fpstop/internal/outfile"
 )
 
 // testFlags are `fpstop test`'s own flags (the source, simulator, gate and metric flags are the
@@ -179,7 +180,7 @@ func (a *app) runTest(cmd *cobra.Command, f *testFlags) error {
 func (t *tester) finish(sum *compare.Summary, gateFails []string) error {
 	a := t.a
 	path := filepath.Join(t.dir, compare.SummaryFile)
-	f, err := os.Create(path)
+	f, err := outfile.Create(path, true)
 	if err != nil {
 		return runtimeErr(fmt.Errorf("cannot write the summary: %w", err))
 	}

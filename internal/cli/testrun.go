@@ -12,6 +12,7 @@ import (
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/junit"
+	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
 )
@@ -67,7 +68,7 @@ func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []str
 		fmt.Fprintf(t.a.env.Stderr, "fpstop test: iteration %d failed: %s\n", i, it.Error)
 		return it, nil, nil
 	}
-	logf, err := os.Create(filepath.Join(t.dir, fmt.Sprintf("iteration-%02d.log", i)))
+	logf, err := outfile.Create(filepath.Join(t.dir, fmt.Sprintf("iteration-%02d.log", i)), true)
 	if err != nil {
 		return it, nil, runtimeErr(fmt.Errorf("cannot write the command log: %w", err))
 	}

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/fpstop/fpstop/internal/outfile"
 )
 
 // DefaultPath is <user cache dir>/fpstop/fpstop.log ($XDG_CACHE_HOME or ~/.cache on Linux).
@@ -31,7 +33,7 @@ func Open(path string, debug bool) (*slog.Logger, func() error, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return discard, func() error { return nil }, fmt.Errorf("log directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := outfile.Append(path)
 	if err != nil {
 		return discard, func() error { return nil }, fmt.Errorf("log file: %w", err)
 	}

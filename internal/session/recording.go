@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
@@ -60,6 +61,9 @@ var ErrCannotCreate = errors.New("cannot record")
 // (a missing directory: fpstop never creates one; an unwritable one; a dangling symbolic link)
 // is reported at once, before anything runs.
 func NewRecording(path string, opts RecordOptions) (*Recording, error) {
+	if err := outfile.Check(path); err != nil { // a device, FIFO, directory or link: never written
+		return nil, fmt.Errorf("%w: %w", ErrCannotCreate, err)
+	}
 	if !opts.Force {
 		if _, err := os.Stat(path); err == nil {
 			return nil, fmt.Errorf("%s %w", path, ErrExists)
@@ -147,6 +151,9 @@ func (r *Recording) tap(batch []source.Event) {
 	}
 }
 
+// createWriter is record.Create; tests substitute a writer that fails.
+var createWriter = record.Create
+
 // create makes the file with a header from sess (its refresh rate, when it has none, from a
 // Refresh held before it) and writes the events held for it; the error is kept. Call with r.mu
 // held.
@@ -155,7 +162,7 @@ func (r *Recording) create(sess *source.Session) error {
 	if h.RefreshHz == 0 {
 		h.RefreshHz = r.hz
 	}
-	w, err := record.Create(r.path, h, record.Options{Force: r.opts.Force, Raw: r.opts.Raw})
+	w, err := createWriter(r.path, h, record.Options{Force: r.opts.Force, Raw: r.opts.Raw})
 	if err != nil {
 		r.fail(err)
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fpstop/fpstop/record"
@@ -13,9 +14,15 @@ import (
 // TestRecordingFailureSignals (issue 13): a recording whose writes fail signals it at once
 // (Failed), keeps the error and is no longer active for the screen.
 func TestRecordingFailureSignals(t *testing.T) {
-	r, err := NewRecording("/dev/full", RecordOptions{Force: true})
+	path := filepath.Join(t.TempDir(), "full.jsonl")
+	old := createWriter
+	defer func() { createWriter = old }()
+	createWriter = func(name string, hdr record.Header, _ record.Options) (*record.Writer, error) {
+		return record.NewWriter(fullWriter{}, name, hdr)
+	}
+	r, err := NewRecording(path, RecordOptions{Force: true})
 	if err != nil {
-		t.Skipf("no /dev/full here: %v", err)
+		t.Fatal(err)
 	}
 	r.tap([]source.Event{&source.Session{Source: source.KindSim, Package: "com.example.app"}, &source.Tick{NowNs: 1}})
 	select {
@@ -23,7 +30,7 @@ func TestRecordingFailureSignals(t *testing.T) {
 	default:
 		t.Fatal("Failed not closed after a write failure")
 	}
-	if r.Err() == nil || !strings.Contains(r.Err().Error(), "/dev/full") {
+	if r.Err() == nil || !strings.Contains(r.Err().Error(), path) || !errors.Is(r.Err(), syscall.ENOSPC) {
 		t.Errorf("Err %v", r.Err())
 	}
 	s := &Session{rec: r}
@@ -31,6 +38,11 @@ func TestRecordingFailureSignals(t *testing.T) {
 		t.Errorf("status %+v: a failed recording is still active", st)
 	}
 }
+
+// fullWriter fails every write as a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
 
 // TestNewRecordingRefusesUncreatable: the path is checked before anything runs.
 func TestNewRecordingRefusesUncreatable(t *testing.T) {

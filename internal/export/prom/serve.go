@@ -5,10 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/fpstop/fpstop/internal/export"
+	"github.com/fpstop/fpstop/internal/outfile"
 )
 
 // NewRegistry registers the fpstop Collector over feed, plus the process and Go runtime
@@ -106,7 +106,8 @@ func (s *Server) Serve(ctx context.Context) error {
 
 // WriteFile writes g's metrics to path in the Prometheus text format that node_exporter's
 // textfile collector parses, atomically: a temporary file in the same directory renamed over
-// path, so the collector never reads half a file.
+// path, so the collector never reads half a file. Only a regular file or a new path is
+// replaced (outfile.Replace): a device, FIFO or link at path is refused.
 func WriteFile(path string, g prometheus.Gatherer) error {
 	mfs, err := g.Gather()
 	if err != nil {
@@ -119,24 +120,11 @@ func WriteFile(path string, g prometheus.Gatherer) error {
 			return fmt.Errorf("metrics file: %w", err)
 		}
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	err = outfile.Replace(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("metrics file: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("metrics file: %w", err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("metrics file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("metrics file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("metrics file: %w", err)
 	}
 	return nil

@@ -114,14 +114,22 @@ var validSources = []string{"auto", "sim", "gfxinfo", "logcat", "gfxinfo+logcat"
 
 // validate checks flag values and their combinations. changed reports whether a flag was given
 // on the command line (only that implies the simulator); set also counts the config file.
-func (o *Options) validate(changed, set func(string) bool) error {
+// checkOutputs refuses, before anything runs, an output path at which a device, FIFO,
+// directory or link exists (issue 31).
+func (o *Options) checkOutputs() error {
 	for flag, path := range map[string]string{"--record": o.Record, "--truth": o.Truth, "--junit": o.JUnit} {
 		if path != "" && path != "-" {
-			// a device, FIFO, directory or link is refused before anything runs (issue 31)
 			if err := outfile.Check(path); err != nil {
 				return usageErr("%s: %v", flag, err)
 			}
 		}
+	}
+	return nil
+}
+
+func (o *Options) validate(changed, set func(string) bool) error {
+	if err := o.checkOutputs(); err != nil {
+		return err
 	}
 	ok := false
 	for _, s := range validSources {

@@ -17,6 +17,10 @@ import (
 // applyTick applies the recorder and replay state and the clock.
 func (m Model) applyTick(t tickMsg) Model {
 	m.now = t.now
+	if t.exports != m.exports {
+		m.exports = t.exports
+		m.flash = m.flash.SetStatus(m.status())
+	}
 	if t.hasRec {
 		m.rec = t.rec
 	}
@@ -131,6 +135,9 @@ func (m Model) status() string {
 	}
 	if m.opts.Note != "" {
 		parts = append(parts, m.opts.Note)
+	}
+	if m.exports != "" {
+		parts = append(parts, "⚠ "+m.exports)
 	}
 	if w := m.shownWarnings(); len(w) > 0 {
 		parts = append(parts, "⚠ "+strconv.Itoa(len(w))+" warnings, latest: "+w[len(w)-1])

@@ -57,6 +57,9 @@ type Options struct {
 	// Note is a persistent line for the notice area, e.g. "no device found: showing the
 	// simulator".
 	Note string
+	// Exports says which exports (OTLP, the metrics file) are failing, "" while all deliver;
+	// read on every refresh, inside the refresh Cmd.
+	Exports func() string
 	// PickDevice opens the device picker at start (several devices and none chosen).
 	PickDevice bool
 }
@@ -76,6 +79,7 @@ type tickMsg struct {
 	hasReplay bool
 	replay    replayStatus
 	now       time.Time
+	exports   string
 }
 
 // Model is the dashboard: a tea.Model. Create it with New.
@@ -110,6 +114,7 @@ type Model struct {
 	seenNs   int64
 	seenAt   time.Time
 	rec      recState
+	exports  string // failing exports, from the last refresh
 	recErr   string
 	now      time.Time
 	overlay  overlay
@@ -229,6 +234,9 @@ func (m Model) poll(d time.Duration) tea.Cmd {
 		}
 		if o.Replay != nil {
 			t.hasReplay, t.replay = true, readReplay(o.Replay)
+		}
+		if o.Exports != nil {
+			t.exports = o.Exports()
 		}
 		return t
 	}

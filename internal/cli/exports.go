@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,29 +80,32 @@ func (e *ExportOptions) enabled() bool {
 	return e.MetricsListen != "" || e.MetricsFile != "" || e.OTLPEndpoint != ""
 }
 
-// exports are the running exporters of one invocation.
+// exports are the running exporters of one invocation. The pushing ones (OTLP, the metrics
+// file) count their attempts and failures, for the status line, the report and the exit status.
 type exports struct {
+	a      *app
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	err    error
+	health []*export.Health
 }
 
 // startExports starts what the export flags ask for over feed. A port that cannot be bound is
-// a runtime error now; later failures are logged (never printed while the dashboard runs) and
-// returned by stop. stop writes the final numbers (the metrics file) and shuts down.
-func (a *app) startExports(ctx context.Context, feed export.Feed) (stop func() error, err error) {
+// a runtime error now; later failures are counted (never printed while the dashboard runs) and
+// returned by Stop. Stop writes the final numbers (the metrics file) and shuts down.
+func (a *app) startExports(ctx context.Context, feed export.Feed) (*exports, error) {
 	e := &a.opts.Exports
+	x := &exports{a: a, cancel: func() {}}
 	if !e.enabled() {
-		return func() error { return nil }, nil
+		return x, nil
 	}
 	reg := prom.NewRegistry(feed, e.TopSignatures)
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	x := &exports{cancel: cancel}
+	ctx, x.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if e.MetricsListen != "" {
 		srv, err := prom.Listen(e.MetricsListen, reg)
 		if err != nil {
-			cancel()
+			x.cancel()
 			return nil, runtimeErr(err)
 		}
 		a.log.Info("metrics endpoint", "addr", srv.Addr())
@@ -109,23 +114,69 @@ func (a *app) startExports(ctx context.Context, feed export.Feed) (stop func() e
 	if e.MetricsFile != "" {
 		path := e.MetricsFile
 		fileReg := prom.NewFileRegistry(feed, e.TopSignatures) // fpstop's families only
-		x.run(func() error { return prom.WriteFileEvery(ctx, path, e.Interval, fileReg) })
+		h := &export.Health{Name: "metrics file " + path + " writes"}
+		x.health = append(x.health, h)
+		x.run(func() error { return prom.WriteFileEvery(ctx, path, e.Interval, fileReg, h) })
 	}
 	if e.OTLPEndpoint != "" {
 		if err := a.startOTLP(ctx, x, feed); err != nil {
-			cancel()
+			x.cancel()
 			x.wg.Wait()
 			return nil, err
 		}
 	}
-	return func() error {
-		x.cancel()
-		x.wg.Wait()
-		if x.err != nil {
-			a.log.Warn("metrics export", "err", x.err)
+	return x, nil
+}
+
+// Stop writes the final numbers, shuts the exporters down and returns the first error.
+func (x *exports) Stop() error {
+	x.cancel()
+	x.wg.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.err != nil {
+		x.a.log.Warn("metrics export", "err", x.err)
+	}
+	return x.err
+}
+
+// Status is the status line's sentence while an export is failing ("" while all deliver).
+func (x *exports) Status() string {
+	var parts []string
+	for _, h := range x.health {
+		if s := h.State().Status(); s != "" {
+			parts = append(parts, s)
 		}
-		return x.err
-	}, nil
+	}
+	return strings.Join(parts, " · ")
+}
+
+// Warnings are the report's lines for the exports that failed, with their counts.
+func (x *exports) Warnings() []string {
+	var out []string
+	for _, h := range x.health {
+		if w := h.State().Warning(); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Failed is the runtime error of a run whose exports all failed: every attempt of every
+// pushing exporter failed (nil when any delivered, or none was asked for).
+func (x *exports) Failed() error {
+	var names []string
+	for _, h := range x.health {
+		st := h.State()
+		if !st.NeverDelivered() {
+			return nil
+		}
+		names = append(names, st.Name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("every export failed (%s): monitoring received no numbers from this run", strings.Join(names, "; "))
 }
 
 func (x *exports) run(fn func() error) {
@@ -150,6 +201,14 @@ func (a *app) exportErr(err error) {
 	}
 }
 
+// redactURL hides a password in a URL before it is shown.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return s
+}
+
 // latestFeed exports the session's newest Snapshot (what the dashboard shows).
 func latestFeed(latest func() *metrics.Snapshot) export.Feed {
 	return func() []export.Device { return []export.Device{{Snap: latest(), Connected: true}} }
@@ -161,7 +220,10 @@ func (a *app) startOTLP(ctx context.Context, x *exports, feed export.Feed) error
 	e := &a.opts.Exports
 	otel.SetLogger(logr.FromSlogHandler(a.log.Handler()))
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { a.log.Warn("otlp", "err", err) }))
-	cfg := otlp.Config{Endpoint: e.OTLPEndpoint, Protocol: e.OTLPProtocol, Version: a.env.Build.Version, Getenv: a.env.Getenv}
+	h := &export.Health{Name: "OTLP pushes to " + redactURL(e.OTLPEndpoint)}
+	x.health = append(x.health, h)
+	cfg := otlp.Config{Endpoint: e.OTLPEndpoint, Protocol: e.OTLPProtocol, Version: a.env.Build.Version, Getenv: a.env.Getenv,
+		Health: h}
 	if e.intervalSet {
 		cfg.Interval = e.Interval
 	}

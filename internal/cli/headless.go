@@ -82,15 +82,15 @@ func (a *app) headless(ctx context.Context) error {
 			return sess.Report(meta)
 		})
 	}
-	stopExports, err := a.startExports(ctx, latestFeed(sess.Latest))
+	exp, err := a.startExports(ctx, latestFeed(sess.Latest))
 	if err != nil {
 		_ = sess.Close()
 		return err
 	}
 	runErr := sess.Wait()
 	wall := clock.ns()
-	recErr := sess.Close()     // the final snapshot is published; a failed recording is the error
-	a.exportErr(stopExports()) // writes the final numbers
+	recErr := sess.Close()  // the final snapshot is published; a failed recording is the error
+	a.exportErr(exp.Stop()) // writes the final numbers
 	if runErr != nil && (recErr == nil || !errors.Is(runErr, context.Canceled)) {
 		return runtimeErr(runErr)
 	}
@@ -102,11 +102,15 @@ func (a *app) headless(ctx context.Context) error {
 	if recErr != nil {
 		rep.Warnings = append(rep.Warnings, "recording: "+oneSentence(recErr))
 	}
+	rep.Warnings = append(rep.Warnings, exp.Warnings()...) // failed pushes and writes, counted
 	if err := writeReport(a.env.Stdout, rep, a.opts.JSON); err != nil {
 		return runtimeErr(err)
 	}
 	if recErr != nil {
 		return runtimeErr(fmt.Errorf("the recording could not be written: %w", recErr))
+	}
+	if err := exp.Failed(); err != nil {
+		return runtimeErr(err)
 	}
 	if lost := a.lostDevice(sess.Latest(), op.live, rep, clock.start); lost != nil {
 		return lost

@@ -140,7 +140,7 @@ func (a *app) startLabRun(ctx context.Context) (*labRun, error) {
 		l.wg.Wait()
 		return nil, err
 	}
-	return &labRun{lab: l, ctx: runCtx, cancel: cancelRun, stopExports: stopExports, watchDone: make(chan struct{})}, nil
+	return &labRun{lab: l, ctx: runCtx, cancel: cancelRun, stopExports: stopExports.Stop, watchDone: make(chan struct{})}, nil
 }
 
 // follow starts watching the adb server's device list until the run ends. It is apart from

@@ -46,12 +46,13 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	if op.device.Device.Serial != "" {
 		sess.Connecting(op.device, connectingText(op)) // the phone on screen while auto chooses
 	}
-	stopExports, err := a.startExports(ctx, latestFeed(sess.Latest))
+	exp, err := a.startExports(ctx, latestFeed(sess.Latest))
 	if err != nil {
 		_ = sess.Close()
 		return err
 	}
-	defer func() { _ = stopExports() }()
+	defer func() { _ = exp.Stop() }()
+	opts.Exports = exp.Status // failing exports on the status line while they fail
 	if a.opts.Record != "" {
 		if _, err := sess.StartRecording(a.opts.Record); err != nil {
 			_ = sess.Close()

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,33 @@ type Config struct {
 	Version string
 	// Getenv reads the environment (tests substitute it).
 	Getenv func(string) string
+	// Health counts the pushes and their failures (nil: not counted).
+	Health *export.Health
+}
+
+// maxPushTimeout bounds one push with its retries: a collector that hangs or keeps answering
+// 429/503 costs a push at most this long (or half an interval, when shorter), never the
+// pipeline, which the pushes only read.
+const maxPushTimeout = 10 * time.Second
+
+// interval is the push period cfg asks for, from the flag, OTEL_METRIC_EXPORT_INTERVAL (ms)
+// or the SDK's default of 60 s.
+func (cfg Config) interval() time.Duration {
+	if cfg.Interval > 0 {
+		return cfg.Interval
+	}
+	if cfg.Getenv != nil {
+		if ms, err := strconv.Atoi(strings.TrimSpace(cfg.Getenv("OTEL_METRIC_EXPORT_INTERVAL"))); err == nil && ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+	}
+	return 60 * time.Second
+}
+
+// pushTimeout bounds one push and its retries: half an interval (a failing push is known, and
+// shown, before the next one is due), at most maxPushTimeout.
+func (cfg Config) pushTimeout() time.Duration {
+	return min(cfg.interval()/2, maxPushTimeout)
 }
 
 // CheckEndpoint validates an --otlp-endpoint URL.
@@ -79,8 +107,12 @@ func newExporter(ctx context.Context, cfg Config, proto string) (sdkmetric.Expor
 	if err != nil {
 		return nil, fmt.Errorf("otlp endpoint: %w", err)
 	}
+	// bounded retries with backoff, all within one push's timeout (a push that is still failing
+	// then is counted as failed and the next interval tries again)
+	timeout := cfg.pushTimeout()
 	if proto == ProtocolGRPC {
-		exp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(u.String()))
+		exp, err := otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(u.String()),
+			otlpmetricgrpc.WithTimeout(timeout), otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig(retryConfig(timeout))))
 		if err != nil {
 			return nil, fmt.Errorf("otlp grpc exporter: %w", err)
 		}
@@ -89,11 +121,33 @@ func newExporter(ctx context.Context, cfg Config, proto string) (sdkmetric.Expor
 	if u.Path == "" || u.Path == "/" {
 		u.Path = "/v1/metrics"
 	}
-	exp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(u.String()))
+	exp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(u.String()),
+		otlpmetrichttp.WithTimeout(timeout), otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig(retryConfig(timeout))))
 	if err != nil {
 		return nil, fmt.Errorf("otlp http exporter: %w", err)
 	}
 	return exp, nil
+}
+
+// retryConfig retries a push that failed in a way worth retrying (429, 502–504, unavailable)
+// with exponential backoff, for at most timeout in all.
+func retryConfig(timeout time.Duration) otlpmetrichttp.RetryConfig {
+	return otlpmetrichttp.RetryConfig{Enabled: true, InitialInterval: min(500*time.Millisecond, timeout/4),
+		MaxInterval: max(timeout/2, time.Millisecond), MaxElapsedTime: timeout}
+}
+
+// counted is an exporter whose pushes are counted in a Health: the SDK reports a failed push
+// only to the global error handler, which says nothing to the screen or the report.
+type counted struct {
+	sdkmetric.Exporter
+	h *export.Health
+}
+
+// Export implements sdkmetric.Exporter.
+func (c counted) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	err := c.Exporter.Export(ctx, rm)
+	c.h.Record(err, time.Now())
+	return err
 }
 
 // Pusher pushes every device the feed lists, adding a MeterProvider when a device appears.
@@ -179,7 +233,11 @@ func (p *Pusher) provider(ctx context.Context, l export.Labels) (*sdkmetric.Mete
 	if err != nil {
 		return nil, err
 	}
-	opts := []sdkmetric.PeriodicReaderOption{sdkmetric.WithProducer(&producer{p: p, serial: l.Serial})}
+	if p.cfg.Health != nil {
+		exp = counted{Exporter: exp, h: p.cfg.Health}
+	}
+	opts := []sdkmetric.PeriodicReaderOption{sdkmetric.WithProducer(&producer{p: p, serial: l.Serial}),
+		sdkmetric.WithTimeout(p.cfg.pushTimeout())}
 	if p.cfg.Interval > 0 {
 		opts = append(opts, sdkmetric.WithInterval(p.cfg.Interval))
 	}

@@ -131,21 +131,27 @@ func WriteFile(path string, g prometheus.Gatherer) error {
 }
 
 // WriteFileEvery rewrites path every period until ctx ends, and once more then (the final
-// numbers). It returns the first error; a failed write is retried at the next period.
-func WriteFileEvery(ctx context.Context, path string, period time.Duration, g prometheus.Gatherer) error {
+// numbers). It returns the first error; a failed write is retried at the next period. Every
+// write is counted in h (when not nil), so that failures reach the screen and the report.
+func WriteFileEvery(ctx context.Context, path string, period time.Duration, g prometheus.Gatherer, h *export.Health) error {
 	var first error
+	write := func() {
+		err := WriteFile(path, g)
+		if h != nil {
+			h.Record(err, time.Now())
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			if err := WriteFile(path, g); err != nil && first == nil {
-				first = err
-			}
+			write()
 		case <-ctx.Done():
-			if err := WriteFile(path, g); err != nil && first == nil {
-				first = err
-			}
+			write()
 			return first
 		}
 	}

@@ -56,6 +56,13 @@ func ResAttr(rm *metricpb.ResourceMetrics, key string) string {
 // HTTP starts an OTLP/HTTP receiver on loopback built from the OTLP protobuf messages.
 func HTTP(t *testing.T) (string, *Received) {
 	t.Helper()
+	return HTTPWith(t, nil)
+}
+
+// HTTPWith is HTTP whose every push is first offered to fail (nil: none): when it returns true
+// it has answered the request itself (a collector that is broken for a while).
+func HTTPWith(t *testing.T, fail func(http.ResponseWriter) bool) (string, *Received) {
+	t.Helper()
 	rec := &Received{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,6 +71,9 @@ func HTTP(t *testing.T) (string, *Received) {
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/metrics" || r.Method != http.MethodPost {
 			http.NotFound(w, r)
+			return
+		}
+		if fail != nil && fail(w) {
 			return
 		}
 		var body io.Reader = r.Body
@@ -148,4 +158,57 @@ func (r *Received) Headers() []http.Header {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]http.Header(nil), r.headers...)
+}
+
+// Fault is how a failing test collector misbehaves.
+type Fault int
+
+const (
+	// Down: nothing listens at the address.
+	Down Fault = iota
+	// Hang: the collector accepts and reads the request, and never answers.
+	Hang
+	// Status500: every push is answered 500 Internal Server Error.
+	Status500
+	// Status429: every push is answered 429 Too Many Requests (the exporter retries these).
+	Status429
+)
+
+// String names the fault in test names.
+func (f Fault) String() string {
+	return [...]string{"down", "hang", "500", "429"}[f]
+}
+
+// Failing starts an OTLP/HTTP collector on loopback that fails every push as f says, and
+// returns its URL. Cleanup stops it (and any hung requests).
+func Failing(t *testing.T, f Fault) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	if f == Down {
+		ln.Close() // the port was free a moment ago and nothing listens on it now
+		return url
+	}
+	stop := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		switch f {
+		case Hang:
+			select {
+			case <-stop:
+			case <-r.Context().Done():
+			}
+		case Status500:
+			http.Error(w, "collector broken", http.StatusInternalServerError)
+		case Status429:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { close(stop); _ = srv.Close() })
+	return url
 }

@@ -290,6 +290,7 @@ func (p *Pipeline) Add(ev source.Event) {
 		p.msgs.skipped.Frames += int64(e.Frames)
 		p.touch(e.AtNs)
 	case *source.SlowLooper:
+		e = visibleSlow(e)
 		p.msgs.addSlow(e)
 		if e.Truncated && e.Ms == 0 {
 			p.warn.add("slow Looper lines cut off before their duration (kept, duration unknown)")
@@ -401,7 +402,7 @@ func (p *Pipeline) window(name, process string) *windowState {
 		if w.process == "" && process != "" {
 			// a window first seen in a Poll (which names no process) keeps the process its
 			// summary or frames were printed under
-			w.process = process
+			w.process = source.Visible(process)
 		}
 		return w
 	}
@@ -415,11 +416,14 @@ func (p *Pipeline) window(name, process string) *windowState {
 			}
 			p.warn.add(fmt.Sprintf("more than %d windows: the rest are counted as %q", maxWindows, otherWindows))
 		}
-		w = &windowState{name: name, process: process, visible: true, agg: newAgg(p.cfg.SeriesLen), lastTotal: -1}
+		// keyed by the name as sent, shown with its invisible characters escaped (a window
+		// named with a right-to-left override cannot pose as another)
+		w = &windowState{name: source.Visible(name), process: source.Visible(process), visible: true,
+			agg: newAgg(p.cfg.SeriesLen), lastTotal: -1}
 		p.windows[name] = w
 	}
 	if w.process == "" {
-		w.process = process
+		w.process = source.Visible(process)
 	}
 	p.lastWin = w
 	return w
@@ -532,6 +536,7 @@ func (p *Pipeline) setupSources() {
 }
 
 func (p *Pipeline) addMessage(m *source.Message) {
+	m = visibleMessage(m)
 	if m.StartNs < 0 || (m.EndNs != 0 && (m.EndNs < m.StartNs || m.EndNs-m.StartNs > maxMessageNs)) {
 		// One flipped byte in a recording made a 3.5-day message (and a 3.5-day session).
 		p.warn.add("messages with impossible timestamps ignored")

@@ -42,6 +42,7 @@ func isMain(pid, tid int, thread string) bool {
 }
 
 func (p *Pipeline) addDispatch(d *source.Dispatch) {
+	d = visibleDispatch(d)
 	if !isMain(d.Pid, d.Tid, d.Thread) {
 		return
 	}

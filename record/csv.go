@@ -2,9 +2,9 @@ package record
 
 import (
 	"bufio"
-	"encoding/csv"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
@@ -75,7 +75,7 @@ func WriteCSV(w io.Writer, path string) error {
 // has rows for the frames derived from its vsync messages.
 func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	cw := csv.NewWriter(bw)
+	cw := &csvWriter{w: bw}
 	if err := cw.Write(CSVHeader()); err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 			}
 			c := &frames[i]
 			fr := &c.Frame
-			row = append(row[:0], fr.Window, fr.Process, i64(fr.VsyncNs), i64(fr.DoneNs), i64(fr.UIDoneNs), i64(fr.IntervalNs),
+			row = append(row[:0], csvText(fr.Window), csvText(fr.Process), i64(fr.VsyncNs), i64(fr.DoneNs), i64(fr.UIDoneNs), i64(fr.IntervalNs),
 				i64(c.IntervalNs), i64(metrics.RateHz(c.IntervalNs)), strconv.FormatFloat(float64(c.CostNs)/1e6, 'f', 3, 64),
 				i64(c.Dropped), c.Level.String(), i64(fr.Flags), i64(fr.DeadlineNs), i64(fr.VsyncID))
 			for _, p := range csvPhases {
@@ -124,11 +124,43 @@ func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
 	if werr != nil {
 		return werr
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
 	return bw.Flush()
+}
+
+// csvText neutralises a text cell (a name the device or app chose) for spreadsheets, per
+// OWASP's CSV-injection advice: one that starts with =, +, -, @, tab or CR gets a leading ',
+// and csvWriter quotes it, so no spreadsheet runs it as a formula; bidirectional controls and
+// zero-width characters are shown escaped (source.Visible). Numeric cells never pass here.
+func csvText(s string) string {
+	s = source.Visible(s)
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// csvWriter writes RFC 4180 rows like encoding/csv, and also quotes every neutralised text
+// cell (one starting with ') as OWASP advises; encoding/csv cannot be asked to quote a cell.
+type csvWriter struct {
+	w *bufio.Writer
+}
+
+// Write writes one row.
+func (c *csvWriter) Write(fields []string) error {
+	for i, f := range fields {
+		if i > 0 {
+			c.w.WriteByte(',')
+		}
+		if f == "" || !(f[0] == '\'' || f[0] == ' ' || f[0] == '\t' || strings.ContainsAny(f, ",\"\r\n")) {
+			c.w.WriteString(f)
+			continue
+		}
+		c.w.WriteByte('"')
+		c.w.WriteString(strings.ReplaceAll(f, `"`, `""`))
+		c.w.WriteByte('"')
+	}
+	_, err := c.w.WriteString("\n")
+	return err
 }
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }

@@ -346,7 +346,8 @@ func jsonArg(key string, v any) string {
 // frame writes one classified frame as a slice on its window's track.
 func (tw *traceWriter) frame(c metrics.ClassifiedFrame) {
 	e := &c.Frame
-	tid := tw.lane("w:"+e.Window, e.Window, e.VsyncNs, e.VsyncNs+c.CostNs, 1)
+	win := source.Visible(e.Window)
+	tid := tw.lane("w:"+win, win, e.VsyncNs, e.VsyncNs+c.CostNs, 1)
 	args := jsonArg("cost_ms", roundMs(c.CostNs)) + "," + jsonArg("dropped", c.Dropped) + "," +
 		jsonArg("level", c.Level.String()) + "," + jsonArg("interval_ms", roundMs(c.IntervalNs))
 	if e.VsyncID != 0 {
@@ -367,14 +368,14 @@ func (tw *traceWriter) event(ev source.Event) {
 		}
 		key, name, order := "main", "main thread", 0
 		if e.Thread != "" && e.Thread != "main" {
-			key, name, order = "t:"+e.Thread, e.Thread, 2
+			key, name, order = "t:"+source.Visible(e.Thread), source.Visible(e.Thread), 2
 		}
 		tid := tw.lane(key, name, e.StartNs, e.StartNs+dur, order)
 		args := jsonArg("what", e.What)
 		if e.EndNs == 0 {
 			args += "," + jsonArg("duration", "unknown")
 		}
-		tw.slice(tid, "looper", traceMsgName(e.Handler, e.Callback, e.What), e.StartNs, dur, args)
+		tw.slice(tid, "looper", traceMsgName(source.Visible(e.Handler), source.Visible(e.Callback), e.What), e.StartNs, dur, args)
 	case *source.Skipped:
 		tid := tw.firstLane("main", "main thread", 0)
 		tw.instant(tid, "t", "choreographer", fmt.Sprintf("Skipped %d frames!", e.Frames), e.AtNs, jsonArg("frames", e.Frames))

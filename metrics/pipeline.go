@@ -270,6 +270,21 @@ func (p *Pipeline) AddBatch(evs []source.Event) {
 	}
 }
 
+// maxRefreshHz bounds a refresh rate: no display refreshes faster (phones reach 144 Hz,
+// monitors 540 Hz).
+const maxRefreshHz = 1000
+
+// plausibleHz reports whether hz is 0 (unknown) or a refresh rate a display can have; another
+// value (a damaged or hostile recording's 1e308, NaN, a negative rate) is refused with a
+// warning, never used.
+func (p *Pipeline) plausibleHz(hz float64) bool {
+	if hz == 0 || hz >= 1 && hz <= maxRefreshHz {
+		return true
+	}
+	p.warn.add(fmt.Sprintf("refresh rates out of range ignored (%g Hz)", hz))
+	return false
+}
+
 // Add applies one event.
 func (p *Pipeline) Add(ev source.Event) {
 	switch e := ev.(type) {
@@ -307,6 +322,9 @@ func (p *Pipeline) Add(ev source.Event) {
 	case *source.Poll:
 		p.addPoll(e)
 	case *source.Refresh:
+		if !p.plausibleHz(e.Hz) {
+			break
+		}
 		if e.Hz > 0 {
 			if p.refreshHz > 0 && math.Abs(p.refreshHz-e.Hz) >= 0.5 {
 				p.warn.add(fmt.Sprintf("refresh rate changed: %.0f Hz → %.0f Hz", p.refreshHz, e.Hz))
@@ -346,7 +364,9 @@ func (p *Pipeline) Add(ev source.Event) {
 			p.state, p.stateText = "", "" // connected: the source's state from here on
 		}
 		p.session, p.hasSession, p.connecting = *e, true, false
-		if e.RefreshHz > 0 && p.refreshHz == 0 {
+		if !p.plausibleHz(e.RefreshHz) {
+			p.session.RefreshHz = 0
+		} else if e.RefreshHz > 0 && p.refreshHz == 0 {
 			p.refreshHz = e.RefreshHz
 		}
 		p.setupSources()

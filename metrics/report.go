@@ -14,7 +14,10 @@ func (v R2) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return []byte("null"), nil
 	}
-	return strconv.AppendFloat(nil, math.Round(f*100)/100, 'f', -1, 64), nil
+	if r := math.Round(f*100) / 100; !math.IsInf(r, 0) {
+		f = r // (a huge value has no decimals to round, and ×100 would overflow)
+	}
+	return strconv.AppendFloat(nil, f, 'f', -1, 64), nil
 }
 
 // P2 returns a pointer to f as R2, or nil when f is NaN (a value with no meaning is null).

@@ -41,6 +41,7 @@ type Reader struct {
 	pending []source.Event
 	lastAt  int64
 	bad     int // unreadable lines
+	dups    *dupFilter
 	warned  int // warnings emitted
 	done    bool
 	follow  bool
@@ -130,7 +131,7 @@ func open(path string, follow, readAhead bool) (*Reader, error) {
 // readerFrom reads a recording from in (size bytes, -1 unknown); path names it in messages.
 // The caller closes what in reads from (Open: the file, through Close).
 func readerFrom(path string, in0 io.Reader, size int64, follow, readAhead bool) (*Reader, error) {
-	r := &Reader{path: path, dec: newDecoder()}
+	r := &Reader{path: path, dec: newDecoder(), dups: newDupFilter()}
 	// Buffers of 256 KiB, smaller for a small file (tests read thousands of cut files).
 	bufSize := 256 << 10
 	if size >= 0 && !follow && size < int64(bufSize) {
@@ -334,6 +335,9 @@ func (r *Reader) finish(err error) {
 	if r.bad > 1 {
 		r.warn("recording %s: %d unreadable lines skipped in all", r.path, r.bad)
 	}
+	if n := r.dups.dropped; n > 0 {
+		r.warn("recording %s: %d repeated event lines (the same frame or message written again) counted once", r.path, n)
+	}
 }
 
 // decodeLine turns one line into an event, handling the recording's own line types and
@@ -350,6 +354,9 @@ func (r *Reader) decodeLine(line []byte) source.Event {
 			r.warn("recording %s: skipped an unreadable line: %v", r.path, err)
 		}
 		return nil
+	}
+	if ev != nil && r.dups.repeated(ev) {
+		return nil // counted once; finish says how many repeats were dropped
 	}
 	if ev == nil {
 		if typ != LineEnd && typ != LineHeader {

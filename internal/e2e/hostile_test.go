@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fpstop/fpstop/internal/realdata"
 )
 
 // runBinary runs the real fpstop with args (through sh when shell is set, for ulimit) and
@@ -87,6 +89,63 @@ func TestRandomInputBounded(t *testing.T) {
 		}
 		if rss > 64 {
 			t.Errorf("%v: peak RSS %.1f MB, want ≤ 64", args, rss)
+		}
+	}
+}
+
+// TestLongLineBounded (issue 31): a gfxinfo capture holding one 256 MB line (the issue's 1 GB,
+// scaled for CI: without the bound the resident memory grows with the line) is read in bounded
+// memory, from a file (mapped) and from stdin, the line skipped with a counted warning and the
+// frames around it kept.
+func TestLongLineBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts the binary")
+	}
+	capture := realdata.Files(t, "gfxinfo")
+	var good []byte
+	for _, f := range capture {
+		if strings.Contains(f, "choi890-soundviz-android13plus-120hz-framestats-scroll") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			good = b
+		}
+	}
+	if good == nil {
+		t.Fatal("capture not found")
+	}
+	p := filepath.Join(t.TempDir(), "long.txt")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := bytes.Cut(good, []byte("---PROFILEDATA---"))
+	f.Write(head)
+	chunk := bytes.Repeat([]byte("x"), 1<<20)
+	for i := 0; i < 256; i++ {
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Write([]byte("\n"))
+	f.Write(good)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []string{"file", "stdin"} {
+		shell := ""
+		in := p
+		if how == "stdin" {
+			shell, in = "exec <"+p, "-"
+		}
+		out, errs, code, rss := runBinary(t, shell, "--input", in, "--headless", "--json")
+		t.Logf("%s: exit %d, peak RSS %.1f MB", how, code, rss)
+		if code != 0 || !strings.Contains(out, "lines longer than") || !strings.Contains(out, `"frames": 120`) {
+			t.Errorf("%s: exit %d, stderr %q; want the frames and the skipped line said\n%.2000s", how, code, errs, out)
+		}
+		if rss > 64 {
+			t.Errorf("%s: peak RSS %.1f MB, want ≤ 64", how, rss)
 		}
 	}
 }

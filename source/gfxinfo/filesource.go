@@ -347,7 +347,16 @@ func (d *dumpReader) wholeFrom(from int) (chunk []byte, ok bool, err error) {
 			}
 			from = len(b)
 		}
-		i := bytes.Index(b[from:], dumpHeader)
+		// a dump over maxLine goes line by line anyway: the header is looked for no further
+		// (in a mapping, searching on would touch — make resident — the whole rest of the file)
+		lim := min(len(b), maxLine+len(dumpHeader))
+		i := -1
+		if from < lim {
+			i = bytes.Index(b[from:lim], dumpHeader)
+		}
+		if i < 0 && lim < len(b) {
+			return nil, false, nil
+		}
 		if i < 0 {
 			if d.rerr != nil {
 				if d.rerr != io.EOF {
@@ -385,6 +394,28 @@ func (d *dumpReader) wholeFrom(from int) (chunk []byte, ok bool, err error) {
 	}
 }
 
+// skipLineMapped skips a long line within the mapping, releasing the pages it has passed; false
+// when the line runs to the mapping's end (skipLine goes on reading the file).
+func (d *dumpReader) skipLineMapped() bool {
+	page := os.Getpagesize()
+	start := (d.off + page - 1) &^ (page - 1) // the line's first whole page
+	for d.off < d.end {
+		b := d.buf[d.off:min(d.end, d.off+releaseStep)]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			d.off += i + 1
+			d.read += int64(i + 1)
+			return true
+		}
+		d.off += len(b)
+		d.read += int64(len(b))
+		if to := d.off &^ (page - 1); to > start {
+			releasePages(d.buf[start:to])
+			start = to
+		}
+	}
+	return false
+}
+
 // byLine cuts the next dump line by line: lines longer than maxLine are skipped and counted,
 // and a dump is cut at maxDump bytes. The line that starts the next dump is left unread.
 func (d *dumpReader) byLine() ([]byte, error) {
@@ -420,7 +451,8 @@ func (d *dumpReader) line() ([]byte, error) {
 	scanned := 0
 	for {
 		b := d.buf[d.off:d.end]
-		if i := bytes.IndexByte(b[scanned:], '\n'); i >= 0 && scanned+i < maxLine {
+		// (no further than maxLine: a mapping's rest must not be touched looking for a newline)
+		if i := bytes.IndexByte(b[scanned:min(len(b), maxLine)], '\n'); i >= 0 {
 			d.off += scanned + i + 1
 			d.read += int64(scanned + i + 1)
 			return b[:scanned+i+1], nil
@@ -440,9 +472,14 @@ func (d *dumpReader) line() ([]byte, error) {
 	}
 }
 
-// skipLine discards the rest of a line longer than maxLine and counts it.
+// skipLine discards the rest of a line longer than maxLine and counts it. In a mapping it scans
+// a releaseStep at a time and gives back the pages of the line behind it (skipLineMapped): a
+// gigabyte line must not become a gigabyte of resident memory.
 func (d *dumpReader) skipLine() error {
 	d.longLines++
+	if d.mapped != nil && d.skipLineMapped() {
+		return nil
+	}
 	for {
 		if i := bytes.IndexByte(d.buf[d.off:d.end], '\n'); i >= 0 {
 			d.off += i + 1

@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -25,6 +27,42 @@ type PollLoop struct {
 	// Polled follows every good poll begun at start; back is true when failed polls came
 	// before it. It returns how long to wait before the next poll.
 	Polled func(ctx context.Context, start time.Time, back bool) (time.Duration, error)
+	// Unanswered (optional) is called, on a goroutine of its own, when a poll has been waiting
+	// for the device for UnansweredAfter: the phone is not responding — neither damage nor an
+	// idle app. The poll goes on; the loop waits for the call to return before the poll's own
+	// hooks run, so the two never overlap.
+	Unanswered func(ctx context.Context, after time.Duration)
+	// UnansweredAfter is how long a poll may wait before Unanswered (default 3 s).
+	UnansweredAfter time.Duration
+}
+
+// DefaultUnansweredAfter is how long a device command may go unanswered before the phone is
+// said to be not responding: dumpsys answers in well under a second on a working phone.
+const DefaultUnansweredAfter = 3 * time.Second
+
+// NotRespondingText is the notice of a device command unanswered for after: the phone hangs (a
+// stuck system_server, a locked-up USB link), which is neither damaged output nor an idle app.
+func NotRespondingText(command string, after time.Duration) string {
+	return fmt.Sprintf("the phone is not responding: %s unanswered for %s (fpstop keeps waiting)", command,
+		strconv.FormatFloat(after.Seconds(), 'f', -1, 64)+" s")
+}
+
+// poll runs Poll, calling Unanswered if it waits too long.
+func (l *PollLoop) poll(ctx context.Context) error {
+	if l.Unanswered == nil {
+		return l.Poll(ctx)
+	}
+	after := l.UnansweredAfter
+	if after <= 0 {
+		after = DefaultUnansweredAfter
+	}
+	done := make(chan struct{})
+	t := time.AfterFunc(after, func() { defer close(done); l.Unanswered(ctx, after) })
+	err := l.Poll(ctx)
+	if !t.Stop() {
+		<-done // it fired: let it finish before the poll's hooks run
+	}
+	return err
 }
 
 // Run polls until ctx ends or a hook returns an error, and returns that error.
@@ -33,7 +71,7 @@ func (l *PollLoop) Run(ctx context.Context) error {
 	down := false
 	for {
 		start := l.Now()
-		err := l.Poll(ctx)
+		err := l.poll(ctx)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

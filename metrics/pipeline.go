@@ -285,6 +285,23 @@ func (p *Pipeline) plausibleHz(hz float64) bool {
 	return false
 }
 
+// addRefresh applies a refresh-rate change (an implausible rate is refused with a warning).
+func (p *Pipeline) addRefresh(e *source.Refresh) {
+	if !p.plausibleHz(e.Hz) {
+		return
+	}
+	if e.Hz > 0 {
+		if p.refreshHz > 0 && math.Abs(p.refreshHz-e.Hz) >= 0.5 {
+			p.warn.add(fmt.Sprintf("refresh rate changed: %.0f Hz → %.0f Hz", p.refreshHz, e.Hz))
+		}
+		p.refreshHz = e.Hz
+		if p.looper != nil {
+			p.looper.SetInterval(int64(math.Round(1e9 / e.Hz)))
+		}
+	}
+	p.touch(e.AtNs)
+}
+
 // Add applies one event.
 func (p *Pipeline) Add(ev source.Event) {
 	switch e := ev.(type) {
@@ -322,19 +339,7 @@ func (p *Pipeline) Add(ev source.Event) {
 	case *source.Poll:
 		p.addPoll(e)
 	case *source.Refresh:
-		if !p.plausibleHz(e.Hz) {
-			break
-		}
-		if e.Hz > 0 {
-			if p.refreshHz > 0 && math.Abs(p.refreshHz-e.Hz) >= 0.5 {
-				p.warn.add(fmt.Sprintf("refresh rate changed: %.0f Hz → %.0f Hz", p.refreshHz, e.Hz))
-			}
-			p.refreshHz = e.Hz
-			if p.looper != nil {
-				p.looper.SetInterval(int64(math.Round(1e9 / e.Hz)))
-			}
-		}
-		p.touch(e.AtNs)
+		p.addRefresh(e)
 	case *source.Tick:
 		p.touch(e.NowNs)
 		if p.looper != nil {

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -147,5 +149,70 @@ func TestLongLineBounded(t *testing.T) {
 		if rss > 64 {
 			t.Errorf("%s: peak RSS %.1f MB, want ≤ 64", how, rss)
 		}
+	}
+}
+
+// TestGiantBlock (issue 31): one PROFILEDATA block longer than the reader's per-dump bound is
+// read up to the bound and the rest skipped, and the warnings account for every row: the frames
+// counted plus the lines skipped are the rows written (before, the rest was parsed as dozens of
+// damaged dumps).
+func TestGiantBlock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts the binary")
+	}
+	var capture []byte
+	for _, f := range realdata.Files(t, "gfxinfo") {
+		if strings.Contains(f, "choi890-soundviz-android13plus-120hz-framestats-scroll") {
+			capture, _ = os.ReadFile(f)
+		}
+	}
+	if capture == nil {
+		t.Fatal("capture not found")
+	}
+	// the capture's dump up to its PROFILEDATA header, with an Uptime past the last row
+	cut := bytes.Index(capture, []byte("---PROFILEDATA---\n"))
+	nl := bytes.IndexByte(capture[cut+18:], '\n')
+	head := bytes.Replace(capture[:cut+18+nl+1], []byte("Uptime: 314859701"), []byte("Uptime: 330000000"), 1)
+	p := filepath.Join(t.TempDir(), "block.txt")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	bw.Write(head)
+	const rows = 150_000
+	b := int64(314856675367713)
+	for i := int64(0); i < rows; i++ {
+		v := b + i*8_333_333
+		fmt.Fprintf(bw, "0,%d,%d,%d,0,%d,%d,%d,%d,%d,8333333,%d,%d,%d,%d,%d,%d,21302,290781,%d,%d,%d,%d,\n",
+			27432918+i, v, v, v+400000, v+410000, v+4000000, v+4100000, v+16666666, v+400000, v+5000000, v+5100000,
+			v+5200000, v+6000000, v+7000000, v+7000000, v+6500000, v+20000000, v+6000000)
+	}
+	bw.WriteString("---PROFILEDATA---\n")
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, errs, code, rss := runBinary(t, "", "--input", p, "--headless", "--json")
+	t.Logf("exit %d, peak RSS %.1f MB", code, rss)
+	var r struct {
+		Frames   int64
+		Warnings []string
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d %s: %v", code, errs, err)
+	}
+	var skipped int64 = -1
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "dumps longer than") {
+			fmt.Sscanf(w[strings.Index(w, "the ")+4:], "%d", &skipped)
+		}
+		if strings.Contains(w, "damaged pid line") {
+			t.Errorf("the rest of the block was parsed as damage: %q", w)
+		}
+	}
+	// the block's closing marker is one skipped line too
+	if skipped < 0 || r.Frames+skipped != rows+1 {
+		t.Errorf("%d frames + %d lines skipped, want %d rows (+1 marker) accounted for; warnings %q", r.Frames, skipped, rows, r.Warnings)
 	}
 }

@@ -129,6 +129,11 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
 			Text: fmt.Sprintf("gfxinfo: %d lines longer than %s skipped", dr.longLines, source.ByteSize(maxLine))})
 	}
+	if dr.overDumps > 0 {
+		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
+			Text: fmt.Sprintf("gfxinfo: %d dumps longer than %s: their first %s read, the %d lines after skipped",
+				dr.overDumps, source.ByteSize(maxDump), source.ByteSize(maxDump), dr.overLines)})
+	}
 	b.evs = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelInfo,
 		State: source.StateEnded, Text: "end of " + s.name})
 	b.flush()
@@ -157,6 +162,10 @@ type dumpReader struct {
 	rerr      error  // the reader's error (io.EOF at the end), met once buf[off:end] is used up
 	chunk     []byte // the text of a dump cut line by line
 	longLines int
+	// overDumps counts dumps longer than maxDump; overLines the lines of theirs past it, which
+	// are skipped up to the next dump (parsed as dumps of their own they were all damage).
+	overDumps, overLines int64
+	over                 bool // skipping the rest of a dump longer than maxDump
 	read      int64
 	// lastAt is where the dump handed out last starts in buf (-1: cut line by line, into
 	// chunk), lastLen its length; prevAt and prevLen the same for the dump before it, which is
@@ -426,8 +435,22 @@ func (d *dumpReader) byLine() ([]byte, error) {
 			return nil, err
 		}
 		if line != nil {
-			if (bytes.HasPrefix(trimLeft(line), dumpHeader) || len(d.chunk)+len(line) > maxDump) && !blank(d.chunk) {
-				// The next dump (or, past maxDump, what was read is parsed as one dump).
+			header := bytes.HasPrefix(trimLeft(line), dumpHeader)
+			if d.over && !header {
+				d.overLines++ // the rest of a dump past maxDump
+				if err == io.EOF {
+					break
+				}
+				continue
+			}
+			d.over = false
+			if (header || len(d.chunk)+len(line) > maxDump) && !blank(d.chunk) {
+				// The next dump; or, past maxDump, what was read is parsed as the dump and its
+				// rest is skipped up to the next one (and counted).
+				if !header {
+					d.over = true
+					d.overDumps++
+				}
 				d.off -= len(line)
 				d.read -= int64(len(line))
 				return d.chunk, nil

@@ -166,7 +166,7 @@ type dumpReader struct {
 	// are skipped up to the next dump (parsed as dumps of their own they were all damage).
 	overDumps, overLines int64
 	over                 bool // skipping the rest of a dump longer than maxDump
-	read      int64
+	read                 int64
 	// lastAt is where the dump handed out last starts in buf (-1: cut line by line, into
 	// chunk), lastLen its length; prevAt and prevLen the same for the dump before it, which is
 	// kept in buf while the next is read (more moves it with the unread text): the parser

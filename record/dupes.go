@@ -11,9 +11,10 @@ import (
 // it.
 const dupWindow = 4096
 
-// dupFilter counts a repeated frame or message line once: the same type and window with the
-// same vsync (frames), or the same thread, handler, what and start (messages). Keys are 64-bit
-// hashes, kept for the last dupWindow events, so the filter is bounded.
+// dupFilter counts a repeated frame or message line once: the very same line (type, window,
+// vsync and every other field; two frames of one window can share a vsync and differ in the
+// rest, and both count). Keys are 64-bit hashes of the lines, kept for the last dupWindow
+// events, so the filter is bounded.
 type dupFilter struct {
 	seed    maphash.Seed
 	seen    map[uint64]struct{}
@@ -26,18 +27,15 @@ func newDupFilter() *dupFilter {
 	return &dupFilter{seed: maphash.MakeSeed(), seen: make(map[uint64]struct{}, dupWindow), ring: make([]uint64, 0, dupWindow)}
 }
 
-// repeated reports whether ev repeats a recent event (counted once), and remembers it if not.
-func (d *dupFilter) repeated(ev source.Event) bool {
-	var k uint64
-	switch e := ev.(type) {
-	case *source.Frame:
-		k = maphash.String(d.seed, e.Window) ^ uint64(e.VsyncNs)*0x9E3779B97F4A7C15 ^ uint64(e.StartVsyncNs)*0xC2B2AE3D27D4EB4F
-	case *source.Message:
-		k = maphash.String(d.seed, e.Handler+"\x00"+e.Callback+"\x00"+e.Thread) ^ uint64(e.StartNs)*0x9E3779B97F4A7C15 ^
-			uint64(e.What)*0xC2B2AE3D27D4EB4F ^ 1
+// repeated reports whether ev, decoded from line, repeats a recent event line (counted once),
+// and remembers it if not.
+func (d *dupFilter) repeated(ev source.Event, line []byte) bool {
+	switch ev.(type) {
+	case *source.Frame, *source.Message:
 	default:
 		return false
 	}
+	k := maphash.Bytes(d.seed, line)
 	if _, ok := d.seen[k]; ok {
 		d.dropped++
 		return true

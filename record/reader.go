@@ -355,7 +355,7 @@ func (r *Reader) decodeLine(line []byte) source.Event {
 		}
 		return nil
 	}
-	if ev != nil && r.dups.repeated(ev) {
+	if ev != nil && r.dups.repeated(ev, line) {
 		return nil // counted once; finish says how many repeats were dropped
 	}
 	if ev == nil {

@@ -403,28 +403,6 @@ func (d *dumpReader) wholeFrom(from int) (chunk []byte, ok bool, err error) {
 	}
 }
 
-// skipLineMapped skips a long line within the mapping, releasing the pages it has passed; false
-// when the line runs to the mapping's end (skipLine goes on reading the file).
-func (d *dumpReader) skipLineMapped() bool {
-	page := os.Getpagesize()
-	start := (d.off + page - 1) &^ (page - 1) // the line's first whole page
-	for d.off < d.end {
-		b := d.buf[d.off:min(d.end, d.off+releaseStep)]
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			d.off += i + 1
-			d.read += int64(i + 1)
-			return true
-		}
-		d.off += len(b)
-		d.read += int64(len(b))
-		if to := d.off &^ (page - 1); to > start {
-			releasePages(d.buf[start:to])
-			start = to
-		}
-	}
-	return false
-}
-
 // byLine cuts the next dump line by line: lines longer than maxLine are skipped and counted,
 // and a dump is cut at maxDump bytes. The line that starts the next dump is left unread.
 func (d *dumpReader) byLine() ([]byte, error) {
@@ -495,14 +473,9 @@ func (d *dumpReader) line() ([]byte, error) {
 	}
 }
 
-// skipLine discards the rest of a line longer than maxLine and counts it. In a mapping it scans
-// a releaseStep at a time and gives back the pages of the line behind it (skipLineMapped): a
-// gigabyte line must not become a gigabyte of resident memory.
+// skipLine discards the rest of a line longer than maxLine and counts it.
 func (d *dumpReader) skipLine() error {
 	d.longLines++
-	if d.mapped != nil && d.skipLineMapped() {
-		return nil
-	}
 	for {
 		if i := bytes.IndexByte(d.buf[d.off:d.end], '\n'); i >= 0 {
 			d.off += i + 1

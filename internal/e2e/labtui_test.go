@@ -50,7 +50,7 @@ func TestLabOverviewDashboard(t *testing.T) {
 	if err := x.Unplug(ctx); err != nil {
 		t.Fatal(err)
 	}
-	p.waitFor(15*time.Second, "(gone)", "disconnected")
+	p.waitFor(15*time.Second, " gone ", "last seen") // the STATE column and the stale FPS
 	p.key("q")
 	if !p.exited(5 * time.Second) {
 		t.Fatalf("q did not quit:\n%s", p.screen())

@@ -20,7 +20,7 @@ func TestReplayRecordRefused(t *testing.T) {
 	_, cmd := m.Update(keyMsg("r"))
 	if cmd != nil {
 		if msg := cmd(); msg != nil {
-			m = update(t, m, msg)
+			update(t, m, msg)
 		}
 	}
 	if started {

@@ -126,7 +126,7 @@ func TestDumpReaderLongDumps(t *testing.T) {
 	} {
 		got, dg := dumps(t, rd(), false)
 		want, dw := dumps(t, rd(), true)
-		if len(got) != len(want) || len(got) < 6 {
+		if len(got) != len(want) || len(got) < 5 { // (the stretch over maxDump is one dump, its rest skipped)
 			t.Fatalf("%d dumps, the line-by-line cut gives %d", len(got), len(want))
 		}
 		for i := range got {

@@ -47,7 +47,7 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	ph.printer.Store(true)
 	env := startEnv(t, ph)
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
-	p.waitFor(30*time.Second, "gfxinfo+logcat", "LIVE", "max ms")
+	p.waitFor(60*time.Second, "gfxinfo+logcat", "LIVE", "max ms") // (auto's Looper probe, on a machine busy with other tests)
 	burnCPU(t, 16)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

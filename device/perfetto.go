@@ -1,0 +1,301 @@
+package device
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PerfettoTraceDir is the one directory where the shell user's perfetto may write a trace
+// (SELinux lets perfetto create files nowhere else on a non-rooted phone).
+const PerfettoTraceDir = "/data/misc/perfetto-traces/"
+
+// PerfettoMinSDK is the first Android release whose tracing service records FrameTimeline
+// (Android 12, SDK 31): on older phones a session would run but show no frames.
+const PerfettoMinSDK = 31
+
+// MaxPerfettoConfig bounds a text config: it travels inside the shell command line, which
+// older adbd accept up to a few kilobytes and newer ones up to their maxdata.
+const MaxPerfettoConfig = 8 << 10
+
+// MaxPerfettoRead bounds what one PerfettoRead returns; the caller reads on from where it got.
+const MaxPerfettoRead = 8 << 20
+
+// Errors of the perfetto calls, for errors.Is.
+var (
+	// ErrPerfettoUnsupported: the phone cannot record FrameTimeline (before Android 12, or no
+	// perfetto binary / an old one without the options fpstop uses).
+	ErrPerfettoUnsupported = errors.New("perfetto FrameTimeline not supported")
+	// ErrTracingBusy: the tracing service refused the session (another session with the same
+	// unique name, too many sessions) or ended it at once.
+	ErrTracingBusy = errors.New("tracing busy")
+	// ErrPerfettoRefused: perfetto refused the config or the output file.
+	ErrPerfettoRefused = errors.New("perfetto refused the session")
+)
+
+// perfettoFileName is the only file name fpstop gives a trace on the phone: its own prefix, so
+// it never reads, stops or removes another tool's trace.
+var perfettoFileName = regexp.MustCompile(`^fpstop-[a-z0-9][a-z0-9-]{0,62}\.pftrace$`)
+
+// ValidPerfettoPath checks a trace path before it reaches a shell: PerfettoTraceDir followed by
+// a name of fpstop-, then 1 to 63 lowercase letters, digits and '-', then .pftrace. Anything
+// else (another directory, "..", blanks, quotes, another tool's file) is refused with ErrInvalid.
+func ValidPerfettoPath(path string) error {
+	name, ok := strings.CutPrefix(path, PerfettoTraceDir)
+	if !ok {
+		return invalidf("invalid trace path %.80q: must be in %s", path, PerfettoTraceDir)
+	}
+	if !perfettoFileName.MatchString(name) {
+		return invalidf("invalid trace path %.80q: the name must look like fpstop-NAME.pftrace (lowercase letters, digits, '-')", path)
+	}
+	return nil
+}
+
+// ValidPerfettoConfig checks a text config before it is placed in a shell command: 1 to
+// MaxPerfettoConfig bytes of printable ASCII, tabs and newlines, without a single quote (it is
+// sent single-quoted), a backslash (echo may read escapes) or a leading '-' (echo would read an
+// option). A text-format TraceConfig needs none of them.
+func ValidPerfettoConfig(config string) error {
+	switch {
+	case strings.TrimSpace(config) == "":
+		return invalidf("invalid perfetto config: empty")
+	case len(config) > MaxPerfettoConfig:
+		return invalidf("invalid perfetto config: longer than %d bytes", MaxPerfettoConfig)
+	case strings.HasPrefix(config, "-"):
+		return invalidf("invalid perfetto config: starts with '-'")
+	}
+	for i := 0; i < len(config); i++ {
+		ch := config[i]
+		if ch == '\'' || ch == '\\' || (ch < ' ' && ch != '\n' && ch != '\t') || ch > '~' {
+			return invalidf("invalid perfetto config: contains %q at byte %d (printable ASCII without ' and \\ only)", rune(ch), i)
+		}
+	}
+	return nil
+}
+
+// PerfettoStartCommand is the shell command that starts a background session writing into
+// path with the text config on perfetto's stdin. adb's shell protocol v1 (what fpstop speaks)
+// cannot close a command's stdin without closing its output, so the phone's own shell feeds
+// it: `echo 'CONFIG' | perfetto --background --txt -c - -o PATH` — the pipe Perfetto's docs
+// use for configs kept on the phone. ValidPerfettoConfig allows no quote, so the quoting
+// cannot be escaped.
+func PerfettoStartCommand(config, path string) (string, error) {
+	if err := ValidPerfettoConfig(config); err != nil {
+		return "", err
+	}
+	if err := ValidPerfettoPath(path); err != nil {
+		return "", err
+	}
+	return "echo '" + config + "' | perfetto --background --txt -c - -o " + path, nil
+}
+
+// PerfettoReadCommand is the shell command that prints path's bytes from offset on, at most
+// MaxPerfettoRead of them: `tail -c +N PATH 2>/dev/null | head -c MAX` (tail counts from 1;
+// shell protocol v1 mixes stderr into the bytes, so tail's complaints are dropped).
+func PerfettoReadCommand(path string, offset int64) (string, error) {
+	if err := ValidPerfettoPath(path); err != nil {
+		return "", err
+	}
+	if offset < 0 {
+		return "", invalidf("invalid trace offset %d", offset)
+	}
+	return "tail -c +" + strconv.FormatInt(offset+1, 10) + " " + path + " 2>/dev/null | head -c " +
+		strconv.Itoa(MaxPerfettoRead), nil
+}
+
+// PerfettoStart starts a background tracing session on the phone (see PerfettoStartCommand)
+// and returns the pid of its perfetto process. It refuses phones before Android 12
+// (ErrPerfettoUnsupported) and reports a session the service refused or ended at once as
+// ErrTracingBusy; perfetto's own complaint, when it printed one, ends the error's sentence.
+func (c *Client) PerfettoStart(ctx context.Context, serial, config, path string) (int, error) {
+	cmd, err := PerfettoStartCommand(config, path)
+	if err != nil {
+		return 0, err
+	}
+	sdk, err := c.Getprop(ctx, serial, "ro.build.version.sdk")
+	if err != nil {
+		return 0, fmt.Errorf("perfetto: reading the Android version: %w", err)
+	}
+	if n, err := strconv.Atoi(sdk); err != nil || n < PerfettoMinSDK {
+		release, _ := c.Getprop(ctx, serial, "ro.build.version.release")
+		return 0, fmt.Errorf("%w on %s: FrameTimeline needs Android 12 (SDK %d) or later, the phone runs Android %s (SDK %s)",
+			ErrPerfettoUnsupported, serial, PerfettoMinSDK, orUnknown(release), orUnknown(sdk))
+	}
+	out, err := c.Shell(ctx, serial, cmd)
+	if err != nil {
+		return 0, fmt.Errorf("perfetto: starting a session: %w", err)
+	}
+	pid, err := ParsePerfettoStart(out)
+	if err != nil {
+		return 0, fmt.Errorf("%w (%s)", err, serial)
+	}
+	// perfetto prints the pid before its background process has asked the tracing service for
+	// the session: a refusal shows as that process gone a moment later.
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(startSettle):
+	}
+	alive, err := c.PerfettoRunning(ctx, serial, pid)
+	if err != nil {
+		return 0, err
+	}
+	if !alive {
+		return 0, fmt.Errorf("%w on %s: perfetto (pid %d) ended at once — another tracing session may hold the name, or the phone runs too many sessions (adb logcat -s perfetto says which)",
+			ErrTracingBusy, serial, pid)
+	}
+	return pid, nil
+}
+
+// startSettle is how long PerfettoStart waits before checking that the session still runs:
+// perfetto asks the tracing service within milliseconds of printing its pid.
+const startSettle = 300 * time.Millisecond
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// ParsePerfettoStart reads what `perfetto --background` printed: the background process's pid
+// on a line of its own (log lines may come before it, stderr being mixed in). Anything else is
+// perfetto's complaint, returned as an error wrapping ErrTracingBusy (a session name in use,
+// too many sessions), ErrPerfettoUnsupported (no perfetto, an unknown option) or
+// ErrPerfettoRefused.
+func ParsePerfettoStart(out []byte) (int, error) {
+	var pid int
+	var other []string
+	for _, line := range lines(out) {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if isDigits(t) {
+			if n, err := strconv.Atoi(t); err == nil && n > 0 {
+				pid = n
+				continue
+			}
+		}
+		other = append(other, t)
+	}
+	if pid > 0 {
+		return pid, nil
+	}
+	msg := strings.Join(other, " ")
+	if msg == "" {
+		return 0, fmt.Errorf("%w: perfetto printed no pid", ErrPerfettoRefused)
+	}
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "unique session name") || strings.Contains(low, "already exists") ||
+		strings.Contains(low, "too many concurrent") || strings.Contains(low, "busy"):
+		return 0, fmt.Errorf("%w: %s", ErrTracingBusy, short(msg))
+	case strings.Contains(low, "inaccessible or not found") || strings.Contains(low, "unrecognized option") ||
+		strings.Contains(low, "invalid option") || strings.Contains(low, "unknown option"):
+		return 0, fmt.Errorf("%w: %s", ErrPerfettoUnsupported, short(msg))
+	}
+	return 0, fmt.Errorf("%w: %s", ErrPerfettoRefused, short(msg))
+}
+
+// PerfettoRead returns path's bytes from offset on (at most MaxPerfettoRead; empty when the
+// file has not grown). A file that is not there is an error wrapping fs.ErrNotExist.
+func (c *Client) PerfettoRead(ctx context.Context, serial, path string, offset int64) ([]byte, error) {
+	cmd, err := PerfettoReadCommand(path, offset)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Shell(ctx, serial, cmd)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	// Nothing new, or no file at all: only ls tells them apart.
+	ls, err := c.Shell(ctx, serial, "ls "+path)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(string(ls)) != path {
+		return nil, fmt.Errorf("trace %s on %s: %w", path, serial, fs.ErrNotExist)
+	}
+	return nil, nil
+}
+
+// PerfettoRunning reports whether pid is a running perfetto process (`pidof perfetto`).
+func (c *Client) PerfettoRunning(ctx context.Context, serial string, pid int) (bool, error) {
+	if pid <= 0 {
+		return false, invalidf("invalid pid %d", pid)
+	}
+	out, err := c.Shell(ctx, serial, "pidof perfetto")
+	if err != nil {
+		return false, err
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if f == strconv.Itoa(pid) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// PerfettoStop ends a session fpstop started: `kill -TERM PID` when pid is still a perfetto
+// process (perfetto then finishes its file and exits; a pid gone or reused by something else
+// is left alone), then `rm -f PATH`. The path must pass ValidPerfettoPath, so only fpstop's
+// own files are removed.
+func (c *Client) PerfettoStop(ctx context.Context, serial string, pid int, path string) error {
+	if err := ValidPerfettoPath(path); err != nil {
+		return err
+	}
+	if pid <= 0 {
+		return invalidf("invalid pid %d", pid)
+	}
+	alive, err := c.PerfettoRunning(ctx, serial, pid)
+	if err != nil {
+		return err
+	}
+	if alive {
+		out, err := c.Shell(ctx, serial, "kill -TERM "+strconv.Itoa(pid))
+		if err != nil {
+			return fmt.Errorf("stopping perfetto (pid %d): %w", pid, err)
+		}
+		if msg := bytes.TrimSpace(out); len(msg) > 0 && !bytes.Contains(msg, []byte("No such process")) {
+			return fmt.Errorf("stopping perfetto (pid %d) on %s: %s", pid, serial, short(string(msg)))
+		}
+	}
+	out, err := c.Shell(ctx, serial, "rm -f "+path)
+	if err != nil {
+		return fmt.Errorf("removing %s: %w", path, err)
+	}
+	if msg := bytes.TrimSpace(out); len(msg) > 0 {
+		return fmt.Errorf("removing %s on %s: %s", path, serial, short(string(msg)))
+	}
+	return nil
+}
+
+// PerfettoStart starts a background session on the target (source/perfetto's Tracer).
+func (t Target) PerfettoStart(ctx context.Context, config, path string) (int, error) {
+	return t.Client.PerfettoStart(ctx, t.Serial, config, path)
+}
+
+// PerfettoRead reads the target's trace file from offset on (source/perfetto's Tracer).
+func (t Target) PerfettoRead(ctx context.Context, path string, offset int64) ([]byte, error) {
+	return t.Client.PerfettoRead(ctx, t.Serial, path, offset)
+}
+
+// PerfettoStop stops the target's session and removes its file (source/perfetto's Tracer).
+func (t Target) PerfettoStop(ctx context.Context, pid int, path string) error {
+	return t.Client.PerfettoStop(ctx, t.Serial, pid, path)
+}
+
+// PerfettoRunning reports whether pid is still a perfetto process on the target.
+func (t Target) PerfettoRunning(ctx context.Context, pid int) (bool, error) {
+	return t.Client.PerfettoRunning(ctx, t.Serial, pid)
+}

@@ -1,0 +1,121 @@
+package device
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestValidPerfettoPath(t *testing.T) {
+	good := []string{
+		"/data/misc/perfetto-traces/fpstop-a.pftrace",
+		"/data/misc/perfetto-traces/fpstop-4242-1.pftrace",
+		"/data/misc/perfetto-traces/fpstop-" + strings.Repeat("a", 63) + ".pftrace",
+	}
+	for _, p := range good {
+		if err := ValidPerfettoPath(p); err != nil {
+			t.Errorf("ValidPerfettoPath(%q) = %v", p, err)
+		}
+	}
+	bad := []string{
+		"", "fpstop-a.pftrace", "/data/local/tmp/fpstop-a.pftrace",
+		"/data/misc/perfetto-traces/", "/data/misc/perfetto-traces/trace.pftrace",
+		"/data/misc/perfetto-traces/fpstop-.pftrace", "/data/misc/perfetto-traces/fpstop--x.pftrace",
+		"/data/misc/perfetto-traces/fpstop-A.pftrace", "/data/misc/perfetto-traces/fpstop-a.pftrace.x",
+		"/data/misc/perfetto-traces/../fpstop-a.pftrace", "/data/misc/perfetto-traces/x/fpstop-a.pftrace",
+		"/data/misc/perfetto-traces/fpstop-a;rm.pftrace", "/data/misc/perfetto-traces/fpstop-a b.pftrace",
+		"/data/misc/perfetto-traces/fpstop-a'.pftrace", "/data/misc/perfetto-traces/fpstop-a.pftrace\n",
+		"/data/misc/perfetto-traces/fpstop-" + strings.Repeat("a", 64) + ".pftrace",
+		"/data/misc/perfetto-traces//fpstop-a.pftrace",
+	}
+	for _, p := range bad {
+		if err := ValidPerfettoPath(p); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ValidPerfettoPath(%q) = %v; want a refusal", p, err)
+		}
+	}
+}
+
+const testConfig = `buffers { size_kb: 4096 }
+data_sources { config { name: "android.surfaceflinger.frametimeline" } }
+duration_ms: 20000
+write_into_file: true
+file_write_period_ms: 250
+unique_session_name: "fpstop-a"
+`
+
+func TestValidPerfettoConfig(t *testing.T) {
+	if err := ValidPerfettoConfig(testConfig); err != nil {
+		t.Fatal(err)
+	}
+	bad := []string{
+		"", " \n\t", "-n x", "a'b", `a\nb`, "a\x00b", "a\rb", "a\x1bb", "näme", "a`b" + strings.Repeat("x", MaxPerfettoConfig),
+	}
+	for _, c := range bad {
+		if err := ValidPerfettoConfig(c); !errors.Is(err, ErrInvalid) {
+			t.Errorf("ValidPerfettoConfig(%.20q) = %v; want a refusal", c, err)
+		}
+	}
+}
+
+func TestPerfettoCommands(t *testing.T) {
+	path := "/data/misc/perfetto-traces/fpstop-a.pftrace"
+	cmd, err := PerfettoStartCommand(testConfig, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "echo '" + testConfig + "' | perfetto --background --txt -c - -o " + path
+	if cmd != want {
+		t.Errorf("start command\n got %q\nwant %q", cmd, want)
+	}
+	if _, err := PerfettoStartCommand(testConfig, "/sdcard/fpstop-a.pftrace"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a path outside the trace directory: %v", err)
+	}
+	if _, err := PerfettoStartCommand("x' ; reboot ; echo '", path); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a config closing its quote: %v", err)
+	}
+	for _, c := range []struct {
+		off  int64
+		want string
+	}{
+		{0, "tail -c +1 " + path + " 2>/dev/null | head -c 8388608"},
+		{4096, "tail -c +4097 " + path + " 2>/dev/null | head -c 8388608"},
+	} {
+		got, err := PerfettoReadCommand(path, c.off)
+		if err != nil || got != c.want {
+			t.Errorf("PerfettoReadCommand(%d) = %q, %v; want %q", c.off, got, err, c.want)
+		}
+	}
+	if _, err := PerfettoReadCommand(path, -1); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a negative offset: %v", err)
+	}
+	if _, err := PerfettoReadCommand("/data/misc/perfetto-traces/other.pftrace", 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("another tool's trace: %v", err)
+	}
+}
+
+func TestParsePerfettoStart(t *testing.T) {
+	for _, c := range []struct {
+		out  string
+		pid  int
+		want error
+	}{
+		{"12345\n", 12345, nil},
+		{"[259.123]  perfetto_cmd.cc:1024 Connected to the Perfetto traced service, TTL: 20s\n31337\n", 31337, nil},
+		{"31337\r\n", 31337, nil},
+		{"", 0, ErrPerfettoRefused},
+		{"0\n", 0, ErrPerfettoRefused},
+		{"[1.0] perfetto_cmd.cc:655 The TraceConfig is empty\n", 0, ErrPerfettoRefused},
+		{"A trace with this unique session name (fpstop-a) already exists\n", 0, ErrTracingBusy},
+		{"Too many concurrent tracing sesions (5)\n", 0, ErrTracingBusy},
+		{"/system/bin/sh: perfetto: inaccessible or not found\n", 0, ErrPerfettoUnsupported},
+		{"perfetto: unrecognized option '--txt'\nUsage: ...\n", 0, ErrPerfettoUnsupported},
+	} {
+		pid, err := ParsePerfettoStart([]byte(c.out))
+		if pid != c.pid || !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("ParsePerfettoStart(%q) = %d, %v; want %d, %v", c.out, pid, err, c.pid, c.want)
+		}
+		if first := strings.TrimSpace(strings.SplitN(c.out, "\n", 2)[0]); err != nil && len(first) > 10 && !strings.Contains(err.Error(), first[:10]) {
+			t.Errorf("error %q does not quote perfetto's words %q", err, c.out)
+		}
+	}
+}

@@ -44,6 +44,7 @@ type Header struct {
 	StartMonoNs   int64         `json:"start_mono_ns"`
 	Scenario      string        `json:"scenario,omitempty"`
 	Seed          int64         `json:"seed,omitempty"`
+	WorkScale     float64       `json:"work_scale,omitempty"`
 	Input         string        `json:"input,omitempty"`
 }
 
@@ -54,7 +55,7 @@ func HeaderFromSession(s *source.Session, version string, start time.Time) Heade
 	if s != nil {
 		h.Source, h.Device, h.Package, h.Pid = s.Source, s.Device, s.Package, s.Pid
 		h.RefreshHz, h.CostBasis, h.StartMonoNs = s.RefreshHz, s.CostBasis, s.StartMonoNs
-		h.Scenario, h.Seed, h.Input = s.Scenario, s.Seed, s.Input
+		h.Scenario, h.Seed, h.Input, h.WorkScale = s.Scenario, s.Seed, s.Input, s.WorkScale
 	}
 	return h
 }
@@ -68,7 +69,7 @@ func (h Header) Session() *source.Session {
 	}
 	return &source.Session{Source: h.Source, Device: h.Device, Package: h.Package, Pid: h.Pid,
 		RefreshHz: h.RefreshHz, CostBasis: cb, StartMonoNs: h.StartMonoNs, Scenario: h.Scenario,
-		Seed: h.Seed, Input: h.Input}
+		Seed: h.Seed, WorkScale: h.WorkScale, Input: h.Input}
 }
 
 // End is a recording's last line, written by Close: when it ended and what it holds. Its

@@ -127,8 +127,15 @@ func ExportTraceOpts(w io.Writer, path string, opts TraceOptions) error {
 		return tw.bw.Flush()
 	}
 	tw.bw.WriteString("\n],\"otherData\":")
-	other, _ := json.Marshal(map[string]any{"recording": path, "source": r.Header.Source,
-		"package": r.Header.Package, "fpstop_version": r.Header.FpstopVersion, "device": r.Header.Device})
+	od := map[string]any{"recording": path, "source": r.Header.Source,
+		"package": r.Header.Package, "fpstop_version": r.Header.FpstopVersion, "device": r.Header.Device}
+	if h := r.Header; h.Scenario != "" {
+		od["scenario"], od["seed"] = h.Scenario, h.Seed
+		if h.WorkScale != 0 {
+			od["work_scale"] = h.WorkScale
+		}
+	}
+	other, _ := json.Marshal(od)
 	tw.bw.Write(other)
 	tw.bw.WriteString("}\n")
 	return tw.bw.Flush()

@@ -404,6 +404,9 @@ type Session struct {
 	StartMonoNs int64  `json:"start_mono_ns,omitempty"`
 	Scenario    string `json:"scenario,omitempty"`
 	Seed        int64  `json:"seed,omitempty"`
+	// WorkScale is the simulator's --work-scale when it is not 1 (0: 1, the scenario as
+	// written): a recording of a deliberately slowed build says so.
+	WorkScale float64 `json:"work_scale,omitempty"`
 	// Input is the file the events came from, when not a live device.
 	Input string `json:"input,omitempty"`
 	// Layer is the SurfaceFlinger layer the session measures (source surfaceflinger): the

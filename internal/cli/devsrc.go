@@ -165,10 +165,12 @@ func (a *app) sourceFor(t *target, kind string) (source.Source, string) {
 	if t.refresh > 0 {
 		pre = append(pre, &source.Refresh{Hz: t.refresh})
 	}
+	// watch: auto measures the layer, so the windows' poller keeps probing them promptly
+	watch := new(atomic.Bool)
 	gfx := func() source.Source {
 		return gfxinfo.NewPoller(t.dev(), gfxinfo.PollerConfig{
 			Package: t.pkg, Interval: a.opts.Interval, Reset: a.opts.Reset, KeepRaw: a.opts.RecordRaw,
-			Device: t.sessionDevice(),
+			Device: t.sessionDevice(), Watch: watch,
 		})
 	}
 	sf := func() *surfaceflinger.Poller {
@@ -178,10 +180,10 @@ func (a *app) sourceFor(t *target, kind string) (source.Source, string) {
 	switch kind {
 	case "auto":
 		// kind "": the report names the session's source, its layers[] what was measured
-		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf()}), ""
+		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf(), Watch: watch}), ""
 	case "auto+logcat":
 		merged := source.Merged(source.KindGfxinfoLogcat, gfx(), a.logcatLive(t))
-		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: merged, SF: sf()}), ""
+		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: merged, SF: sf(), Watch: watch}), ""
 	case "surfaceflinger":
 		return source.Prefixed(pre, sf()), kind
 	case "gfxinfo":

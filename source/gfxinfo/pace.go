@@ -86,6 +86,8 @@ type pacer struct {
 	// followed: the logcat stream has told of frames (the app prints Looper lines), so it
 	// will wake the poller when the app draws faster
 	followed atomic.Bool
+	// watch: another source needs the windows' return seen promptly (PollerConfig.Watch)
+	watch *atomic.Bool
 
 	mu    sync.Mutex
 	fired bool               // woken: the next poll is a full dump, taken without waiting
@@ -263,9 +265,9 @@ func (pc *pacer) watchPace(st *tracker) time.Duration {
 }
 
 // idleWait is the wait before the next probe of an app quiet at device time now: the watching
-// pace for deepIdleAfter, then IdleProbeEvery.
+// pace for deepIdleAfter (for as long as the watch flag holds), then IdleProbeEvery.
 func (pc *pacer) idleWait(st *tracker, now int64) time.Duration {
-	if time.Duration(now-pc.quietNs) < deepIdleAfter {
+	if time.Duration(now-pc.quietNs) < deepIdleAfter || (pc.watch != nil && pc.watch.Load()) {
 		return pc.watchPace(st)
 	}
 	return IdleProbeEvery

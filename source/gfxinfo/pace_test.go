@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,4 +158,30 @@ func rounded(ds []time.Duration) []time.Duration {
 		out[i] = d.Round(time.Millisecond)
 	}
 	return out
+}
+
+// While the watch flag holds (auto measures the app's SurfaceView layer), the quiet windows
+// are probed at the watching pace, never backed off to IdleProbeEvery: their return is what
+// switches auto back to them.
+func TestPacedWatchKeepsProbing(t *testing.T) {
+	w1 := win(60, 10, 1, 60)
+	s := &script{steps: []step{
+		{out: dumpAt(11_000, 5, w1)},
+		{out: dumpAt(11_700, 5, w1)},
+		{out: dumpAt(12_400, 5, w1)},                  // nothing new for 1.4 s: idle
+		{out: dumpAt(16_400, 5, w1)},                  // probe: unchanged, quiet 5.4 s
+		{out: dumpAt(17_900, 5, w1)},                  // probe: unchanged
+		{out: dumpAt(19_400, 5, win(30, 19, 61, 90))}, // probe: the counter moved
+		{out: dumpAt(19_450, 5, win(30, 19, 61, 90))}, // the full dump
+	}}
+	ps := &probeScript{script: s}
+	var watch atomic.Bool
+	watch.Store(true)
+	_, sleeps := run(t, ps, s, PollerConfig{Watch: &watch})
+	if fmt.Sprint(ps.probes) != "[3 4 5]" {
+		t.Errorf("probes at steps %v, want [3 4 5]", ps.probes)
+	}
+	if want := "[1s 1.5s 1.5s 1.5s 1.5s 0s 1.5s]"; fmt.Sprint(rounded(sleeps)) != want {
+		t.Errorf("sleeps %v, want %s", sleeps, want)
+	}
 }

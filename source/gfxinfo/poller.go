@@ -3,6 +3,7 @@ package gfxinfo
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
@@ -56,6 +57,11 @@ type PollerConfig struct {
 	Reset bool
 	// KeepRaw emits each dump's text as a source.Raw event (--record-raw).
 	KeepRaw bool
+	// Watch, while it holds true, keeps an idle app's counter probes at the watching pace
+	// instead of every IdleProbeEvery: `auto` sets it while it measures the app's SurfaceView
+	// layer, when the windows drawing nothing is expected and their return must be seen within
+	// seconds (menu → game → menu), not at the idle backoff. Nil: never.
+	Watch *atomic.Bool
 	// Device is reported in the Session event.
 	Device source.Device
 	// PollClock replaces the wall clock in tests (nil fields = time.Now and a timer).
@@ -113,6 +119,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	var data []byte
 	var gapFrom int64 // device time last seen before a disconnection
 	pc := newPacer()
+	pc.watch = p.cfg.Watch
 	cd, canProbe := p.d.(CounterDumper)
 	canProbe = canProbe && p.cfg.Interval == 0 && rd == nil
 	clock, stop := p.followDrawn(ctx, pc)

@@ -221,14 +221,26 @@ func (s *Sim) endNs(t0 int64) int64 {
 // refresh rate and the notice that the simulator is live.
 func (s *Sim) header(t0 int64, layer, layerKind string) []source.Event {
 	cfg := s.cfg
+	scale := cfg.WorkScale
+	if scale == 1 || IsGame(cfg.Scenario) {
+		scale = 0 // the scenario as written (game scenarios ignore the knob)
+	}
 	return []source.Event{
 		&source.Session{Source: source.KindSim, Device: source.Device{Model: "fpstop simulator"},
 			Package: cfg.Package, Pid: cfg.Pid, RefreshHz: cfg.Hz, CostBasis: source.CostFrame,
-			StartMonoNs: t0, Scenario: cfg.Scenario, Seed: cfg.Seed, Layer: layer, LayerKind: layerKind},
+			StartMonoNs: t0, Scenario: cfg.Scenario, Seed: cfg.Seed, WorkScale: scale, Layer: layer, LayerKind: layerKind},
 		&source.Refresh{AtNs: t0, Hz: cfg.Hz},
 		&source.Notice{AtNs: t0, Level: source.LevelInfo, State: source.StateLive,
-			Text: fmt.Sprintf("simulator: scenario %s at %g Hz, seed %d", cfg.Scenario, cfg.Hz, cfg.Seed)},
+			Text: fmt.Sprintf("simulator: scenario %s at %g Hz, seed %d%s", cfg.Scenario, cfg.Hz, cfg.Seed, scaleText(scale))},
 	}
+}
+
+// scaleText is the notice's mention of a work scale (0: none).
+func scaleText(scale float64) string {
+	if scale == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", frame work ×%g (--work-scale)", scale)
 }
 
 // pace advances a run's virtual time until end or until ctx ends, in virtualBatch steps or, when

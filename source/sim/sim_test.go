@@ -663,6 +663,12 @@ func TestWorkScale(t *testing.T) {
 	if slow <= base*1.1 {
 		t.Errorf("×1.2 work: mean cost %.2f ms, ×1 %.2f ms", slow/1e6, base/1e6)
 	}
+	for scale, want := range map[float64]float64{0: 0, 1: 0, 1.05: 1.05} {
+		batches, _ := collect(t, Config{Scenario: "janky", Hz: 120, Seed: 3, Duration: time.Second, WorkScale: scale})
+		if s, ok := batches[0][0].(*source.Session); !ok || s.WorkScale != want {
+			t.Errorf("×%g: first event %+v, want a Session with work_scale %g", scale, batches[0][0], want)
+		}
+	}
 	for _, bad := range []float64{0.1, 5, math.NaN()} {
 		if _, err := New(Config{WorkScale: bad}); err == nil {
 			t.Errorf("work scale %v accepted", bad)

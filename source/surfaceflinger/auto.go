@@ -3,6 +3,7 @@ package surfaceflinger
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
@@ -35,6 +36,10 @@ type Auto struct {
 	SF  *Poller
 	// Window overrides AutoWindow (tests).
 	Window time.Duration
+	// Watch, when set, holds whether the layer is measured: the window source's poller reads
+	// it (gfxinfo.PollerConfig.Watch) to keep probing the quiet windows promptly, so that the
+	// switch back to them comes within seconds, not at the idle backoff.
+	Watch *atomic.Bool
 }
 
 // autoState is one Run's view of both sources.
@@ -89,6 +94,9 @@ func (a *Auto) Run(ctx context.Context, out chan<- []source.Event) error {
 		}
 		// what is measured is decided as each source reports: no clock of auto's own
 		batch = append(batch, st.decide()...)
+		if a.Watch != nil {
+			a.Watch.Store(st.layerOn)
+		}
 		if err := send(ctx, out, batch); err != nil {
 			return err
 		}

@@ -60,6 +60,8 @@ type decoder struct {
 	// bootToMono is MONOTONIC − BOOTTIME from the latest clock snapshot (0 before one).
 	bootToMono int64
 	haveClock  bool
+	// maxTs is the latest packet timestamp seen (trace clock): how far a live trace has got.
+	maxTs int64
 	// interned event names per packet sequence (TrackEvent.name_iid), cleared with the
 	// sequence's incremental state.
 	interned map[uint64]map[uint64]string
@@ -110,6 +112,9 @@ func (d *decoder) packet(b []byte) {
 			return
 		}
 		rest = rest[m:]
+	}
+	if haveTS && ts > d.maxTs {
+		d.maxTs = ts
 	}
 	forEach(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
 		if typ != protowire.BytesType {

@@ -85,6 +85,24 @@ func (p *Parser) Finish() {
 	p.slices.finish()
 }
 
+// SetWindow sets how far (trace time) events may arrive out of order: a live trace settles
+// sooner with a short window, a file reads best with the default.
+func (p *Parser) SetWindow(ns int64) { p.sort.windowNs = ns }
+
+// Settle hands on every event before ts (trace clock) and tells OnTime that time has come: a
+// live trace that went quiet (an idle app) still releases the frames it holds.
+func (p *Parser) Settle(ts int64) {
+	for len(p.sort.h) > 0 && p.sort.h[0].ts < ts {
+		p.sort.pop()
+	}
+	if p.OnTime != nil {
+		p.OnTime(ts)
+	}
+}
+
+// Latest is the latest packet timestamp seen (trace clock; 0 before one).
+func (p *Parser) Latest() int64 { return max(p.dec.maxTs, p.sort.maxTs) }
+
 // ToMono converts a trace (BOOTTIME) timestamp to CLOCK_MONOTONIC with the latest clock
 // snapshot; unchanged when the trace has none (synthetic traces).
 func (p *Parser) ToMono(ts int64) int64 { return ts + p.dec.bootToMono }

@@ -56,15 +56,8 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	sess := &source.Session{Source: source.KindPerfetto, Package: s.opts.Package, CostBasis: source.CostFrame,
 		Input: s.opts.Name}
 	add(sess)
-	p := NewParser()
-	j := newJoiner(p, s.opts.Package, add)
+	p, j := pipeline(s.opts.Package, add)
 	j.session = sess
-	p.OnTimeline = j.timeline
-	p.OnSlice = j.slice
-	p.OnTime = func(ts int64) {
-		j.advance(ts)
-		j.fallbackAdvance(false)
-	}
 	err := p.ReadAll(ctx, s.r)
 	if sendErr != nil {
 		return sendErr
@@ -85,6 +78,19 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	add(&source.Notice{AtNs: at, Level: source.LevelInfo, State: source.StateEnded, Text: "end of " + s.opts.Name})
 	send()
 	return sendErr
+}
+
+// pipeline makes a parser whose frames and sections a joiner turns into events for emit.
+func pipeline(pkg string, emit func(source.Event)) (*Parser, *joiner) {
+	p := NewParser()
+	j := newJoiner(p, pkg, emit)
+	p.OnTimeline = j.timeline
+	p.OnSlice = j.slice
+	p.OnTime = func(ts int64) {
+		j.advance(ts)
+		j.fallbackAdvance(false)
+	}
+	return p, j
 }
 
 // notices says what the trace could not show and what was wrong with it.

@@ -1,0 +1,250 @@
+package perfetto
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/fpstop/fpstop/source"
+)
+
+// liveRun is one Run of the live source: its sessions (at most two at once, overlapping), the
+// events waiting to be sent, and what was already sent (frames and sections both sessions saw
+// go out once).
+type liveRun struct {
+	l        *live
+	id       string
+	sessions []*liveSession
+	n        int // sessions started
+	evs      []source.Event
+
+	first    *liveSession
+	fallback bool // consecutive short sessions read at their end
+	decided  bool
+	hz       float64
+	frames   map[frameKey]int64
+	sections map[sectionKey]int64
+	newest   int64
+	noticed  map[string]bool
+	// offset maps trace time to host time: the least (host arrival − newest trace time) seen
+	offset, lagSum, lagN int64
+	haveOffset           bool
+	startFails           int
+}
+
+type frameKey struct {
+	layer string
+	token int64
+}
+
+type sectionKey struct {
+	tid        int
+	start, end int64
+	name       string
+}
+
+// liveSession is one perfetto session on the phone and the pipeline reading its file.
+type liveSession struct {
+	name, path string
+	pid        int
+	started    time.Time
+	dur        time.Duration
+	off        int64
+	p          *Parser
+	j          *joiner
+	st         *Stream
+	growths    int
+	lastGrow   time.Time
+	broken     bool
+}
+
+// dedupMemory: keys older than this (trace time) behind the newest are forgotten; sessions
+// overlap by seconds, so a duplicate is never older.
+const (
+	dedupMemoryNs = 60_000_000_000
+	dedupPruneAt  = 1 << 13
+)
+
+func newLiveRun(l *live, id string) *liveRun {
+	return &liveRun{l: l, id: id, frames: map[frameKey]int64{}, sections: map[sectionKey]int64{},
+		noticed: map[string]bool{}}
+}
+
+func (r *liveRun) now() time.Time { return r.l.opts.Now() }
+
+// sessionLen is the duration_ms and overlap of the sessions started now.
+func (r *liveRun) sessionLen() (dur, overlap int) {
+	if r.fallback {
+		return r.l.opts.FallbackMs, min(fallbackOverl, r.l.opts.FallbackMs/3)
+	}
+	return r.l.opts.SessionMs, r.l.opts.OverlapMs
+}
+
+// start starts the next session under the other of the two names.
+func (r *liveRun) start(ctx context.Context) (*liveSession, error) {
+	dur, _ := r.sessionLen()
+	name := fmt.Sprintf("fpstop_%s_%c", r.id, "ab"[r.n%2])
+	p := sessionPath(r.id, r.n)
+	cfg, err := Config(r.l.opts.Package, name, dur, r.l.opts.WritePeriodMs)
+	if err != nil {
+		return nil, err
+	}
+	pid, err := r.l.t.PerfettoStart(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	r.n++
+	s := &liveSession{name: name, path: p, pid: pid, started: r.now(), dur: time.Duration(dur) * time.Millisecond}
+	s.lastGrow = s.started
+	s.p, s.j = pipeline(r.l.opts.Package, r.emitFrom(s))
+	s.p.SetWindow(liveWindowNs)
+	s.st = NewStream(s.p)
+	r.sessions = append(r.sessions, s)
+	if r.first == nil {
+		r.first = s
+	}
+	return s, nil
+}
+
+// poll reads every session's file from where it stopped, ends the sessions that are over and
+// starts the next one when the newest nears its end.
+func (r *liveRun) poll(ctx context.Context) error {
+	for _, s := range r.sessions {
+		if err := r.read(ctx, s); err != nil {
+			return err
+		}
+	}
+	now := r.now()
+	kept := r.sessions[:0]
+	for _, s := range r.sessions {
+		if s.broken || s.over(now) {
+			r.end(s)
+			continue
+		}
+		kept = append(kept, s)
+	}
+	r.sessions = kept
+	r.decide(now)
+	var newest *liveSession
+	if len(r.sessions) > 0 {
+		newest = r.sessions[len(r.sessions)-1]
+	}
+	_, overlap := r.sessionLen()
+	if newest == nil || now.Sub(newest.started) >= newest.dur-time.Duration(overlap)*time.Millisecond {
+		if _, err := r.start(ctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.startFails++
+			r.notice(source.LevelWarn, fmt.Sprintf("perfetto: the next session could not start (%v): retrying", err))
+			if newest == nil && r.startFails >= 3 {
+				return fmt.Errorf("perfetto: no session running and the next was refused: %w", err)
+			}
+		} else {
+			r.startFails = 0
+		}
+	}
+	return nil
+}
+
+// read takes what a session's file gained since the last read.
+func (r *liveRun) read(ctx context.Context, s *liveSession) error {
+	now := r.now()
+	b, err := r.l.t.PerfettoRead(ctx, s.path, s.off)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil && !isNotExist(err):
+		r.notice(source.LevelWarn, fmt.Sprintf("perfetto: reading %s: %v", path.Base(s.path), err))
+	case len(b) > 0:
+		s.off += int64(len(b))
+		s.growths++
+		s.lastGrow = now
+		if r.l.opts.KeepRaw {
+			r.evs = append(r.evs, &source.Raw{AtNs: s.p.ToMono(s.p.Latest()), Stream: "perfetto/" + path.Base(s.path),
+				Text: append([]byte(nil), b...)})
+		}
+		if _, err := s.st.Write(b); err != nil {
+			r.notice(source.LevelErr, fmt.Sprintf("perfetto: %s is not a trace past byte %d (%v): session dropped", path.Base(s.path), s.st.Off, err))
+			s.broken = true
+			return nil
+		}
+		if latest := s.p.Latest(); latest > 0 {
+			if off := now.UnixNano() - latest; !r.haveOffset || off < r.offset {
+				r.offset, r.haveOffset = off, true
+			}
+		}
+	}
+	if latest := s.p.Latest(); latest > 0 {
+		// the phone's clock ran on while the file was quiet: settle what is old enough
+		s.p.Settle(latest + int64(now.Sub(s.lastGrow)) - liveWindowNs)
+	}
+	return nil
+}
+
+// end finishes a session: the rest of its frames out, the phone's session stopped and its
+// file removed.
+func (r *liveRun) end(s *liveSession) {
+	s.p.Finish()
+	s.j.finish()
+	s.j.fallbackAdvance(true)
+	for _, n := range s.j.notices(nil) {
+		n.AtNs = s.p.ToMono(s.j.now)
+		r.emitFrom(s)(n)
+	}
+	r.stop(s)
+}
+
+func (r *liveRun) stop(s *liveSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := r.l.t.PerfettoStop(ctx, s.pid, s.path); err != nil {
+		r.notice(source.LevelWarn, fmt.Sprintf("perfetto: stopping session %s (pid %d): %v", s.name, s.pid, err))
+	}
+}
+
+// stopAll stops every session still running (the context ended: quit, disconnect, switch).
+func (r *liveRun) stopAll() {
+	for _, s := range r.sessions {
+		r.stop(s)
+	}
+	r.sessions = nil
+}
+
+func (r *liveRun) notice(level source.Level, text string) {
+	if r.noticed[text] {
+		return
+	}
+	r.noticed[text] = true
+	r.evs = append(r.evs, &source.Notice{AtNs: r.monoNow(), Level: level, Text: text})
+}
+
+// monoNow is the phone's monotonic time as far as the newest session has read (0 before any).
+func (r *liveRun) monoNow() int64 {
+	for i := len(r.sessions) - 1; i >= 0; i-- {
+		if t := r.sessions[i].p.Latest(); t > 0 {
+			return r.sessions[i].p.ToMono(t)
+		}
+	}
+	return 0
+}
+
+func (r *liveRun) flush() []source.Event {
+	evs := r.evs
+	r.evs = nil
+	return evs
+}
+
+// over reports whether a session has ended on the phone and its file was read to the end: past
+// its duration, the file grew after the end (the final write) or the grace passed, and then
+// stayed quiet.
+func (s *liveSession) over(now time.Time) bool {
+	grace := min(endGrace, s.dur/4)
+	quiet := min(quietEnd, s.dur/8)
+	end := s.started.Add(s.dur)
+	if !now.After(end) || now.Sub(s.lastGrow) <= quiet {
+		return false
+	}
+	return s.lastGrow.After(end) || now.After(end.Add(grace))
+}

@@ -109,7 +109,7 @@ func (r *liveRun) decide(now time.Time) {
 	lag := r.meanLag()
 	if first.growths >= 2 && lag < maxStreamLag {
 		r.notice(source.LevelInfo, fmt.Sprintf("perfetto: streaming — the trace file grows every %d ms and is read as it grows; frames show about %s after the phone finished them",
-			r.l.opts.WritePeriodMs, (lag + r.l.opts.Poll).Round(100*time.Millisecond)))
+			r.l.opts.WritePeriodMs, (lag+r.l.opts.Poll).Round(100*time.Millisecond)))
 		return
 	}
 	r.fallback = true

@@ -20,7 +20,7 @@ func timeSpan(s *Session) [2]float64 {
 	origin := a.Snapshot.OriginNs
 	toS := func(ns int64) float64 { return float64(ns-origin) / 1e9 }
 	lo, hi := 0.0, toS(max(a.Snapshot.NowNs, origin))
-	if len(s.frames.frames) > 0 {
+	if s.frames.n > 0 {
 		lo, hi = math.Min(lo, toS(s.frames.minNs)), math.Max(hi, toS(s.frames.maxNs))
 	}
 	if n := len(a.Series); n > 0 {
@@ -87,8 +87,8 @@ func phaseFigures(s *Session) []chart {
 		return nil
 	}
 	rows := []phaseRow{{label: fmt.Sprintf("all frames (%d)", fs.all.n), title: "mean of all frames", ph: fs.all.mean()}}
-	if fs.janky.n > 0 {
-		rows = append(rows, phaseRow{label: fmt.Sprintf("janky frames (%d)", fs.janky.n), title: "mean of janky frames", ph: fs.janky.mean()})
+	if fs.jankyPh.n > 0 {
+		rows = append(rows, phaseRow{label: fmt.Sprintf("janky frames (%d)", fs.jankyPh.n), title: "mean of janky frames", ph: fs.jankyPh.mean()})
 	}
 	legend := make([]legendItem, len(phaseParts))
 	for i, p := range phaseParts {

@@ -83,13 +83,23 @@ type phaseFrame struct {
 // maxPhaseFrames is how many of the costliest frames the phase chart shows.
 const maxPhaseFrames = 8
 
+// exactFrames is how many frames the page keeps one by one (an hour at 120 Hz fits). Past it
+// the frames are summarised into time bins as the recording is read, so a day-long recording is
+// drawn in bounded memory; frozen frames and, up to detailJanky, janky frames stay single.
+const exactFrames = 1 << 19
+
 // frameSet gathers a recording's frames for drawing.
 type frameSet struct {
-	frames       []frameRec
+	frames       []frameRec // every frame while n <= exactFrames, nil once binned
+	n            int        // frames added
+	bins         *binSet    // the summary once past exactFrames (nil before)
+	frozen       []frameRec // frozen frames, kept once binned
+	janky        []frameRec // janky, not frozen, once binned: nil when over detailJanky
+	jankyOver    bool       // more than detailJanky janky frames were seen once binned
 	count        [numCls]int
 	minNs, maxNs int64 // earliest vsync, latest vsync + cost
 	maxCostMs    float64
-	all, janky   phaseAcc
+	all, jankyPh phaseAcc
 	worst        []phaseFrame // costliest first
 }
 
@@ -97,12 +107,21 @@ type frameSet struct {
 func (fs *frameSet) add(c *metrics.ClassifiedFrame) {
 	cls := classOf(c.Dropped, c.Level)
 	v := c.Frame.VsyncNs
-	fs.frames = append(fs.frames, frameRec{vsync: v, costMs: float32(float64(c.CostNs) / 1e6), dropped: int32(min(c.Dropped, 1<<30)), cls: uint8(cls)})
+	rec := frameRec{vsync: v, costMs: float32(float64(c.CostNs) / 1e6), dropped: int32(min(c.Dropped, 1<<30)), cls: uint8(cls)}
+	fs.n++
+	if fs.bins == nil {
+		fs.frames = append(fs.frames, rec)
+		if len(fs.frames) > exactFrames {
+			fs.toBins()
+		}
+	} else {
+		fs.bin(rec)
+	}
 	fs.count[cls]++
-	if len(fs.frames) == 1 || v < fs.minNs {
+	if fs.n == 1 || v < fs.minNs {
 		fs.minNs = v
 	}
-	if e := v + max(c.CostNs, 0); len(fs.frames) == 1 || e > fs.maxNs {
+	if e := v + max(c.CostNs, 0); fs.n == 1 || e > fs.maxNs {
 		fs.maxNs = e
 	}
 	cost := float64(c.CostNs) / 1e6
@@ -113,7 +132,7 @@ func (fs *frameSet) add(c *metrics.ClassifiedFrame) {
 	}
 	fs.all.add(ph)
 	if cls != clsOK {
-		fs.janky.add(ph)
+		fs.jankyPh.add(ph)
 	}
 	n := len(fs.worst)
 	if n == maxPhaseFrames && cost <= fs.worst[n-1].costMs {
@@ -133,5 +152,18 @@ func (fs *frameSet) add(c *metrics.ClassifiedFrame) {
 
 // jankyCount is the number of janky frames (every class but on time).
 func (fs *frameSet) jankyCount() int {
-	return len(fs.frames) - fs.count[clsOK]
+	return fs.n - fs.count[clsOK]
+}
+
+// eachFrozen calls fn for every frozen frame in recording order.
+func (fs *frameSet) eachFrozen(fn func(f *frameRec)) {
+	list := fs.frames
+	if fs.bins != nil {
+		list = fs.frozen
+	}
+	for i := range list {
+		if list[i].cls == clsFrozen {
+			fn(&list[i])
+		}
+	}
 }

@@ -83,20 +83,20 @@ func timeline(in timelineIn) timelineOut {
 	plotTop, plotBottom := padTop, timelineH-padBottom
 	// Freeze bands first, so the points stay on top.
 	s.group("freezes")
-	for i := range fs.frames {
-		f := &fs.frames[i]
-		if f.cls != clsFrozen {
-			continue
-		}
+	fs.eachFrozen(func(f *frameRec) {
 		a := xs.at(toS(f.vsync))
 		b := xs.at(toS(f.vsync + int64(float64(f.costMs)*1e6)))
 		s.rect(a, plotTop, math.Max(b-a, 2), plotBottom-plotTop, "freeze",
 			fmt.Sprintf("frozen frame at %s: %s ms, %d vsyncs dropped", secs(toS(f.vsync)), ms2(float64(f.costMs)), f.dropped))
-	}
+	})
 	s.endGroup()
-	if len(fs.frames) <= detailFrames {
+	switch {
+	case fs.bins != nil:
+		out.Summary = true
+		out.Note = drawBins(&s, fs, xs, ys, toS)
+	case len(fs.frames) <= detailFrames:
 		drawEveryFrame(&s, fs, xs, ys, toS)
-	} else {
+	default:
 		out.Summary = true
 		out.Note = drawColumns(&s, fs, xs, ys, toS)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"math"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -79,6 +81,7 @@ type protoSink struct {
 	bw       *bufio.Writer
 	pkt, sub []byte // scratch: the packet, and a nested message being built
 	arg      []byte
+	sorted   []traceArg        // scratch: an event's args by name
 	interned []byte            // InternedData for the packet being built
 	counters map[string]uint64 // counter track uuid by name
 	iids     [4]map[string]uint64
@@ -180,7 +183,7 @@ func (s *protoSink) thread(tid int, name string) {
 }
 
 // event writes a TrackEvent at ns on track. args is the JSON export's argument object body.
-func (s *protoSink) event(typ uint64, track uint64, ns int64, cat, name, args string, value float64) {
+func (s *protoSink) event(typ uint64, track uint64, ns int64, cat, name string, args []traceArg, value float64) {
 	e := s.sub[:0]
 	e = appendVarintField(e, pbTEType, typ)
 	e = appendVarintField(e, pbTETrack, track)
@@ -203,59 +206,105 @@ func (s *protoSink) event(typ uint64, track uint64, ns int64, cat, name, args st
 	s.sub = e
 }
 
-// annotations appends args (a JSON object body) as debug annotations, sorted by name.
-func (s *protoSink) annotations(e []byte, args string) []byte {
-	if args == "" {
-		return e
-	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader([]byte("{" + args + "}")))
-	dec.UseNumber()
-	if dec.Decode(&m) != nil {
-		return e
-	}
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		a := appendVarintField(s.arg[:0], pbDANameIid, s.intern(pbIDArgNames, k))
-		switch v := m[k].(type) {
-		case json.Number:
-			if i, err := v.Int64(); err == nil {
-				a = appendVarintField(a, pbDAInt, uint64(i))
-			} else if f, err := v.Float64(); err == nil {
-				a = protowire.AppendTag(a, pbDADouble, protowire.Fixed64Type)
-				a = protowire.AppendFixed64(a, math.Float64bits(f))
-			}
-		case string:
-			a = appendStringField(a, pbDAString, v)
-		case bool:
-			b := uint64(0)
-			if v {
-				b = 1
-			}
-			a = appendVarintField(a, pbDABool, b)
-		default:
-			raw, _ := json.Marshal(v)
-			a = appendStringField(a, pbDAString, string(raw))
+// annotations appends args as debug annotations, sorted by name, each typed as the JSON export
+// writes it: a whole number as an int, another number as a double.
+func (s *protoSink) annotations(e []byte, args []traceArg) []byte {
+	s.sorted = append(s.sorted[:0], args...)
+	sort.SliceStable(s.sorted, func(i, j int) bool { return s.sorted[i].key < s.sorted[j].key })
+	for i, arg := range s.sorted {
+		if i+1 < len(s.sorted) && s.sorted[i+1].key == arg.key {
+			continue // the last of a repeated name, as a JSON reader keeps
 		}
+		a := appendVarintField(s.arg[:0], pbDANameIid, s.intern(pbIDArgNames, arg.key))
+		a = appendAnnotationValue(a, arg.v)
 		e = protowire.AppendTag(e, pbTEDebug, protowire.BytesType)
 		e = protowire.AppendBytes(e, a)
 		s.arg = a
 	}
+	clear(s.sorted)
 	return e
 }
 
+// appendAnnotationValue appends v as a DebugAnnotation value: the common types directly, any
+// other through its JSON form (so it reads as the JSON export's value does).
+func appendAnnotationValue(a []byte, v any) []byte {
+	switch x := v.(type) {
+	case int:
+		return appendVarintField(a, pbDAInt, uint64(int64(x)))
+	case int32:
+		return appendVarintField(a, pbDAInt, uint64(int64(x)))
+	case int64:
+		return appendVarintField(a, pbDAInt, uint64(x))
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
+			return appendVarintField(a, pbDAInt, uint64(int64(x)))
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return a // the JSON export cannot write it either
+		}
+		a = protowire.AppendTag(a, pbDADouble, protowire.Fixed64Type)
+		return protowire.AppendFixed64(a, math.Float64bits(x))
+	case string:
+		return appendStringField(a, pbDAString, validUTF8(x))
+	case bool:
+		b := uint64(0)
+		if x {
+			b = 1
+		}
+		return appendVarintField(a, pbDABool, b)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return a
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var d any
+	if dec.Decode(&d) != nil {
+		return a
+	}
+	switch y := d.(type) {
+	case json.Number:
+		if i, err := y.Int64(); err == nil {
+			return appendVarintField(a, pbDAInt, uint64(i))
+		}
+		if f, err := y.Float64(); err == nil {
+			a = protowire.AppendTag(a, pbDADouble, protowire.Fixed64Type)
+			return protowire.AppendFixed64(a, math.Float64bits(f))
+		}
+		return a
+	case string, bool:
+		return appendAnnotationValue(a, y)
+	}
+	return appendStringField(a, pbDAString, string(raw))
+}
+
+// validUTF8 replaces each invalid byte of s with U+FFFD, as encoding/json does.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 // slice writes a complete slice as a begin and an end on tid's track.
-func (s *protoSink) slice(tid int, cat, name string, start, dur int64, args string) {
+func (s *protoSink) slice(tid int, cat, name string, start, dur int64, args []traceArg) {
 	s.event(teSliceBegin, threadUUID(tid), start, cat, name, args, 0)
-	s.event(teSliceEnd, threadUUID(tid), start+max(dur, 0), "", "", "", 0)
+	s.event(teSliceEnd, threadUUID(tid), start+max(dur, 0), "", "", nil, 0)
 }
 
 // instant writes an instant on tid's track, or the process's (scope "p").
-func (s *protoSink) instant(tid int, scope, cat, name string, at int64, args string) {
+func (s *protoSink) instant(tid int, scope, cat, name string, at int64, args []traceArg) {
 	track := threadUUID(tid)
 	if scope == "p" {
 		track = processUUID
@@ -277,5 +326,5 @@ func (s *protoSink) counter(name string, at int64, v float64) {
 		td = protowire.AppendBytes(td, nil)
 		s.descriptor(td)
 	}
-	s.event(teCounter, id, at, "", "", "", math.Round(v*100)/100)
+	s.event(teCounter, id, at, "", "", nil, math.Round(v*100)/100)
 }

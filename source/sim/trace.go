@@ -23,14 +23,22 @@ type TraceOptions struct {
 	// BootOffsetNs is BOOTTIME − MONOTONIC on the fake phone (the trace's clock is BOOTTIME;
 	// a clock snapshot maps it back).
 	BootOffsetNs int64
+	// Stuffing marks BUFFER_STUFFING, as SurfaceFlinger does, on a frame that finished after
+	// its own vsync's deadline but within the deadline hwui extended because the queue was
+	// stuffed (the gfxinfo row's FrameDeadline): late only because earlier frames filled it.
+	Stuffing bool
+	// SlowWork names the slow part of a long traversal as the app's own trace would (see
+	// SlowWorkName), nested in traversal, so a janky frame's slowest section is that work.
+	SlowWork bool
 }
 
 // TraceFacts is what RenderTrace injected: the frames it wrote and whom each jank blames.
 type TraceFacts struct {
 	Frames int
 	// AppJank counts frames written with APP_DEADLINE_MISSED (their work ended after the
-	// deadline), SFJank frames written with SF_CPU_DEADLINE_MISSED.
-	AppJank, SFJank int
+	// deadline), SFJank frames written with SF_CPU_DEADLINE_MISSED, Stuffed frames written with
+	// BUFFER_STUFFING (TraceOptions.Stuffing).
+	AppJank, SFJank, Stuffed int
 }
 
 // Trace field numbers (see source/perfetto for the reader's side).
@@ -80,97 +88,145 @@ func str(b []byte, num protowire.Number, s string) []byte {
 // named as Looper tracing names it. Packets are written frame by frame, not in time order, as
 // a phone's buffers are.
 func RenderTrace(w io.Writer, evs []source.Event, o TraceOptions) (TraceFacts, error) {
+	frames, _ := splitEvents(evs)
+	if o.Package == "" && len(frames) > 0 {
+		o.Package = frames[0].Process
+	}
+	ts := NewTraceStream(w, o)
+	if err := ts.Write(evs); err != nil {
+		return ts.facts, err
+	}
+	return ts.facts, nil
+}
+
+// TraceStream writes a run as a Perfetto trace batch by batch, as a phone's tracing service
+// appends to a trace file while the app runs: the clock snapshot and process names first, then
+// each batch's packets. Cookies, the frames whose doFrame was written and the last present
+// carry from batch to batch, so the batches read as one trace.
+type TraceStream struct {
+	o           TraceOptions
+	tw          *traceWriter
+	boot        func(int64) int64
+	cookie      int64
+	doneDoFrame map[int64]bool
+	lastPresent int64
+	facts       TraceFacts
+	header      bool
+	// NoFrameTimeline leaves out the FrameTimeline packets (a tracing service before Android
+	// 12 has no such data source); NoSections leaves out the app's atrace sections (the app
+	// was not in atrace_apps).
+	NoFrameTimeline, NoSections bool
+}
+
+// NewTraceStream starts a trace on w; nothing is written until the first Write.
+func NewTraceStream(w io.Writer, o TraceOptions) *TraceStream {
 	if o.Pid == 0 {
 		o.Pid = DefaultPid
 	}
-	tw := &traceWriter{bw: bufio.NewWriterSize(w, 64<<10)}
-	var facts TraceFacts
-	frames, msgs := splitEvents(evs)
-	pkg := o.Package
-	if pkg == "" && len(frames) > 0 {
-		pkg = frames[0].Process
+	return &TraceStream{o: o, tw: &traceWriter{bw: bufio.NewWriterSize(w, 64<<10)},
+		boot: func(mono int64) int64 { return mono + o.BootOffsetNs }, doneDoFrame: map[int64]bool{}}
+}
+
+// Facts is what the stream has written so far.
+func (s *TraceStream) Facts() TraceFacts { return s.facts }
+
+// Write appends the packets of a batch of events (frames in vsync order, messages before the
+// frame they preceded) and flushes them to the writer.
+func (s *TraceStream) Write(evs []source.Event) error {
+	tw, o := s.tw, s.o
+	if !s.header {
+		s.header = true
+		tw.packet(clockPacket(o.BootOffsetNs))
+		tw.packet(processTree(o.Pid, o.Package))
 	}
-	boot := func(mono int64) int64 { return mono + o.BootOffsetNs }
-	tw.packet(clockPacket(o.BootOffsetNs))
-	tw.packet(processTree(o.Pid, pkg))
-	var cookie int64
-	doneDoFrame := map[int64]bool{}
-	lastPresent := int64(0)
+	frames, msgs := splitEvents(evs)
 	mi := 0
-	for i, f := range frames {
+	for _, f := range frames {
 		// messages that ran before this frame's doFrame, as main-thread sections
 		var prints []print
 		for ; mi < len(msgs) && msgs[mi].StartNs < f.VsyncNs; mi++ {
-			prints = appendSection(prints, o.Pid, o.Pid, msgs[mi].Handler+": "+msgTraceName(msgs[mi]), msgs[mi].StartNs, msgs[mi].EndNs)
+			prints = s.message(prints, msgs[mi])
 		}
-		start := f.VsyncNs
-		if f.Phases != nil && f.Phases.Vsync > 0 {
-			start = f.Phases.Vsync
+		tf := FrameFacts(f, o)
+		if !s.NoFrameTimeline {
+			s.frameTimeline(f, tf)
 		}
-		if f.StartVsyncNs > 0 {
-			start = f.StartVsyncNs
+		if tf.Jank&source.JankAppDeadline != 0 {
+			s.facts.AppJank++
 		}
-		token := f.VsyncID
-		end := f.DoneNs
-		jank, present := int64(source.JankNone), int32(1)
-		if f.DeadlineNs > 0 && end > f.DeadlineNs {
-			jank, present = source.JankAppDeadline, 2
-			facts.AppJank++
+		if tf.Jank&source.JankSFCPU != 0 {
+			s.facts.SFJank++
 		}
-		if o.SFJankEvery > 0 && (i+1)%o.SFJankEvery == 0 {
-			jank &^= source.JankNone
-			jank |= source.JankSFCPU
-			present = 2
-			facts.SFJank++
+		if tf.Jank&source.JankBufferStuffing != 0 {
+			s.facts.Stuffed++
 		}
-		dtok := displayTokenBase + token
-		layer := f.Window + "#0"
-		cookie++
-		tw.ft(boot(f.VsyncNs), ftExpSurface, func(b []byte) []byte {
-			b = vint(b, 1, cookie)
-			b = vint(b, 2, token)
-			b = vint(b, 3, dtok)
-			b = vint(b, 4, int64(o.Pid))
-			return str(b, 5, layer)
-		})
-		tw.ft(boot(f.DeadlineNs), ftEnd, func(b []byte) []byte { return vint(b, 1, cookie) })
-		cookie++
-		tw.ft(boot(start), ftActSurface, func(b []byte) []byte {
-			b = vint(b, 1, cookie)
-			b = vint(b, 2, token)
-			b = vint(b, 3, dtok)
-			b = vint(b, 4, int64(o.Pid))
-			b = str(b, 5, layer)
-			b = vint(b, 6, int64(present))
-			b = vint(b, 7, b2i(end <= f.DeadlineNs))
-			b = vint(b, 9, jank)
-			return vint(b, 10, 1)
-		})
-		tw.ft(boot(end), ftEnd, func(b []byte) []byte { return vint(b, 1, cookie) })
-		if t := f.IntervalNs; f.PresentNs > 0 && t > 0 {
-			// SurfaceFlinger's display frame ends on the vsync the frame was shown on (its
-			// prediction is on the vsync grid; the present fence a little before it)
-			tick := f.VsyncNs + (f.PresentNs-f.VsyncNs+t/2)/t*t
-			if tick > lastPresent {
-				lastPresent = tick
-				cookie += 2
-				tw.displayFrame(boot, cookie, dtok, tick-t, tick, jank&^(source.JankAppDeadline))
-			}
+		s.facts.Frames++
+		if !s.doneDoFrame[tf.Token] && !s.NoSections {
+			s.doneDoFrame[tf.Token] = true
+			prints = append(prints, tf.prints...)
 		}
-		facts.Frames++
-		if !doneDoFrame[token] {
-			doneDoFrame[token] = true
-			prints = frameSections(prints, o.Pid, token, start, f)
+		if len(prints) > 0 {
+			tw.packet(ftraceBundle(prints, s.boot))
 		}
-		tw.packet(ftraceBundle(prints, boot))
 	}
 	for ; mi < len(msgs); mi++ {
-		tw.packet(ftraceBundle(appendSection(nil, o.Pid, o.Pid, msgs[mi].Handler+": "+msgTraceName(msgs[mi]), msgs[mi].StartNs, msgs[mi].EndNs), boot))
+		if p := s.message(nil, msgs[mi]); len(p) > 0 {
+			tw.packet(ftraceBundle(p, s.boot))
+		}
 	}
 	if tw.err == nil {
 		tw.err = tw.bw.Flush()
 	}
-	return facts, tw.err
+	return tw.err
+}
+
+func (s *TraceStream) message(p []print, m *source.Message) []print {
+	if s.NoSections {
+		return p
+	}
+	return appendSection(p, s.o.Pid, s.o.Pid, m.Handler+": "+msgTraceName(m), m.StartNs, m.EndNs)
+}
+
+// frameTimeline writes a frame's expected and actual surface frame and, once per present, the
+// display frame it was shown in.
+func (s *TraceStream) frameTimeline(f *source.Frame, tf TraceFrame) {
+	tw, o, boot := s.tw, s.o, s.boot
+	token, dtok := tf.Token, displayTokenBase+tf.Token
+	layer := f.Window + "#0"
+	s.cookie++
+	cookie := s.cookie
+	tw.ft(boot(f.VsyncNs), ftExpSurface, func(b []byte) []byte {
+		b = vint(b, 1, cookie)
+		b = vint(b, 2, token)
+		b = vint(b, 3, dtok)
+		b = vint(b, 4, int64(o.Pid))
+		return str(b, 5, layer)
+	})
+	tw.ft(boot(f.DeadlineNs), ftEnd, func(b []byte) []byte { return vint(b, 1, cookie) })
+	s.cookie++
+	cookie = s.cookie
+	tw.ft(boot(tf.StartNs), ftActSurface, func(b []byte) []byte {
+		b = vint(b, 1, cookie)
+		b = vint(b, 2, token)
+		b = vint(b, 3, dtok)
+		b = vint(b, 4, int64(o.Pid))
+		b = str(b, 5, layer)
+		b = vint(b, 6, int64(tf.PresentType))
+		b = vint(b, 7, b2i(tf.EndNs <= f.DeadlineNs))
+		b = vint(b, 9, tf.Jank)
+		return vint(b, 10, 1)
+	})
+	tw.ft(boot(tf.EndNs), ftEnd, func(b []byte) []byte { return vint(b, 1, cookie) })
+	if t := f.IntervalNs; f.PresentNs > 0 && t > 0 {
+		// SurfaceFlinger's display frame ends on the vsync the frame was shown on (its
+		// prediction is on the vsync grid; the present fence a little before it)
+		tick := f.VsyncNs + (f.PresentNs-f.VsyncNs+t/2)/t*t
+		if tick > s.lastPresent {
+			s.lastPresent = tick
+			s.cookie += 2
+			tw.displayFrame(boot, s.cookie, dtok, tick-t, tick, tf.Jank&^(source.JankAppDeadline|source.JankBufferStuffing))
+		}
+	}
 }
 
 func b2i(b bool) int64 {
@@ -273,6 +329,7 @@ func appendSection(p []print, pid, tid int, name string, from, to int64) []print
 // DrawFrames from the sync to the swap.
 func frameSections(p []print, pid int, token, start int64, f *source.Frame) []print {
 	ph := f.Phases
+	start = doFrameStart(start, ph)
 	tok := strconv.FormatInt(token, 10)
 	uiEnd := f.UIDoneNs
 	if ph == nil || uiEnd <= start {

@@ -115,7 +115,10 @@ func (m headerModel) render() headerModel {
 	if m.sess.Package != "" {
 		left = append(left, st.Accent.Render(m.sess.Package))
 	}
-	if m.sess.Source != "" && m.sess.Source != source.KindSim {
+	switch {
+	case m.sess.Source == source.KindPerfetto:
+		left = append(left, st.Muted.Render("perfetto · FrameTimeline"))
+	case m.sess.Source != "" && m.sess.Source != source.KindSim:
 		left = append(left, st.Muted.Render(string(m.sess.Source)))
 	}
 	if m.sess.LayerKind != "" {

@@ -111,7 +111,11 @@ func (t *target) sessionDevice() source.Device {
 
 // deviceSource opens a device source of the given kind for the flags' device and app.
 func (a *app) deviceSource(ctx context.Context, kind string, headless bool) (*opened, error) {
-	return a.deviceSourceFor(ctx, kind, a.opts.Serial, a.opts.Package)
+	op, err := a.deviceSourceFor(ctx, kind, a.opts.Serial, a.opts.Package)
+	if err == nil && kind == "auto" && op.note == "" && !headless {
+		op.note = perfettoHint(op.device)
+	}
+	return op, err
 }
 
 // deviceSourceFor opens a device source of the given kind for serial and pkg ("" = the
@@ -125,6 +129,9 @@ func (a *app) deviceSourceFor(ctx context.Context, kind, serial, pkg string) (*o
 		if err := a.setSlowThreshold(ctx, t); err != nil {
 			return nil, err
 		}
+	}
+	if kind == "perfetto" {
+		return a.perfettoSource(ctx, t)
 	}
 	note := ""
 	if kind == "auto" && a.logsLooper(ctx, t) {

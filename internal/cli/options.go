@@ -75,7 +75,7 @@ type Options struct {
 }
 
 func (o *Options) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Source, "source", "auto", "where frames come from: auto, sim, gfxinfo, logcat, gfxinfo+logcat, surfaceflinger (sf)")
+	fs.StringVar(&o.Source, "source", "auto", "where frames come from: auto, sim, gfxinfo, logcat, gfxinfo+logcat, surfaceflinger (sf), perfetto (Android 12+)")
 	fs.StringVar(&o.Layer, "layer", "", "with --source surfaceflinger: the SurfaceFlinger layer to measure (default: the app's presenting layer)")
 	fs.StringVar(&o.Input, "input", "", "read a captured gfxinfo dump, logcat text or recording instead of a device (- for stdin)")
 	o.bindDevices(fs)
@@ -110,7 +110,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Debug, "debug", false, "verbose log file; print its path on exit")
 }
 
-var validSources = []string{"auto", "sim", "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger", "sf"}
+var validSources = []string{"auto", "sim", "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger", "sf", "perfetto"}
 
 // validate checks flag values and their combinations. changed reports whether a flag was given
 // on the command line (only that implies the simulator); set also counts the config file.

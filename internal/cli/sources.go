@@ -135,7 +135,7 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	switch o.Source {
 	case "sim":
 		return a.simSource("")
-	case "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger":
+	case "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger", "perfetto":
 		op, err := a.deviceSource(ctx, o.Source, headless)
 		if serial := device.DefaultSerial(o.Serial); err != nil && serial != "" {
 			return a.namedMissing(serial, err, headless)

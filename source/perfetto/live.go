@@ -77,7 +77,7 @@ var (
 // the current ends, under the other of two alternating names; the frames both saw are kept
 // once (by layer and token). Tracing thus stops within 30 s of fpstop's death, and Run stops
 // its sessions and removes their files when its context ends.
-func NewLive(t Tracer, opts LiveOptions) source.Source {
+func NewLive(t Tracer, opts LiveOptions) *Live {
 	if opts.SessionMs <= 0 || opts.SessionMs > maxSessionMs {
 		opts.SessionMs = maxSessionMs
 	}
@@ -96,12 +96,14 @@ func NewLive(t Tracer, opts LiveOptions) source.Source {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &live{t: t, opts: opts}
+	return &Live{t: t, opts: opts}
 }
 
-type live struct {
+// Live is the live Perfetto source (NewLive).
+type Live struct {
 	t    Tracer
 	opts LiveOptions
+	run  *liveRun // set by Start
 }
 
 // Config is the text config of one session (perfetto --txt -c -).
@@ -130,8 +132,14 @@ func validSessionName(s string) bool {
 	return strings.HasPrefix(s, "fpstop_") && validID.MatchString(strings.ReplaceAll(s[len("fpstop_"):], "_", ""))
 }
 
-// Run implements source.Source.
-func (l *live) Run(ctx context.Context, out chan<- []source.Event) error {
+// Start starts the first session, so that a phone refusing it (Android 11, tracing busy) is
+// known before anything is shown; the error wraps ErrRefused. Run calls it when the caller did
+// not. A started source must be Run (Run stops the sessions when its context ends; unrun, the
+// session ends by its duration_ms).
+func (l *Live) Start(ctx context.Context) error {
+	if l.run != nil {
+		return nil
+	}
 	if !validPkg.MatchString(l.opts.Package) {
 		return fmt.Errorf("perfetto: %q is not a package name", l.opts.Package)
 	}
@@ -151,6 +159,16 @@ func (l *live) Run(ctx context.Context, out chan<- []source.Event) error {
 		}
 		return &refusedError{err}
 	}
+	l.run = r
+	return nil
+}
+
+// Run implements source.Source.
+func (l *Live) Run(ctx context.Context, out chan<- []source.Event) error {
+	if err := l.Start(ctx); err != nil {
+		return err
+	}
+	r := l.run
 	defer r.stopAll()
 	tick := time.NewTicker(l.opts.Poll)
 	defer tick.Stop()

@@ -13,7 +13,7 @@ import (
 // events waiting to be sent, and what was already sent (frames and sections both sessions saw
 // go out once).
 type liveRun struct {
-	l        *live
+	l        *Live
 	id       string
 	sessions []*liveSession
 	n        int // sessions started
@@ -66,7 +66,7 @@ const (
 	dedupPruneAt  = 1 << 13
 )
 
-func newLiveRun(l *live, id string) *liveRun {
+func newLiveRun(l *Live, id string) *liveRun {
 	return &liveRun{l: l, id: id, frames: map[frameKey]int64{}, sections: map[sectionKey]int64{},
 		noticed: map[string]bool{}}
 }

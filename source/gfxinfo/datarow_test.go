@@ -65,8 +65,8 @@ func FuzzDataRow(f *testing.F) {
 				t.Fatalf("%q: column %d = %d, want %d", l, c, p.row[c], cols[c])
 			}
 		}
-		// The same text again comes from the row cache: the same values; under another
-		// layout it is read afresh (and torn: the width differs).
+		// The same text again reads the same values; under another layout it is torn (the
+		// width differs).
 		p.row = [numCols]int64{}
 		p.dataRow(append([]byte(nil), l...))
 		for _, c := range layout17 {

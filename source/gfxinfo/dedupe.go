@@ -25,22 +25,19 @@ type winState struct {
 	hwm   int64  // newest IntendedVsync emitted
 	// baseNs: frames completed by then were counted before this window's first counter.
 	baseNs int64
-	ring   [keep]frameID
-	head   int // next slot to write
-	n      int
-	// The ring's identities, what has asks (frameset.go): FrameCompleted by a table kept with
-	// the ring, vsync id and IntendedVsync by tables built when asked. maxID and maxDone are
-	// the largest vsync id and FrameCompleted ever remembered: a row above them is not a
-	// repeat without a lookup.
-	dones          doneTable
-	ids, vsyncs    keyIndex
-	maxID, maxDone int64
-	total          counter
-	acct           int   // frames accounted since the last accepted counter
-	gaps           []gap // unreadable rows credited, expected back in the next dump
-	polls          int
-	seen           int64 // procTable poll number when last seen
-	short          int   // polls in a row whose rows fell short of the counter (rowsShort)
+	// ring holds the identities of the last keep frames emitted, oldest at head once full;
+	// ids, vsyncs and dones map each identity to the slot of the newest remembered frame that
+	// has it (a vsync id > 0, IntendedVsync, FrameCompleted).
+	ring               [keep]frameID
+	head               int // next slot to write
+	n                  int
+	ids, vsyncs, dones map[int64]int
+	total              counter
+	acct               int   // frames accounted since the last accepted counter
+	gaps               []gap // unreadable rows credited, expected back in the next dump
+	polls              int
+	seen               int64 // procTable poll number when last seen
+	short              int   // polls in a row whose rows fell short of the counter (rowsShort)
 	// countedHwm: the newest IntendedVsync emitted by the poll of the last accepted counter
 	// (the frames that counter counted are at or before it).
 	countedHwm int64
@@ -67,51 +64,30 @@ func newWinState(title, root string) *winState {
 	return &winState{title: title, root: root}
 }
 
-// has reports whether f is a frame already emitted.
+// has reports whether f is a frame already emitted: one remembered completed at its
+// FrameCompleted, or has its vsync id (IntendedVsync in layouts without one; two frames of
+// one window can share an IntendedVsync, never a vsync id).
 func (ws *winState) has(f *source.Frame) bool {
-	_, ok := ws.known(f)
-	return ok
-}
-
-// known is has, also returning the slot after the one of the remembered frame that completed
-// at f's FrameCompleted (-1 when f is known by another identity or not at all).
-func (ws *winState) known(f *source.Frame) (next int, ok bool) {
-	if f.DoneNs <= ws.maxDone {
-		if s, ok := ws.doneSlot(f.DoneNs); ok {
-			return newer(s), true
-		}
+	if ws.hasDone(f.DoneNs) {
+		return true
 	}
 	if f.VsyncID > 0 {
-		// Two frames of one window can share an IntendedVsync (real Android 13 rows do),
-		// never a vsync id.
-		return -1, ws.hasID(f.VsyncID)
+		return ws.hasID(f.VsyncID)
 	}
-	return -1, f.VsyncNs <= ws.hwm && ws.lookup(&ws.vsyncs, keyVsync, f.VsyncNs)
-}
-
-// beyondOrKnown is known, answering without the call for a row that completed after every
-// remembered frame and is newer than all of them by the identity known asks next (its vsync
-// id, or IntendedVsync without one): known says no to it without a lookup, and it is what a
-// capture's new rows are (inlined in windowRows, where known is a call).
-func (ws *winState) beyondOrKnown(f *source.Frame) (next int, ok bool) {
-	if f.DoneNs > ws.maxDone && (f.VsyncID > ws.maxID || (f.VsyncID <= 0 && f.VsyncNs > ws.hwm)) {
-		return -1, false
-	}
-	return ws.known(f)
+	_, ok := ws.vsyncs[f.VsyncNs]
+	return ok
 }
 
 // hasDone reports whether a remembered frame completed at done.
 func (ws *winState) hasDone(done int64) bool {
-	if done > ws.maxDone {
-		return false
-	}
-	_, ok := ws.doneSlot(done)
+	_, ok := ws.dones[done]
 	return ok
 }
 
 // hasID reports whether a remembered frame has vsync id id (> 0).
 func (ws *winState) hasID(id int64) bool {
-	return id <= ws.maxID && ws.lookup(&ws.ids, keyID, id)
+	_, ok := ws.ids[id]
+	return ok
 }
 
 // stale reports whether f is older than every frame remembered while the memory is full: a
@@ -131,15 +107,44 @@ func (ws *winState) countIn(lo, hi int64) int {
 	return n
 }
 
+// The identities of a frame, in a frameID.
+const (
+	keyID    = iota // FrameTimelineVsyncId: only an id > 0 identifies a frame
+	keyVsync        // IntendedVsync
+	keyDone         // FrameCompleted
+)
+
+// frameID is what identifies a row across dumps.
+type frameID [3]int64
+
 // add remembers f, forgetting the oldest frame when full.
 func (ws *winState) add(f *source.Frame) {
-	ws.remember(frameID{f.VsyncID, f.VsyncNs, f.DoneNs})
-	if f.VsyncID > 0 {
-		ws.maxID = max(ws.maxID, f.VsyncID)
+	if ws.ids == nil {
+		ws.ids, ws.vsyncs, ws.dones = map[int64]int{}, map[int64]int{}, map[int64]int{}
 	}
-	ws.maxDone = max(ws.maxDone, f.DoneNs)
-	if f.VsyncNs > ws.hwm {
-		ws.hwm = f.VsyncNs
+	slot := ws.head
+	if ws.n == keep {
+		old := ws.ring[slot]
+		forget(ws.ids, old[keyID], slot)
+		forget(ws.vsyncs, old[keyVsync], slot)
+		forget(ws.dones, old[keyDone], slot)
+	} else {
+		ws.n++
+	}
+	ws.ring[slot] = frameID{f.VsyncID, f.VsyncNs, f.DoneNs}
+	ws.head = (slot + 1) % keep
+	if f.VsyncID > 0 {
+		ws.ids[f.VsyncID] = slot
+	}
+	ws.vsyncs[f.VsyncNs] = slot
+	ws.dones[f.DoneNs] = slot
+	ws.hwm = max(ws.hwm, f.VsyncNs)
+}
+
+// forget drops identity k of the frame in slot, unless a newer frame shares it.
+func forget(m map[int64]int, k int64, slot int) {
+	if s, ok := m[k]; ok && s == slot {
+		delete(m, k)
 	}
 }
 
@@ -317,8 +322,7 @@ func (ws *winState) rowsShort(w *Window, reset bool) bool {
 		}
 	}
 	// (Counted from the newest row back, and only until there are enough: the rows after
-	// countedHwm are the dump's last ones, so about the new rows are read instead of all:
-	// 1.9 M → 1.1 M instructions on fs17-200k.)
+	// countedHwm are the dump's last ones.)
 	for i := len(w.Frames) - 1; i >= 0 && n < want; i-- {
 		if w.Frames[i].VsyncNs > ws.countedHwm {
 			n++

@@ -46,7 +46,7 @@ func dumpsUpTo(t *testing.T, r io.Reader) ([]string, *dumpReader) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, n := ps.parseNextUpTo(c, d.prevText(), true)
+		_, n := ps.parseNextUpTo(c, true)
 		d.took(n)
 		out = append(out, string(c[:n]))
 	}

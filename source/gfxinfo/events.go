@@ -194,7 +194,7 @@ func (a *assembly) events(t *tracker, evs []source.Event) []source.Event {
 	for _, w := range a.warns {
 		evs = append(evs, &source.Notice{AtNs: a.at, Level: source.LevelWarn, Text: w})
 	}
-	t.mergeBuf = sortByVsync(a.newFrames, t.mergeBuf)
+	slices.SortStableFunc(a.newFrames, func(x, y *source.Frame) int { return cmp.Compare(x.VsyncNs, y.VsyncNs) })
 	// One allocation for the batch (it goes to the pipeline as it is): the frames, polls and
 	// summaries, a Refresh or two and the Tick.
 	evs = slices.Grow(evs, len(a.warns)+len(a.newFrames)+len(a.tail)+4)
@@ -208,57 +208,12 @@ func (a *assembly) events(t *tracker, evs []source.Event) []source.Event {
 	}
 	evs = append(evs, a.tail...)
 	if !havePeriod && t.live {
-		// (Only a poller reads periodNs, for its interval: a capture replay skips the pass
-		// over the dump's rows, 2.8 M instructions on fs17-200k.)
+		// (Only a poller reads periodNs, for its interval.)
 		if s := a.spacing(); s > 0 && s <= maxPeriodNs {
 			t.periodNs = s
 		}
 	}
 	return evs
-}
-
-// maxMergeRuns is the most ascending runs sortByVsync merges; more are sorted.
-const maxMergeRuns = 8
-
-// sortByVsync sorts frames by IntendedVsync, keeping the order of frames with the same one (as
-// slices.SortStableFunc does), with buf as scratch (returned, emptied, for the next call). A
-// dump's new frames are each window's in order, one window after another, so they are one or a
-// few ascending runs: those are merged (a stable sort of a dump's ~70 frames was 6.9 M of the
-// tracker's 73.6 M instructions on fs17-200k, most dumps being one run already).
-func sortByVsync(frames, buf []*source.Frame) []*source.Frame {
-	var ends [maxMergeRuns]int
-	runs := 0
-	for i := 1; i <= len(frames); i++ {
-		if i == len(frames) || frames[i].VsyncNs < frames[i-1].VsyncNs {
-			if runs == maxMergeRuns {
-				slices.SortStableFunc(frames, func(x, y *source.Frame) int { return cmp.Compare(x.VsyncNs, y.VsyncNs) })
-				return buf
-			}
-			ends[runs] = i
-			runs++
-		}
-	}
-	for r := 1; r < runs; r++ {
-		// frames[:ends[r-1]] is sorted: merge the next run into it, the earlier frame first
-		// among equal ones.
-		left, right := frames[:ends[r-1]], frames[ends[r-1]:ends[r]]
-		buf = append(buf[:0], left...)
-		i, j, k := 0, 0, 0
-		for i < len(buf) && j < len(right) {
-			if right[j].VsyncNs < buf[i].VsyncNs {
-				frames[k] = right[j]
-				j++
-			} else {
-				frames[k] = buf[i]
-				i++
-			}
-			k++
-		}
-		k += copy(frames[k:], buf[i:])
-		copy(frames[k:], right[j:])
-	}
-	clear(buf)
-	return buf[:0]
 }
 
 // reportGaps marks the pending unreadable rows as credited in a reported counter.

@@ -96,7 +96,7 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		if err != nil {
 			return fmt.Errorf("gfxinfo: reading %s: %w", s.name, err)
 		}
-		d, n := ps.parseNextUpTo(c, dr.prevText(), true)
+		d, n := ps.parseNextUpTo(c, true)
 		dr.took(n)
 		if !d.recognised() {
 			skipped++
@@ -168,11 +168,8 @@ type dumpReader struct {
 	over                 bool // skipping the rest of a dump longer than maxDump
 	read                 int64
 	// lastAt is where the dump handed out last starts in buf (-1: cut line by line, into
-	// chunk), lastLen its length; prevAt and prevLen the same for the dump before it, which is
-	// kept in buf while the next is read (more moves it with the unread text): the parser
-	// compares a dump's rows with the text of the one before (replay.go).
+	// chunk), lastLen its length.
 	lastAt, lastLen int
-	prevAt, prevLen int
 	// beforeRead, when set, is called before every read of r (which may wait for input).
 	beforeRead func()
 }
@@ -183,7 +180,7 @@ type dumpReader struct {
 const readBlock = 4 << 20
 
 func newDumpReader(r io.Reader) *dumpReader {
-	d := &dumpReader{r: r, lastAt: -1, prevAt: -1}
+	d := &dumpReader{r: r, lastAt: -1}
 	d.buf = make([]byte, 64<<10)
 	d.fill(512)
 	if enc := sniffUTF16(d.buf[d.off:d.end]); enc != nil {
@@ -236,16 +233,9 @@ func (d *dumpReader) fill(n int) {
 // more reads once more input into the buffer, moving what is unread to its front first (and
 // growing it when that is full, or to readBlock once as much as it holds was read).
 func (d *dumpReader) more() {
-	from := d.off
-	if d.prevAt >= 0 {
-		from = d.prevAt // (before off: the dump handed out last is kept too)
-	}
-	if from > 0 {
+	if from := d.off; from > 0 {
 		d.end = copy(d.buf, d.buf[from:d.end])
 		d.off -= from
-		if d.prevAt >= 0 {
-			d.prevAt -= from
-		}
 	}
 	if long := len(d.buf) < readBlock && d.read >= int64(len(d.buf)); long || d.end == len(d.buf) {
 		// Straight to readBlock once the input is long (not doubling through 128 KB..2 MB), and
@@ -280,7 +270,6 @@ func (d *dumpReader) more() {
 
 // next returns the next dump's text (valid until the next call), or io.EOF.
 func (d *dumpReader) next() ([]byte, error) {
-	d.prevAt, d.prevLen = d.lastAt, d.lastLen
 	c, ok, err := d.whole()
 	if ok || err != nil {
 		d.lastAt, d.lastLen = d.off-len(c), len(c)
@@ -300,7 +289,6 @@ func (d *dumpReader) nextUpTo() ([]byte, error) {
 	if d.lastAt < 0 || d.lastLen <= 16 {
 		return d.next()
 	}
-	d.prevAt, d.prevLen = d.lastAt, d.lastLen
 	c, ok, err := d.wholeFrom(d.lastLen - d.lastLen/16)
 	if (!ok && err == nil) || (err != nil && err != io.EOF) {
 		// The header found was too far, or none before the input failed: the dump may be
@@ -329,15 +317,6 @@ func (d *dumpReader) took(n int) {
 	}
 	back := d.lastLen - n
 	d.off, d.read, d.lastLen = d.off-back, d.read-int64(back), n
-}
-
-// prevText returns the text of the dump handed out before the last one, where it is now, or
-// nil when it was cut line by line (its text is gone).
-func (d *dumpReader) prevText() []byte {
-	if d.prevAt < 0 {
-		return nil
-	}
-	return d.buf[d.prevAt : d.prevAt+d.prevLen]
 }
 
 // whole returns the next dump as a slice of the buffer when it is at most maxLine bytes long

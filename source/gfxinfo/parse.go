@@ -154,29 +154,11 @@ type Parser struct {
 	hdr     []byte
 	hdrCols []int
 	hdrWarn []string
-	// rows: the rows read lately, so a row the next dump repeats is not read again.
-	rows *rowCache
 	// blockRows is the most frames a PROFILEDATA block held (startBlock sizes blocks by it).
 	blockRows int
 	// markers: a ---PROFILEDATA--- marker line was seen (a header without one is then a
 	// damaged marker line, not a capture that prints none)
 	markers bool
-	// stable: the text of the dump before stays valid (the file source), so its rows are
-	// recorded (rec) and the next dump replays those it repeats (prevRec, in prevText)
-	// instead of looking rows up in the row cache (replay.go).
-	stable   bool
-	rec      []recRow
-	prevRec  []recRow
-	prevText []byte
-	// recLayouts and prevLayouts are the column layouts rec's and prevRec's rows name.
-	recLayouts, prevLayouts [][]int
-	// vals is the ring of the recorded rows' values (replay.go), seq the number of the next
-	// row written into it, valsFrom the oldest number it may hold (it grew); minVals is its
-	// first size when set (tests; 0: the constant minVals).
-	vals          [][numCols]int64
-	seq, valsFrom uint64
-	minVals       int
-	valsCols      []int // the layout of every row written in vals (nil: several)
 	// upTo: the text parseChunk reads may run on into the next dump, where it stops; used is
 	// the length it read.
 	upTo bool
@@ -257,37 +239,19 @@ func (ps *Parser) Parse(data []byte) (*Dump, error) {
 // storage. It never fails: text it does not recognise yields an empty Dump.
 func (ps *Parser) ParseChunk(chunk []byte) *Dump {
 	ps.reset()
-	if ps.stable || len(ps.prevRec) > 0 {
-		ps.stable = false
-		ps.forgetRows()
-	}
 	return ps.parseChunk(chunk)
 }
 
-// parseNext parses the next dump of a capture; prev is the text of the dump before (where it
-// is now; nil when it is gone): rows it repeats are replayed (replay.go).
-func (ps *Parser) parseNext(chunk, prev []byte) *Dump {
-	d, _ := ps.parseNextUpTo(chunk, prev, false)
-	return d
-}
-
-// parseNextUpTo is parseNext for text that may run on past the dump when upTo is set: the
+// parseNextUpTo is ParseChunk for text that may run on past the dump when upTo is set: the
 // dump ends where the next one starts, at a line holding only blanks before "Applications
 // Graphics Acceleration Info:" after text that is not blank (as Split cuts), and n is its
 // length. (The parser reads every line anyway; the reader then needs no search of its own
 // through the whole dump for the next one: see dumpReader.nextUpTo.)
-func (ps *Parser) parseNextUpTo(chunk, prev []byte, upTo bool) (d *Dump, n int) {
+func (ps *Parser) parseNextUpTo(chunk []byte, upTo bool) (d *Dump, n int) {
 	ps.reset()
-	ps.stable = true
-	if len(prev) != len(ps.prevText) || len(prev) == 0 {
-		ps.forgetRows()
-	} else {
-		ps.prevText = prev
-	}
 	ps.upTo = upTo
 	d = ps.parseChunk(chunk)
 	n, ps.upTo = ps.used, false
-	ps.keepRows(chunk[:n])
 	return d, n
 }
 
@@ -358,17 +322,11 @@ type parser struct {
 	warnKeys    []string
 	slab        []source.Phases
 	row         [numCols]int64
-	// Bulk replay of repeated rows (replay.go): the dump's text, the current line's place in it,
-	// whether the line was read as a row, whether the next row may start a replay, where the
-	// next search starts and how many recorded rows searches that found none went through.
-	chunk              []byte
-	lineStart, lineEnd int
-	rowLine            bool
-	tryReplay          bool
-	stop               bool // the line starts the next dump (nextDump)
-	hint, missed       int
-	// rowLen is the length of the last row read or replayed (kept for replay).
-	rowLen int
+	// chunk is the dump's text, lineStart where the current line starts in it; stop: the
+	// line starts the next dump (nextDump).
+	chunk     []byte
+	lineStart int
+	stop      bool
 }
 
 func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }
@@ -387,29 +345,17 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
-		p.lineStart, p.lineEnd = pos, end
+		p.lineStart = pos
 		if p.inBlock {
 			if bytes.HasPrefix(line, profileMarker) {
 				p.endBlock()
 				pos = end
 				continue
 			}
-			if p.wantReplay() {
-				p.tryReplay = false
-				if to := p.replay(pos); to > pos {
-					pos = to
-					continue
-				}
-			}
-			p.rowLine = false
 			p.blockLine(line, data[end:])
 			if p.stop {
 				ps.used = pos // (the rest is the next dump's)
 				break
-			}
-			p.tryReplay = p.tryReplay || !p.rowLine // (a line not read as a row: try again after it)
-			if p.rowLine {
-				p.rowLen = len(line)
 			}
 			pos = end
 			continue

@@ -142,7 +142,7 @@ const (
 // one read (counting each block's lines first was two more passes over most of a capture's
 // text), and a block with more rows than that grows its slices as append does.
 func (p *parser) startBlock(rest []byte) {
-	p.inBlock, p.sawBlock, p.tryReplay, p.bare = true, true, true, false
+	p.inBlock, p.sawBlock, p.bare = true, true, false
 	p.cols = nil
 	p.oldTable = false
 	w := p.curWin()
@@ -403,32 +403,7 @@ func (p *parser) dataRow(l []byte) {
 		p.tornRowAt(l, "row in an unreadable PROFILEDATA block skipped")
 		return
 	}
-	// A row the dumps before printed too: its values as read then. (The file source replays
-	// such rows in bulk instead, replay.go: the cache is for dumps whose text is not kept.)
-	cache := !p.ps.stable
-	var hash uint64
-	if cache {
-		if p.ps.rows == nil {
-			p.ps.rows = new(rowCache)
-		}
-		known, h := p.ps.rows.lookup(l, p.cols)
-		if known != nil {
-			p.row = *known
-			if w.Columns == 0 {
-				w.Columns = len(p.cols)
-			}
-			p.emit(w)
-			return
-		}
-		hash = h
-	}
-	// A row recorded for the next dump is read straight into its ring slot (replay.go).
 	row := &p.row
-	var seq uint64
-	rec := !cache && p.recordable()
-	if rec {
-		row, seq = p.ps.claimRow(p.cols)
-	}
 	switch rowFields(l, p.cols, row) {
 	case rowMoreFields:
 		p.tornRowAt(l, "torn PROFILEDATA row (more fields than the header) skipped")
@@ -442,14 +417,6 @@ func (p *parser) dataRow(l []byte) {
 	}
 	if w.Columns == 0 {
 		w.Columns = len(p.cols)
-	}
-	if cache {
-		p.ps.rows.store(l, hash, p.cols, &p.row)
-	} else {
-		p.rowLine = true
-		if rec {
-			p.recordRow(seq)
-		}
 	}
 	p.emitRow(w, row)
 }
@@ -544,9 +511,6 @@ func (p *parser) emit(w *Window) { p.emitRow(w, &p.row) }
 // emitRow reads row r (values by column; 0 for the columns the layout lacks, setCols) as a
 // frame of w.
 func (p *parser) emitRow(w *Window, r *[numCols]int64) {
-	// The Phases slab is refilled first, with nothing computed yet: refilled where the phases
-	// are written, five values were spilled around the call for every row (callgrind,
-	// emitRow self: fs17-200k 24.0 -> 23.2 M, fs23-200k 22.6 -> 21.8 M).
 	if len(p.slab) == cap(p.slab) {
 		_, p.slab = p.ps.frameSlice(64) // more rows than the block was sized for
 	}

@@ -25,33 +25,15 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	ws.polls++
 	resolved := make([]int, len(ws.gaps))
 	t.fresh = t.fresh[:0]
-	// next is the ring slot the row after a remembered one is expected at: rows a dump repeats
-	// from the last one come in the order they were remembered in, so each is told known by
-	// one comparison with that slot (a live slot holding the row's FrameCompleted is what has
-	// finds) instead of a lookup (most of the rows of a capture).
-	next := -1
-	// A row is another window's only if it completed by that window's newest frame (a capture's
-	// new rows mostly completed after every other window's: elsewhere is not asked for them,
-	// 4.4 M → 0.7 M instructions on fs17-200k).
-	othersDone := ps.othersDone(ws)
-	for i := 0; i < len(w.Frames); i++ {
+	for i := range w.Frames {
 		f := &w.Frames[i]
 		if first == 0 || f.VsyncNs < first {
 			first = f.VsyncNs
 		}
-		if next >= 0 && next < ws.n && ws.ring[next][keyDone] == f.DoneNs {
-			next = newer(next)
+		if ws.has(f) {
 			continue
 		}
-		if s, known := ws.beyondOrKnown(f); known {
-			// (the run of rows the next slots hold, in a loop of its own)
-			for next = s; next >= 0 && next < ws.n && i+1 < len(w.Frames) && ws.ring[next][keyDone] == w.Frames[i+1].DoneNs; next = newer(next) {
-				i++
-				first = min(first, w.Frames[i].VsyncNs)
-			}
-			continue
-		}
-		if f.DoneNs <= othersDone && ps.elsewhere(ws, f) {
+		if ps.elsewhere(ws, f) {
 			// The same frame (vsync id and FrameCompleted) already emitted for another window
 			// of the process: this block's view-root line was damaged and its rows landed
 			// under the window printed before it.
@@ -242,18 +224,6 @@ func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) [
 		}
 	}
 	return frs
-}
-
-// othersDone returns the newest FrameCompleted the windows of ps other than ws remember
-// (math.MinInt64 none): elsewhere is false for a frame completed after it.
-func (ps *procState) othersDone(ws *winState) int64 {
-	done := int64(math.MinInt64)
-	for _, o := range ps.wins {
-		if o != ws {
-			done = max(done, o.maxDone)
-		}
-	}
-	return done
 }
 
 // elsewhere reports whether f is a frame another window of the process already emitted: the

@@ -214,3 +214,22 @@ func toUTF16(s []byte, bigEndian bool) []byte {
 	}
 	return out
 }
+// pollCapture is n polls of two windows (16 and 4 rows, each dump sharing half its rows with
+// the one before) in layout cols, every jankEach-th frame of the first janky (0: none).
+func pollCapture(n, layout, jankEach int) [][]byte {
+	const period = 16_666_667
+	a := synthWin{title: pkg + "/.Main", rows: 16, start: 10e9, period: period, firstID: 1, total: 16, jankEach: jankEach}
+	b := synthWin{title: pkg + "/.Popup", rows: 4, start: 10e9 + 5e6, period: period, firstID: 1000, total: 4}
+	var dumps [][]byte
+	for i := 0; i < n; i++ {
+		a2, b2 := a, b
+		a2.start += int64(i) * 8 * period
+		a2.firstID += int64(i) * 8
+		a2.total += int64(i) * 8
+		b2.start += int64(i) * 2 * period
+		b2.firstID += int64(i) * 2
+		b2.total += int64(i) * 2
+		dumps = append(dumps, synthDump(nil, layout, int64(10_300+150*i), 5, pkg, []synthWin{a2, b2}))
+	}
+	return dumps
+}

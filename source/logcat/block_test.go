@@ -3,7 +3,6 @@ package logcat
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"reflect"
 	"strings"
@@ -126,64 +125,6 @@ func FuzzBlock(f *testing.F) {
 			t.Fatalf("Block and Line differ\nLine:\n%s\nBlock:\n%s", show(lw), show(bw))
 		}
 	})
-}
-
-// refCues is what lineCues must find, byte by byte: the first '\n', the first ':' before it,
-// whether a byte before it is a '!' or the first of five that are each '<' or '>' (what every
-// Looper printer marker starts with: the cues it may not miss).
-func refCues(b []byte) (nl, colon int, must bool) {
-	nl, colon = -1, -1
-	angles := 0 // '<' or '>' in a row
-	for i, c := range b {
-		if c == '\n' {
-			nl = i
-			break
-		}
-		if c == ':' && colon < 0 {
-			colon = i
-		}
-		if c|2 == '>' {
-			angles++
-		} else {
-			angles = 0
-		}
-		must = must || c == '!' || angles >= 5
-	}
-	if nl < 0 {
-		return -1, -1, false
-	}
-	return nl, colon, must
-}
-
-// TestLineCues: lineCues finds the '\n' and the ':' exactly and never misses a cue, on random
-// text of the bytes it looks for, from every offset.
-func TestLineCues(t *testing.T) {
-	forCueTexts(func(b []byte) {
-		nl, colon, must := refCues(b)
-		if gn, gc, gcue := lineCues(b); gn != nl || nl >= 0 && (gc != colon || must && !gcue) {
-			t.Fatalf("on %q: (%d, %d, %v), want (%d, %d, %v)", b, gn, gc, gcue, nl, colon, must)
-		}
-	})
-}
-
-// forCueTexts calls f with random text of the bytes the cue scanners look for, from every offset.
-func forCueTexts(f func(b []byte)) {
-	const alphabet = "\n:!<>  aaaaaaaaaaaaaaaaaaaa\r"
-	rng := rand.New(rand.NewPCG(1, 2))
-	for round := range 3000 {
-		b := make([]byte, rng.IntN(300))
-		density := 1 + round%40 // from every byte a cue to a cue every 40 bytes or so
-		for i := range b {
-			if rng.IntN(density) == 0 {
-				b[i] = alphabet[rng.IntN(6)]
-			} else {
-				b[i] = alphabet[6+rng.IntN(len(alphabet)-6)]
-			}
-		}
-		for off := 0; off < len(b); off++ {
-			f(b[off:])
-		}
-	}
 }
 
 func show(d decoded) string {

@@ -316,7 +316,7 @@ func (d *Decoder) openThread(pid, tid int) *thread {
 // Dispatching to " follows) when its text is the open target's and that holds no '>'. For any
 // other line it reports false having changed nothing, and the line takes the general path.
 func (d *Decoder) closes(msg, ts []byte, pid, tid int) bool {
-	if !startsWithMark(msg, &finishWords, finishMarkLen) {
+	if !bytes.HasPrefix(msg, finishMark) {
 		return false
 	}
 	t := d.openThread(pid, tid)

@@ -2,8 +2,6 @@ package logcat
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -42,10 +40,10 @@ var (
 // marker; for the others the message with leading spaces removed. It allocates nothing.
 func classify(msg []byte) (msgKind, []byte) {
 	// The printer's own lines start with their marker: what the loops below would find first.
-	if startsWithMark(msg, &dispatchWords, dispatchMarkLen) {
+	if bytes.HasPrefix(msg, dispatchMark) {
 		return kindDispatch, msg[dispatchMarkLen:]
 	}
-	if startsWithMark(msg, &finishWords, finishMarkLen) && bytes.IndexByte(msg, '>') < 0 {
+	if bytes.HasPrefix(msg, finishMark) && bytes.IndexByte(msg, '>') < 0 {
 		return kindFinish, msg[finishMarkLen:]
 	}
 	// Printer lines may be wrapped by the app ("println : >>>>> Dispatching to …").
@@ -107,21 +105,6 @@ func classify(msg []byte) (msgKind, []byte) {
 		}
 	}
 	return kindNone, nil
-}
-
-// dispatchWords and finishWords are the markers as three 8-byte words: at 0, 8 and n-8
-// (overlapping), so that a prefix test is three compares, not a call.
-var dispatchWords, finishWords = markWords(dispatchMark), markWords(finishMark)
-
-func markWords(m []byte) [3]uint64 {
-	n := len(m)
-	return [3]uint64{binary.LittleEndian.Uint64(m), binary.LittleEndian.Uint64(m[8:]), binary.LittleEndian.Uint64(m[n-8:])}
-}
-
-// startsWithMark reports whether msg starts with the n-byte marker (16 < n <= 24) of words w.
-func startsWithMark(msg []byte, w *[3]uint64, n int) bool {
-	return len(msg) >= n && binary.LittleEndian.Uint64(msg) == w[0] &&
-		binary.LittleEndian.Uint64(msg[8:]) == w[1] && binary.LittleEndian.Uint64(msg[n-8:]) == w[2]
 }
 
 // findSkipped finds Choreographer's "Skipped N frames!" anywhere in a message, whatever
@@ -240,16 +223,7 @@ func splitTarget(t []byte) (hs, he, cs int) {
 		if e := bytes.IndexByte(t[len(pre):], ')'); e >= 0 {
 			e += len(pre)
 			if e+2 < len(t) && t[e+1] == ' ' && t[e+2] == '{' {
-				// the hash is a few hex digits: its '}' is found in one word (a call to
-				// IndexByte cost more than the search)
-				c := e + 3
-				if c+8 <= len(t) {
-					if m := zeroBytes(binary.LittleEndian.Uint64(t[c:]) ^ '}'*lo8); m != 0 {
-						c += bits.TrailingZeros64(m) >> 3
-					} else {
-						c += 8
-					}
-				}
+				c := e + 3 // the hash's '}'
 				for c < len(t) && t[c] != '}' {
 					c++
 				}

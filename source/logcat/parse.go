@@ -15,7 +15,6 @@ package logcat
 
 import (
 	"bytes"
-	"encoding/binary"
 )
 
 // tsKind says how a line's timestamp is written.
@@ -65,11 +64,11 @@ type Parser struct {
 	lastDays int64 // day number (with roll-overs added) of the last converted year-less date
 	yearAdd  int64 // days added to year-less dates for year roll-overs
 
-	// The last year-less "MM-DD HH:MM:SS" converted (its 14 bytes as two overlapping words)
+	// The last year-less "MM-DD HH:MM:SS" converted (its 14 bytes)
 	// and its ns without the fraction: consecutive lines mostly share their second.
-	secKey0, secKey1 uint64
-	secNs            int64
-	secOK            bool
+	secKey [14]byte
+	secNs  int64
+	secOK  bool
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -549,8 +548,7 @@ func (p *Parser) TimeNs(l *Line) int64 {
 		if len(b) < 14 {
 			return 0
 		}
-		k0, k1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[6:])
-		if p.secOK && k0 == p.secKey0 && k1 == p.secKey1 {
+		if p.secOK && string(b[:14]) == string(p.secKey[:]) {
 			// the same second as the last conversion: the same days, no roll-over to check
 			return p.secNs + frac(b, 14)
 		}
@@ -565,7 +563,8 @@ func (p *Parser) TimeNs(l *Line) int64 {
 			days += 366
 		}
 		p.haveLast, p.lastDays = true, days
-		p.secKey0, p.secKey1, p.secOK = k0, k1, true
+		copy(p.secKey[:], b)
+		p.secOK = true
 		p.secNs = days*nsPerDay + clock(b[:14], 6)
 		return p.secNs + frac(b, 14)
 	case tsYear:

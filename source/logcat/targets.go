@@ -2,7 +2,6 @@ package logcat
 
 import (
 	"bytes"
-	"encoding/binary"
 )
 
 // thread is the pairing state of one Looper thread.
@@ -46,18 +45,6 @@ type target struct {
 	arrow             bool   // text holds a '>' (see Decoder.closes)
 	used              uint64 // in recent: the thread's tick when it last opened
 	handler, callback string
-}
-
-// sameTarget reports whether a and b are the same text. Targets of one class often differ only
-// in the object hashes near their end: their last eight bytes are compared first.
-func sameTarget(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	if n := len(a); n >= 8 && binary.LittleEndian.Uint64(a[n-8:]) != binary.LittleEndian.Uint64(b[n-8:]) {
-		return false
-	}
-	return string(a) == string(b)
 }
 
 // set makes g a copy of target b in its own buffer, its names not yet known.
@@ -107,12 +94,12 @@ func (t *thread) target(b []byte, c *nameCache) *target {
 	}
 	t.tick++
 	for i := range t.recent {
-		if g := &t.recent[i]; sameTarget(g.text, b) {
+		if g := &t.recent[i]; bytes.Equal(g.text, b) {
 			g.used = t.tick
 			return g
 		}
 	}
-	if !sameTarget(t.trial.text, b) {
+	if !bytes.Equal(t.trial.text, b) {
 		t.trial.share(b, c)
 		return &t.trial
 	}

@@ -83,9 +83,8 @@ type agg struct {
 	// Android's legacy rule, over frames with a completion time (not Looper-derived ones)
 	jankyLegacy int64
 	legacyKnown bool
-	// levels counts frames per drop level, indexed by Level (Classify's 0..4): an indexed
-	// increment instead of DropLevels.add's switch, ~8 instructions a call, twice a frame
-	// (callgrind, fs17-200k: agg.add's inlined DropLevels.add 1.68 M); dropLevels names them.
+	// levels counts frames per drop level, indexed by Level (Classify's 0..4); dropLevels
+	// names them.
 	levels    [len(Levels)]int64
 	displayNs int64 // Σ (dropped+1)·T
 	hist      hwui.Histogram
@@ -93,16 +92,6 @@ type agg struct {
 	histSumNs int64 // Σ of the frame times counted in hist
 	// display time → count, for the exact 1 % low (values are few: multiples of T).
 	display map[int64]int64
-	// pend holds the counts of the few display times seen last that are not in display yet,
-	// each with the key it counts under there (a time's key never changes once resolved: a key
-	// in display stays, and a full map folds a time to the same key every time); cur is the
-	// entry the last frame counted in. A frame costs one compare and one increment instead of
-	// a map lookup and a map write each time the display time changes (every other frame on
-	// the generated 23-column framestats input, twice: the run's aggregate and the window's).
-	pend [displayPend]pendingDisplay
-	cur  int
-	// evict is the entry the next display time not in pend replaces (round robin).
-	evict int
 
 	// PerfDog: the previous three frame times.
 	prev     [3]int64
@@ -114,9 +103,8 @@ type agg struct {
 	// slices
 	ring sliceRing
 	// cell is the ring cell of the last frame's slice (nil: none): frames come in time
-	// order, so the next frame's slice is mostly the same and found without ring.at's 64-bit
-	// division, which with the load that waits on it was ~15 % of agg.add's samples (perf).
-	// A cell recycled since holds another index and is looked up again.
+	// order, so the next frame's slice is mostly the same. A cell recycled since holds another
+	// index and is looked up again.
 	cell        *slice
 	nonIdle     int64 // slices that had at least one frame
 	lastFrameNs int64
@@ -142,6 +130,7 @@ type frameFacts struct {
 	late                                       bool // charged against a budget not its own (latestart.go)
 }
 
+// add counts frame ff in a: every frame in count, a rate frame (not history) in the rates too.
 func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	a.count(ff, vsync)
 	if ff.history {
@@ -149,6 +138,28 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	}
 	a.rateFrames++
 	a.displayNs += ff.displayNs
+	a.addRate(ff, sliceIdx, vsync)
+}
+
+// addPair counts a window's frame in the run's aggregate (t) and its window's (w): the counts
+// that add up across windows (count's, rateFrames, displayNs) in w only, the run's being its
+// windows' summed when read (Pipeline.run); what does not add up (refreshes, the 1 % low,
+// PerfDog, slices) in both. A window's bursts (its fps_wall's denominator) are w's only.
+func addPair(t, w *agg, ff *frameFacts, sliceIdx int64, vsync int64) {
+	w.count(ff, vsync)
+	if ff.history {
+		return
+	}
+	w.rateFrames++
+	w.displayNs += ff.displayNs
+	w.bursts.add(vsync, vsync+ff.cost, ff.interval)
+	t.addRate(ff, sliceIdx, vsync)
+	w.addRate(ff, sliceIdx, vsync)
+}
+
+// addRate counts a rate frame in what does not add up across windows: refreshes (the run's
+// only: slots), the 1 % low's display times, PerfDog's jank and the slices.
+func (a *agg) addRate(ff *frameFacts, sliceIdx int64, vsync int64) {
 	if a.slots != nil && a.slots.add(vsync/vsyncKeyNs) {
 		a.refreshes++
 	}
@@ -158,66 +169,6 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 		a.markStalled(sliceIdx+1, ff.endIdx)
 	}
 	a.addSlice(sliceIdx, ff.dropped >= 1, ff.displayNs)
-}
-
-// addPair is t.add(ff, sliceIdx, vsync) then w.add(ff, sliceIdx, vsync), for a window's frame,
-// which counts in the run's aggregate (t) and its window's (w), except that the counts that
-// add up (frames, jank, levels, histogram and the like: addCounts) go to w only; the run's are
-// its windows' summed when read (Pipeline.run). One call reading the frame's facts once and
-// taking each branch once for both: agg.add's self cost 23.4 M → addPair's 20.8 M instructions
-// with t's counts, 18.6 M without (callgrind, fs17-200k; Snapshot +0.1 M for the sums).
-// The counts go through count, add's own, not a copy of it written out here (+1.3 M: a call
-// the compiler does not inline). aggpair_test.go holds it to the two adds. A window's
-// aggregate has no slot set (only the run's counts refreshes), but one would count.
-func addPair(t, w *agg, ff *frameFacts, sliceIdx int64, vsync int64) {
-	w.count(ff, vsync)
-	janky := ff.dropped >= 1
-	if ff.history {
-		return // history frames count above, never in a rate or a slice
-	}
-	ns := ff.displayNs
-	w.rateFrames++
-	w.displayNs += ns
-	w.bursts.add(vsync, vsync+ff.cost, ff.interval)
-	if t.slots != nil || w.slots != nil {
-		key := vsync / vsyncKeyNs
-		if t.slots != nil && t.slots.add(key) {
-			t.refreshes++
-		}
-		if w.slots != nil && w.slots.add(key) {
-			w.refreshes++
-		}
-	}
-	// (addDisplay's, perfDog's and addSlice's common paths written out, with the parts the
-	// compiler inlines: called, which it does not inline, they and addPair cost 27.1 M
-	// instructions against 20.8 M, callgrind fs17-200k)
-	if !t.countCurDisplay(ns) {
-		t.countDisplay(ns)
-	}
-	if !w.countCurDisplay(ns) {
-		w.countDisplay(ns)
-	}
-	if ns > perfdogJankNs {
-		t.perfDogJank(ns)
-		w.perfDogJank(ns)
-	}
-	t.prev[0], t.prev[1], t.prev[2] = t.prev[1], t.prev[2], ns
-	w.prev[0], w.prev[1], w.prev[2] = w.prev[1], w.prev[2], ns
-	t.nprev = min(t.nprev+1, 3)
-	w.nprev = min(w.nprev+1, 3)
-	if janky && ff.endIdx > sliceIdx {
-		t.markStalled(sliceIdx+1, ff.endIdx)
-		w.markStalled(sliceIdx+1, ff.endIdx)
-	}
-	tc, wc := t.cell, w.cell
-	if tc == nil || tc.idx != sliceIdx {
-		tc = t.cellAt(sliceIdx)
-	}
-	if wc == nil || wc.idx != sliceIdx {
-		wc = w.cellAt(sliceIdx)
-	}
-	t.countInCell(tc, janky, ns)
-	w.countInCell(wc, janky, ns)
 }
 
 // addCounts adds b's counts that add up (those addPair counts in a window's aggregate only) to
@@ -281,26 +232,19 @@ func (a *agg) count(ff *frameFacts, vsync int64) {
 	a.lastFrameNs = max(a.lastFrameNs, vsync)
 }
 
-// addDisplay counts a rate frame's display time ns for the 1 % low.
+// addDisplay counts a rate frame's display time ns for the 1 % low. Past maxDisplayKeys
+// distinct times (a pathological spread of frame intervals) a new time is folded into the
+// nearest larger key, so the map stays bounded and the 1 % low conservative.
 func (a *agg) addDisplay(ns int64) {
-	if !a.countCurDisplay(ns) {
-		a.countDisplay(ns)
+	key := ns
+	if _, ok := a.display[key]; !ok && len(a.display) >= maxDisplayKeys {
+		key = foldKey(a.display, key)
 	}
-}
-
-// countCurDisplay counts a frame of display time ns in pend's current entry when that is its
-// entry, and reports whether it did (countDisplay's common case, inline).
-func (a *agg) countCurDisplay(ns int64) bool {
-	if e := &a.pend[a.cur]; e.ns == ns && e.n > 0 {
-		e.n++
-		return true
-	}
-	return false
+	a.display[key]++
 }
 
 // perfDog counts a rate frame of display time ft in PerfDog's jank: frame time > 2× mean of
-// previous three and > 83.33 / 125 ms. (The 83.33 ms test first: nearly every frame is
-// shorter, and the mean's division by 3 is then not needed; callgrind: ~9 instructions a call.)
+// previous three and > 83.33 / 125 ms.
 func (a *agg) perfDog(ft int64) {
 	if ft > perfdogJankNs {
 		a.perfDogJank(ft)
@@ -401,54 +345,6 @@ func (a *agg) fps() float64 {
 	return float64(a.rateFrames) * 1e9 / float64(a.displayNs)
 }
 
-// displayPend is how many display times agg.pend keeps counting outside the map: a window
-// mostly shows one to three (T, 2T, 3T).
-const displayPend = 4
-
-// pendingDisplay is one display time counted outside agg.display: n frames of ns, to be added
-// under key; n 0 is an empty entry.
-type pendingDisplay struct{ ns, key, n int64 }
-
-// countDisplay counts one frame of display time ns that is not agg.pend's current entry.
-func (a *agg) countDisplay(ns int64) {
-	for i := range a.pend {
-		if e := &a.pend[i]; e.ns == ns && e.n > 0 {
-			e.n++
-			a.cur = i
-			return
-		}
-	}
-	i := a.evict
-	a.evict = (a.evict + 1) % displayPend
-	e := &a.pend[i]
-	if e.n > 0 {
-		a.display[e.key] += e.n
-	}
-	key := ns
-	if _, ok := a.display[key]; !ok && len(a.display) >= maxDisplayKeys {
-		// Pathological spread of frame intervals: fold into the nearest larger key so the
-		// map stays bounded (the 1 % low stays conservative).
-		key = foldKey(a.display, key)
-	}
-	a.display[key] += 0 // (present from now on: its count is pend's until flushed)
-	*e = pendingDisplay{ns: ns, key: key, n: 1}
-	a.cur = i
-}
-
-// displayCounts is display with pend's counts added: display time key → frames.
-func (a *agg) displayCounts() map[int64]int64 {
-	m := make(map[int64]int64, len(a.display))
-	for k, n := range a.display {
-		m[k] = n
-	}
-	for _, e := range a.pend {
-		if e.n > 0 {
-			m[e.key] += e.n
-		}
-	}
-	return m
-}
-
 // low1pct is 1000 / (99th percentile of (dropped+1)·T in ms), nearest rank.
 func (a *agg) low1pct() float64 {
 	if a.rateFrames == 0 {
@@ -463,11 +359,6 @@ func (a *agg) low1pct() float64 {
 	var cum int64
 	for _, k := range keys {
 		cum += a.display[k]
-		for i := range a.pend {
-			if a.pend[i].key == k {
-				cum += a.pend[i].n // (not flushed: low1pct only reads)
-			}
-		}
 		if cum >= rank {
 			return 1e12 / float64(k) / 1e3 // 1000 / (k ns / 1e6 ms)
 		}

@@ -194,22 +194,12 @@ func b2i(b bool) int64 {
 
 // moveDisplay moves one frame's display time from ns0 to ns1 in the 1 % low's counts.
 func (a *agg) moveDisplay(ns0, ns1 int64) {
-	removed := false
-	for i := range a.pend {
-		if e := &a.pend[i]; e.ns == ns0 && e.n > 0 {
-			e.n--
-			removed = true
-			break
-		}
+	key := ns0
+	if a.display[key] <= 0 {
+		key = foldKey(a.display, ns0)
 	}
-	if !removed {
-		key := ns0
-		if a.display[key] <= 0 {
-			key = foldKey(a.display, ns0)
-		}
-		if a.display[key] > 0 {
-			a.display[key]--
-		}
+	if a.display[key] > 0 {
+		a.display[key]--
 	}
 	a.addDisplay(ns1)
 }

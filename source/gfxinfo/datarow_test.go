@@ -47,7 +47,7 @@ func FuzzDataRow(f *testing.F) {
 		p := &parser{ps: &Parser{}, d: &Dump{}, proc: -1, win: -1}
 		w := p.newWindow("w", 0)
 		p.setCols(layout17)
-		var cols [numCols]int64
+		var cols [source.NumCols]int64
 		want, ok := refRow(l, len(layout17))
 		p.dataRow(l)
 		torn := w.Rows == 0 // a row read to its end is emitted (counted, even when unfinished)
@@ -67,7 +67,7 @@ func FuzzDataRow(f *testing.F) {
 		}
 		// The same text again reads the same values; under another layout it is torn (the
 		// width differs).
-		p.row = [numCols]int64{}
+		p.row = [source.NumCols]int64{}
 		p.dataRow(append([]byte(nil), l...))
 		for _, c := range layout17 {
 			if p.row[c] != cols[c] || w.Rows != 2 {

@@ -11,9 +11,9 @@ import (
 
 // refEmit is the frame emitRow makes of a complete row, written as composite literals: the
 // definition the field-by-field writes must match (Window and Process are finish's).
-func refEmit(r *[numCols]int64) (source.Frame, source.Phases) {
+func refEmit(r *[source.NumCols]int64) (source.Frame, source.Phases) {
 	var period, start int64
-	a, b := r[colFrameInterval], r[colFrameStart]
+	a, b := r[source.ColFrameInterval], r[source.ColFrameStart]
 	switch {
 	case a >= minPeriodNs && a <= maxPeriodNs:
 		period, start = a, b
@@ -24,22 +24,22 @@ func refEmit(r *[numCols]int64) (source.Frame, source.Phases) {
 	case b > maxPeriodNs:
 		start = b
 	}
-	deadline := r[colDeadline]
+	deadline := r[source.ColDeadline]
 	if deadline == int64Max || deadline <= 0 {
 		deadline = 0
 	}
 	ph := source.Phases{
-		Vsync: r[colVsync], HandleInputStart: r[colHandleInput], AnimationStart: r[colAnimation],
-		PerformTraversalsStart: r[colTraversals], DrawStart: r[colDrawStart],
-		SyncQueued: r[colSyncQueued], SyncStart: r[colSyncStart], IssueDrawCommandsStart: r[colIssueDraw],
-		SwapBuffers: r[colSwapBuffers], FrameCompleted: r[colFrameCompleted],
-		DequeueBufferDuration: r[colDequeue], QueueBufferDuration: r[colQueue],
-		GpuCompleted: r[colGpuCompleted], SwapBuffersCompleted: r[colSwapCompleted],
-		DisplayPresentTime: r[colPresent], CommandSubmissionCompleted: r[colCommandSubmission],
-		FrameStartTime: start, WorkloadTarget: r[colWorkload],
+		Vsync: r[source.ColVsync], HandleInputStart: r[source.ColHandleInput], AnimationStart: r[source.ColAnimation],
+		PerformTraversalsStart: r[source.ColTraversals], DrawStart: r[source.ColDrawStart],
+		SyncQueued: r[source.ColSyncQueued], SyncStart: r[source.ColSyncStart], IssueDrawCommandsStart: r[source.ColIssueDraw],
+		SwapBuffers: r[source.ColSwapBuffers], FrameCompleted: r[source.ColFrameCompleted],
+		DequeueBufferDuration: r[source.ColDequeue], QueueBufferDuration: r[source.ColQueue],
+		GpuCompleted: r[source.ColGpuCompleted], SwapBuffersCompleted: r[source.ColSwapCompleted],
+		DisplayPresentTime: r[source.ColPresent], CommandSubmissionCompleted: r[source.ColCommandSubmission],
+		FrameStartTime: start, WorkloadTarget: r[source.ColWorkload],
 	}
-	f := source.Frame{VsyncNs: r[colIntendedVsync], DoneNs: r[colFrameCompleted], UIDoneNs: r[colSyncStart],
-		IntervalNs: period, Flags: r[colFlags], DeadlineNs: deadline, VsyncID: r[colVsyncID]}
+	f := source.Frame{VsyncNs: r[source.ColIntendedVsync], DoneNs: r[source.ColFrameCompleted], UIDoneNs: r[source.ColSyncStart],
+		IntervalNs: period, Flags: r[source.ColFlags], DeadlineNs: deadline, VsyncID: r[source.ColVsyncID]}
 	return f, ph
 }
 
@@ -74,15 +74,15 @@ func TestEmitRowFields(t *testing.T) {
 		junk(&frames[0])
 		junk(&slab[0])
 		w.Frames, p.slab = frames[:0], slab[:0]
-		var r [numCols]int64
+		var r [source.NumCols]int64
 		for c := range r {
 			r[c] = rng.Int63n(1 << uint(rng.Intn(63)))
 			if rng.Intn(8) == 0 {
 				r[c] = []int64{-1, 0, minPeriodNs, maxPeriodNs, int64Max}[rng.Intn(5)]
 			}
 		}
-		r[colIntendedVsync] = 1 + rng.Int63n(1<<50)
-		r[colFrameCompleted] = r[colIntendedVsync] + 1 + rng.Int63n(maxFrameNs-1)
+		r[source.ColIntendedVsync] = 1 + rng.Int63n(1<<50)
+		r[source.ColFrameCompleted] = r[source.ColIntendedVsync] + 1 + rng.Int63n(maxFrameNs-1)
 		p.emitRow(w, &r)
 		if len(w.Frames) != 1 || w.Frames[0].Phases != &p.slab[0] {
 			t.Fatalf("row %v: frames %v", r, w.Frames)

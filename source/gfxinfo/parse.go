@@ -321,7 +321,7 @@ type parser struct {
 	warnN       []int
 	warnKeys    []string
 	slab        []source.Phases
-	row         [numCols]int64
+	row         [source.NumCols]int64
 	// chunk is the dump's text, lineStart where the current line starts in it; stop: the
 	// line starts the next dump (nextDump).
 	chunk     []byte

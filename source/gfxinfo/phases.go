@@ -2,33 +2,6 @@
 
 package gfxinfo
 
-import "github.com/fpstop/fpstop/source"
-
-// phasesOf returns row r's phase columns as a frame's Phases. FrameStartTime is the column's
-// value here; emitRow corrects it once the period has been told from the start time.
-func phasesOf(r *[numCols]int64) source.Phases {
-	return source.Phases{
-		Vsync:                      r[colVsync],
-		HandleInputStart:           r[colHandleInput],
-		AnimationStart:             r[colAnimation],
-		PerformTraversalsStart:     r[colTraversals],
-		DrawStart:                  r[colDrawStart],
-		SyncQueued:                 r[colSyncQueued],
-		SyncStart:                  r[colSyncStart],
-		IssueDrawCommandsStart:     r[colIssueDraw],
-		SwapBuffers:                r[colSwapBuffers],
-		FrameCompleted:             r[colFrameCompleted],
-		DequeueBufferDuration:      r[colDequeue],
-		QueueBufferDuration:        r[colQueue],
-		GpuCompleted:               r[colGpuCompleted],
-		SwapBuffersCompleted:       r[colSwapCompleted],
-		DisplayPresentTime:         r[colPresent],
-		CommandSubmissionCompleted: r[colCommandSubmission],
-		FrameStartTime:             r[colFrameStart],
-		WorkloadTarget:             r[colWorkload],
-	}
-}
-
 // impossibleDone reports whether no frame of a dump printed at Uptime up (ns, 0 unknown) can
 // have completed at done: it is negative, or more than 10 s after the dump. (On an Uptime so
 // large that the bound wraps negative, every row is impossible, as always.)

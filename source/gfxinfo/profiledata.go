@@ -10,97 +10,33 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// Column identifiers for PROFILEDATA: indices into a row's values, not the order the columns
-// are printed in (a header maps one to the other).
-const (
-	colIgnore = iota
-	colFlags
-	colVsyncID
-	colIntendedVsync
-	colOldestInput
-	colNewestInput
-	colInputEventID
-	colDeadline
-	colFrameInterval // labelled FrameInterval: period or timestamp, decided by value
-	colAnimationTime // current AOSP's 25th column: known, not used
-	colVsync         // from here on in source.Phases' field order
-	colHandleInput
-	colAnimation
-	colTraversals
-	colDrawStart
-	colSyncQueued
-	colSyncStart
-	colIssueDraw
-	colSwapBuffers
-	colFrameCompleted
-	colDequeue
-	colQueue
-	colGpuCompleted
-	colSwapCompleted
-	colPresent
-	colCommandSubmission
-	colFrameStart // labelled FrameStartTime: period or timestamp, decided by value
-	colWorkload
-	numCols
-)
-
-var columnNames = map[string]int{
-	"Flags":                      colFlags,
-	"FrameTimelineVsyncId":       colVsyncID,
-	"IntendedVsync":              colIntendedVsync,
-	"Vsync":                      colVsync,
-	"OldestInputEvent":           colOldestInput,
-	"NewestInputEvent":           colNewestInput,
-	"InputEventId":               colInputEventID,
-	"HandleInputStart":           colHandleInput,
-	"AnimationStart":             colAnimation,
-	"PerformTraversalsStart":     colTraversals,
-	"DrawStart":                  colDrawStart,
-	"FrameDeadline":              colDeadline,
-	"FrameInterval":              colFrameInterval,
-	"FrameStartTime":             colFrameStart,
-	"WorkloadTarget":             colWorkload,
-	"AnimationTime":              colAnimationTime,
-	"SyncQueued":                 colSyncQueued,
-	"SyncStart":                  colSyncStart,
-	"IssueDrawCommandsStart":     colIssueDraw,
-	"SwapBuffers":                colSwapBuffers,
-	"FrameCompleted":             colFrameCompleted,
-	"DequeueBufferDuration":      colDequeue,
-	"QueueBufferDuration":        colQueue,
-	"GpuCompleted":               colGpuCompleted,
-	"SwapBuffersCompleted":       colSwapCompleted,
-	"DisplayPresentTime":         colPresent,
-	"CommandSubmissionCompleted": colCommandSubmission,
-}
-
 // Layouts of rows printed without a header, by column count (anchors-android §4.2).
 var (
-	layout14 = []int{colFlags, colIntendedVsync, colVsync, colOldestInput, colNewestInput,
-		colHandleInput, colAnimation, colTraversals, colDrawStart, colSyncQueued, colSyncStart,
-		colIssueDraw, colSwapBuffers, colFrameCompleted}
-	layout16 = append(append([]int{}, layout14...), colDequeue, colQueue)
-	layout17 = append(append([]int{}, layout16...), colGpuCompleted)
-	layout20 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
-		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colSyncQueued,
-		colSyncStart, colIssueDraw, colSwapBuffers, colFrameCompleted, colDequeue, colQueue,
-		colGpuCompleted, colSwapCompleted, colPresent}
-	layout22 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
-		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colFrameInterval,
-		colFrameStart, colSyncQueued, colSyncStart, colIssueDraw, colSwapBuffers,
-		colFrameCompleted, colDequeue, colQueue, colGpuCompleted, colSwapCompleted, colPresent}
-	layout23 = append(append([]int{}, layout22...), colCommandSubmission)
-	layout24 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
-		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colFrameStart,
-		colFrameInterval, colWorkload, colSyncQueued, colSyncStart, colIssueDraw, colSwapBuffers,
-		colFrameCompleted, colDequeue, colQueue, colGpuCompleted, colSwapCompleted, colPresent,
-		colCommandSubmission}
+	layout14 = []int{source.ColFlags, source.ColIntendedVsync, source.ColVsync, source.ColOldestInput, source.ColNewestInput,
+		source.ColHandleInput, source.ColAnimation, source.ColTraversals, source.ColDrawStart, source.ColSyncQueued, source.ColSyncStart,
+		source.ColIssueDraw, source.ColSwapBuffers, source.ColFrameCompleted}
+	layout16 = append(append([]int{}, layout14...), source.ColDequeue, source.ColQueue)
+	layout17 = append(append([]int{}, layout16...), source.ColGpuCompleted)
+	layout20 = []int{source.ColFlags, source.ColVsyncID, source.ColIntendedVsync, source.ColVsync, source.ColInputEventID,
+		source.ColHandleInput, source.ColAnimation, source.ColTraversals, source.ColDrawStart, source.ColDeadline, source.ColSyncQueued,
+		source.ColSyncStart, source.ColIssueDraw, source.ColSwapBuffers, source.ColFrameCompleted, source.ColDequeue, source.ColQueue,
+		source.ColGpuCompleted, source.ColSwapCompleted, source.ColPresent}
+	layout22 = []int{source.ColFlags, source.ColVsyncID, source.ColIntendedVsync, source.ColVsync, source.ColInputEventID,
+		source.ColHandleInput, source.ColAnimation, source.ColTraversals, source.ColDrawStart, source.ColDeadline, source.ColFrameInterval,
+		source.ColFrameStart, source.ColSyncQueued, source.ColSyncStart, source.ColIssueDraw, source.ColSwapBuffers,
+		source.ColFrameCompleted, source.ColDequeue, source.ColQueue, source.ColGpuCompleted, source.ColSwapCompleted, source.ColPresent}
+	layout23 = append(append([]int{}, layout22...), source.ColCommandSubmission)
+	layout24 = []int{source.ColFlags, source.ColVsyncID, source.ColIntendedVsync, source.ColVsync, source.ColInputEventID,
+		source.ColHandleInput, source.ColAnimation, source.ColTraversals, source.ColDrawStart, source.ColDeadline, source.ColFrameStart,
+		source.ColFrameInterval, source.ColWorkload, source.ColSyncQueued, source.ColSyncStart, source.ColIssueDraw, source.ColSwapBuffers,
+		source.ColFrameCompleted, source.ColDequeue, source.ColQueue, source.ColGpuCompleted, source.ColSwapCompleted, source.ColPresent,
+		source.ColCommandSubmission}
 	// current AOSP (libs/hwui/FrameInfo.cpp, 25 names): AnimationTime after WorkloadTarget
-	layout25 = []int{colFlags, colVsyncID, colIntendedVsync, colVsync, colInputEventID,
-		colHandleInput, colAnimation, colTraversals, colDrawStart, colDeadline, colFrameStart,
-		colFrameInterval, colWorkload, colAnimationTime, colSyncQueued, colSyncStart, colIssueDraw,
-		colSwapBuffers, colFrameCompleted, colDequeue, colQueue, colGpuCompleted, colSwapCompleted,
-		colPresent, colCommandSubmission}
+	layout25 = []int{source.ColFlags, source.ColVsyncID, source.ColIntendedVsync, source.ColVsync, source.ColInputEventID,
+		source.ColHandleInput, source.ColAnimation, source.ColTraversals, source.ColDrawStart, source.ColDeadline, source.ColFrameStart,
+		source.ColFrameInterval, source.ColWorkload, source.ColAnimationTime, source.ColSyncQueued, source.ColSyncStart, source.ColIssueDraw,
+		source.ColSwapBuffers, source.ColFrameCompleted, source.ColDequeue, source.ColQueue, source.ColGpuCompleted, source.ColSwapCompleted,
+		source.ColPresent, source.ColCommandSubmission}
 )
 
 func layoutFor(n int) []int {
@@ -358,7 +294,7 @@ func mapHeader(l []byte) (cols []int, warns []string, fields int, damaged bool) 
 			break // trailing comma
 		}
 		fields++
-		c, ok := columnNames[string(f)]
+		c, ok := source.FrameInfoColumns[string(f)]
 		if !ok && !identifier(f) {
 			damaged = true
 			continue
@@ -371,14 +307,14 @@ func mapHeader(l []byte) (cols []int, warns []string, fields int, damaged bool) 
 	if damaged {
 		return []int{}, nil, fields, true
 	}
-	var seen [numCols]bool
+	var seen [source.NumCols]bool
 	for _, c := range cols {
-		if c != colIgnore && seen[c] {
+		if c != source.ColIgnore && seen[c] {
 			return []int{}, append(warns, "PROFILEDATA header repeats a column; block skipped"), fields, false
 		}
 		seen[c] = true
 	}
-	if len(cols) > 0 && (!seen[colIntendedVsync] || !seen[colFrameCompleted]) {
+	if len(cols) > 0 && (!seen[source.ColIntendedVsync] || !seen[source.ColFrameCompleted]) {
 		return []int{}, append(warns, "PROFILEDATA header without IntendedVsync/FrameCompleted; block skipped"), fields, false
 	}
 	return cols, warns, fields, false
@@ -432,7 +368,7 @@ const (
 // rowFields parses the comma-separated fields of row text b into row, field k into
 // row[cols[k]]. A field is an optional '-' and 1–19 digits (an int64); one trailing comma is
 // allowed. On a row it does not accept, the fields before the bad one may have been written.
-func rowFields(b []byte, cols []int, row *[numCols]int64) int {
+func rowFields(b []byte, cols []int, row *[source.NumCols]int64) int {
 	col := 0
 	for len(b) > 0 {
 		if col >= len(cols) {
@@ -487,7 +423,7 @@ func parseField(f []byte) (int64, bool) {
 func (p *parser) setCols(cols []int) {
 	p.cols = cols
 	// Columns the layout lacks read as 0 (get): they are never written while it is installed.
-	p.row = [numCols]int64{}
+	p.row = [source.NumCols]int64{}
 }
 
 func (p *parser) headerlessRow(l []byte) {
@@ -510,13 +446,13 @@ func (p *parser) emit(w *Window) { p.emitRow(w, &p.row) }
 
 // emitRow reads row r (values by column; 0 for the columns the layout lacks, setCols) as a
 // frame of w.
-func (p *parser) emitRow(w *Window, r *[numCols]int64) {
+func (p *parser) emitRow(w *Window, r *[source.NumCols]int64) {
 	if len(p.slab) == cap(p.slab) {
 		_, p.slab = p.ps.frameSlice(64) // more rows than the block was sized for
 	}
 	w.Rows++
-	vs := r[colIntendedVsync]
-	done := r[colFrameCompleted]
+	vs := r[source.ColIntendedVsync]
+	done := r[source.ColFrameCompleted]
 	if vs <= 0 || uint64(done) >= p.doneCut^(1<<63) { // (impossibleDone, in 2 instructions: setUptime)
 		// Values no frame can have (damaged text): counted, and expected back readable.
 		if vs <= 0 {
@@ -535,7 +471,7 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	// FrameInterval / FrameStartTime: decide by value which is the period (real Android 12+
 	// output prints the labels swapped relative to the values).
 	var period, start int64
-	a, b := r[colFrameInterval], r[colFrameStart]
+	a, b := r[source.ColFrameInterval], r[source.ColFrameStart]
 	switch {
 	case a >= minPeriodNs && a <= maxPeriodNs:
 		period, start = a, b
@@ -549,7 +485,7 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 			start = b
 		}
 	}
-	deadline := r[colDeadline]
+	deadline := r[source.ColDeadline]
 	if deadline == int64Max || deadline <= 0 {
 		deadline = 0
 	}
@@ -558,7 +494,7 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	// runtime.wbMove while the GC ran. (Window and Process are finish's to write.)
 	p.slab = p.slab[:len(p.slab)+1]
 	ph := &p.slab[len(p.slab)-1]
-	*ph = phasesOf(r)
+	*ph = source.PhasesOf(r)
 	ph.FrameStartTime = start
 	n := len(w.Frames)
 	if n == cap(w.Frames) {
@@ -567,7 +503,7 @@ func (p *parser) emitRow(w *Window, r *[numCols]int64) {
 	w.Frames = w.Frames[:n+1]
 	f := &w.Frames[n]
 	f.VsyncNs, f.DoneNs, f.UIDoneNs, f.IntervalNs = vs, done, ph.SyncStart, period
-	f.Flags, f.DeadlineNs, f.VsyncID = r[colFlags], deadline, r[colVsyncID]
+	f.Flags, f.DeadlineNs, f.VsyncID = r[source.ColFlags], deadline, r[source.ColVsyncID]
 	f.StartVsyncNs, f.PresentNs, f.History, f.Logged = 0, 0, false, false
 	f.Phases, f.Timeline, f.Sections = ph, nil, nil
 }

@@ -48,10 +48,10 @@ func checkRowFields(t *testing.T, l string, ncols int) {
 	t.Helper()
 	cols := make([]int, ncols)
 	for i := range cols {
-		cols[i] = colFlags + i%(numCols-1)
+		cols[i] = source.ColFlags + i%(source.NumCols-1)
 	}
 	want, wantRes := refRowFields(l, ncols)
-	var row [numCols]int64
+	var row [source.NumCols]int64
 	res := rowFields([]byte(l), cols, &row)
 	if res != wantRes {
 		t.Fatalf("rowFields(%q, %d cols) = %d, want %d", l, ncols, res, wantRes)
@@ -99,7 +99,7 @@ func TestRowFieldsRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	const alphabet = "0123456789-,+ a:\t/"
 	for n := 0; n < 20000; n++ {
-		ncols := 1 + rng.Intn(numCols-1)
+		ncols := 1 + rng.Intn(source.NumCols-1)
 		var b strings.Builder
 		fields := ncols - 1 + rng.Intn(3)
 		for f := 0; f < fields; f++ {
@@ -130,7 +130,7 @@ func FuzzRowFields(f *testing.F) {
 		"100004000000,100036333334,100003400000,16666667,100005000000,100005100000,100005300000,"+
 		"100007000000,100009000000,30000,200000,100009000000,100007500000,0,100007200000,", 23)
 	f.Fuzz(func(t *testing.T, l string, ncols int) {
-		if ncols < 1 || ncols >= numCols { // (a column per field: none written twice)
+		if ncols < 1 || ncols >= source.NumCols { // (a column per field: none written twice)
 			return
 		}
 		checkRowFields(t, l, ncols)

@@ -1,6 +1,8 @@
 package gfxinfo
 
 import (
+	"github.com/fpstop/fpstop/source"
+
 	"bytes"
 	"strconv"
 
@@ -27,7 +29,7 @@ var layoutNames = map[int][]string{}
 
 func init() {
 	names := map[int]string{}
-	for n, c := range columnNames {
+	for n, c := range source.FrameInfoColumns {
 		names[c] = n
 	}
 	for _, n := range []int{14, 16, 17, 20, 22, 23, 24} {
@@ -50,49 +52,49 @@ func rowValue(w *synthWin, i int, c int) int64 {
 		dur = 3 * w.period
 	}
 	switch c {
-	case colFlags:
+	case source.ColFlags:
 		return 0
-	case colVsyncID:
+	case source.ColVsyncID:
 		return w.firstID + int64(i)
-	case colIntendedVsync, colVsync:
+	case source.ColIntendedVsync, source.ColVsync:
 		return v
-	case colOldestInput:
+	case source.ColOldestInput:
 		return int64Max
-	case colNewestInput, colInputEventID:
+	case source.ColNewestInput, source.ColInputEventID:
 		return 0
-	case colHandleInput:
+	case source.ColHandleInput:
 		return v + 500_000
-	case colAnimation:
+	case source.ColAnimation:
 		return v + 600_000
-	case colTraversals:
+	case source.ColTraversals:
 		return v + 700_000
-	case colDrawStart:
+	case source.ColDrawStart:
 		return v + 1_000_000
-	case colDeadline:
+	case source.ColDeadline:
 		return v + 2*w.period
-	case colFrameInterval, colWorkload:
+	case source.ColFrameInterval, source.ColWorkload:
 		return w.period
-	case colFrameStart:
+	case source.ColFrameStart:
 		return v + 400_000
-	case colSyncQueued:
+	case source.ColSyncQueued:
 		return v + 2_000_000
-	case colSyncStart:
+	case source.ColSyncStart:
 		return v + 2_100_000
-	case colIssueDraw:
+	case source.ColIssueDraw:
 		return v + 2_300_000
-	case colSwapBuffers:
+	case source.ColSwapBuffers:
 		return v + 4_000_000
-	case colFrameCompleted, colGpuCompleted:
+	case source.ColFrameCompleted, source.ColGpuCompleted:
 		return v + dur
-	case colDequeue:
+	case source.ColDequeue:
 		return 30_000
-	case colQueue:
+	case source.ColQueue:
 		return 200_000
-	case colSwapCompleted:
+	case source.ColSwapCompleted:
 		return v + 4_500_000
-	case colPresent:
+	case source.ColPresent:
 		return 0
-	case colCommandSubmission:
+	case source.ColCommandSubmission:
 		return v + 4_200_000
 	}
 	return 0
@@ -108,10 +110,10 @@ func appendRows(b []byte, layout int, w *synthWin) []byte {
 			// and the one labelled FrameStartTime holds the period.
 			if layout == 22 || layout == 23 {
 				switch c {
-				case colFrameInterval:
-					vc = colFrameStart
-				case colFrameStart:
-					vc = colFrameInterval
+				case source.ColFrameInterval:
+					vc = source.ColFrameStart
+				case source.ColFrameStart:
+					vc = source.ColFrameInterval
 				}
 			}
 			b = strconv.AppendInt(b, rowValue(w, i, vc), 10)
@@ -214,6 +216,7 @@ func toUTF16(s []byte, bigEndian bool) []byte {
 	}
 	return out
 }
+
 // pollCapture is n polls of two windows (16 and 4 rows, each dump sharing half its rows with
 // the one before) in layout cols, every jankEach-th frame of the first janky (0: none).
 func pollCapture(n, layout, jankEach int) [][]byte {

@@ -44,7 +44,7 @@ func parseDavey(m []byte, f *source.Frame, ph *source.Phases) daveyResult {
 	if e == len(daveyMark) || !bytes.HasPrefix(m[e:], []byte("ms")) {
 		return daveyBad
 	}
-	var interval, startTime int64
+	var row [source.NumCols]int64
 	for rest := m[e:]; ; {
 		i := bytes.Index(rest, []byte(", "))
 		j := bytes.IndexByte(rest, ';')
@@ -63,26 +63,14 @@ func parseDavey(m []byte, f *source.Frame, ph *source.Phases) daveyResult {
 		if !ok {
 			continue
 		}
-		name := rest[:eq]
-		switch string(name) {
-		case "Flags":
-			f.Flags = v
-		case "FrameTimelineVsyncId":
-			f.VsyncID = v
-		case "IntendedVsync":
-			f.VsyncNs = v
-		case "FrameDeadline":
-			f.DeadlineNs = v
-		case "FrameInterval":
-			interval = v
-		case "FrameStartTime":
-			startTime = v
-		default:
-			if p := daveyPhase(ph, name); p != nil {
-				*p = v
-			}
+		if c, ok := source.FrameInfoColumns[string(rest[:eq])]; ok {
+			row[c] = v
 		}
 	}
+	f.Flags, f.VsyncID, f.VsyncNs, f.DeadlineNs = row[source.ColFlags], row[source.ColVsyncID], row[source.ColIntendedVsync], row[source.ColDeadline]
+	interval, startTime := row[source.ColFrameInterval], row[source.ColFrameStart]
+	*ph = source.PhasesOf(&row)
+	ph.FrameStartTime = 0 // (told from the period below)
 	if durMs > 1_000_000_000 || ph.FrameCompleted >= 1<<62 || ph.GpuCompleted >= 1<<62 {
 		return daveyOverflow
 	}
@@ -109,45 +97,6 @@ func parseDavey(m []byte, f *source.Frame, ph *source.Phases) daveyResult {
 	f.Logged = true
 	f.Phases = ph
 	return daveyFrame
-}
-
-// daveyPhase is the Phases field a FrameInfo name sets, nil for one it has none for.
-func daveyPhase(ph *source.Phases, name []byte) *int64 {
-	switch string(name) {
-	case "Vsync":
-		return &ph.Vsync
-	case "HandleInputStart":
-		return &ph.HandleInputStart
-	case "AnimationStart":
-		return &ph.AnimationStart
-	case "PerformTraversalsStart":
-		return &ph.PerformTraversalsStart
-	case "DrawStart":
-		return &ph.DrawStart
-	case "SyncQueued":
-		return &ph.SyncQueued
-	case "SyncStart":
-		return &ph.SyncStart
-	case "IssueDrawCommandsStart":
-		return &ph.IssueDrawCommandsStart
-	case "SwapBuffers":
-		return &ph.SwapBuffers
-	case "FrameCompleted":
-		return &ph.FrameCompleted
-	case "DequeueBufferDuration":
-		return &ph.DequeueBufferDuration
-	case "QueueBufferDuration":
-		return &ph.QueueBufferDuration
-	case "GpuCompleted":
-		return &ph.GpuCompleted
-	case "SwapBuffersCompleted":
-		return &ph.SwapBuffersCompleted
-	case "DisplayPresentTime":
-		return &ph.DisplayPresentTime
-	case "CommandSubmissionCompleted":
-		return &ph.CommandSubmissionCompleted
-	}
-	return nil
 }
 
 // int64At reads a decimal integer (optionally negative) at the start of b, up to ',' or the end.

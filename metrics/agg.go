@@ -518,9 +518,7 @@ const vsyncKeyNs = 1_000_000
 // of the newest key added with those bits: when that key is the one looked up it is there,
 // when that serial is older than the ring no key with those bits is, and only when another
 // recent key shares the bits (keys 4 s apart: a window drawing frames that old) is the ring
-// scanned. Scanning the ring on every lookup, as it once did, cost ~280 instructions a frame on
-// the generated 23-column framestats input (a second window's frames looked up keys the first
-// window's frames had put ~128 entries back), a quarter of the frame path.
+// scanned.
 type slotSet struct {
 	ring  [slotKeys]int64 // the key of serial number n is at ring[(n-1)%slotKeys]
 	added int64           // serial number of the newest key (keys added so far)
@@ -543,8 +541,7 @@ func (s *slotSet) add(key int64) bool {
 		return false
 	}
 	s.added++
-	// (serials are ≥ 1: as unsigned the modulo is a mask, where int64's needs a sign fix-up:
-	// slotSet.add 3.0 M → 1.8 M instructions, callgrind fs17-200k)
+	// (serials are ≥ 1)
 	s.ring[uint64(s.added-1)%slotKeys] = key
 	s.last[key&(slotSpan-1)] = s.added
 	return true

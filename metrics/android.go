@@ -78,9 +78,7 @@ func (j *JankTracker) Frame(f *source.Frame, intervalNs int64) AndroidFrame {
 }
 
 // frame is Frame writing into out (zero on entry), for the pipeline's frame path. It reads the
-// few phases the rules need from f.Phases in place: copying the 18-field Phases cost ~60
-// instructions a frame (callgrind, 23-column framestats), and the result returned by value
-// was copied again with a store-forwarding stall (perf annotate).
+// few phases the rules need from f.Phases in place.
 func (j *JankTracker) frame(f *source.Frame, intervalNs int64, out *AndroidFrame) {
 	if !j.started {
 		j.Reset()

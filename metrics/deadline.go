@@ -19,62 +19,29 @@ const budgetQuantumNs = 100_000
 const maxBudgetKeys = 64
 
 // budgetTally is the per-window tally of the budgets (FrameDeadline − IntendedVsync) of frames
-// that started on their intended vsync, in budgetQuantumNs steps, with its running mode.
-//
-// The steps and their counts are two short slices searched from the step counted last: a
-// window has two or three steps and keeps to one of them for long runs, so a frame costs a
-// compare or two where a map cost a hash and a write (mapassign was the per-frame map write
-// on the framestats path: ~90 instructions a frame).
+// that started on their intended vsync, in budgetQuantumNs steps (in the order first seen),
+// with its running mode: a window has two or three steps.
 type budgetTally struct {
 	steps  []int64
 	counts []int64
-	last   int   // index of the step counted last
 	modeQ  int64 // most frequent step; ties go to the smaller step
 	modeN  int64
-	modeI  int   // index of modeQ in steps (when modeN > 0)
-	modeLo int64 // the least budget in modeQ's step: modeQ·quantum − quantum/2
 }
 
 // add counts a budget (ns) and keeps the mode current.
 func (b *budgetTally) add(budgetNs int64) {
-	if !b.countInMode(budgetNs) {
-		b.addStep(budgetNs)
-	}
-}
-
-// countInMode counts a budget in the mode's step, as nearly every on-time frame's is, without
-// the rounding division, the search and the mode test (it stays the mode), and reports whether
-// it did (budgetTally.add 4.89 M → ~2.5 M instructions, callgrind, fs23-200k).
-func (b *budgetTally) countInMode(budgetNs int64) bool {
-	// (modeLo > 0, so there is a mode and its step is ≥ 1: its budgets are all positive, where
-	// roundDiv rounds as this range says. last, addStep's first guess, is left as it was.)
-	if b.modeLo > 0 && uint64(budgetNs-b.modeLo) < budgetQuantumNs {
-		b.modeN++
-		b.counts[b.modeI] = b.modeN
-		return true
-	}
-	return false
-}
-
-// addStep is add for a budget that may not be in the mode's step.
-func (b *budgetTally) addStep(budgetNs int64) {
 	q := roundDiv(budgetNs, budgetQuantumNs)
-	i := b.last
-	if i >= len(b.steps) || b.steps[i] != q {
-		i = b.find(q)
-		if i < 0 {
-			if len(b.steps) >= maxBudgetKeys {
-				return
-			}
-			i = len(b.steps)
-			b.steps, b.counts = append(b.steps, q), append(b.counts, 0)
+	i := b.find(q)
+	if i < 0 {
+		if len(b.steps) >= maxBudgetKeys {
+			return
 		}
-		b.last = i
+		i = len(b.steps)
+		b.steps, b.counts = append(b.steps, q), append(b.counts, 0)
 	}
 	b.counts[i]++
 	if c := b.counts[i]; c > b.modeN || (c == b.modeN && q < b.modeQ) {
-		b.modeQ, b.modeN, b.modeI = q, c, i
-		b.modeLo = q*budgetQuantumNs - budgetQuantumNs/2
+		b.modeQ, b.modeN = q, c
 	}
 }
 

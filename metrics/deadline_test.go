@@ -138,7 +138,7 @@ func TestHistoryFramesAreNotWorstFrames(t *testing.T) {
 // TestBudgetTallyMode: the tally's mode is the most frequent budget step (the smaller of
 // equals) over the first maxBudgetKeys steps seen, as counting every budget in a map says,
 // for runs of one budget, a few alternating ones and a spread wider than the tally keeps, and
-// for budgets on both sides of the steps' edges (countInMode's shortcut against roundDiv).
+// for budgets on both sides of the steps' edges.
 func TestBudgetTallyMode(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	for trial := 0; trial < 60; trial++ {
@@ -153,7 +153,7 @@ func TestBudgetTallyMode(t *testing.T) {
 			if i == 0 || rng.Intn(3) == 0 {
 				budget = int64(8+rng.Intn(spread))*budgetQuantumNs + rng.Int63n(budgetQuantumNs/2)
 				if trial%4 == 1 {
-					// either side of a step's edges (countInMode's range), steps near 0 and
+					// either side of a step's edges, steps near 0 and
 					// below included
 					edges := []int64{-budgetQuantumNs / 2, -budgetQuantumNs/2 + 1, budgetQuantumNs/2 - 1, budgetQuantumNs / 2, rng.Int63n(budgetQuantumNs+1) - budgetQuantumNs/2}
 					budget = int64(rng.Intn(spread+4)-3)*budgetQuantumNs + edges[rng.Intn(len(edges))]

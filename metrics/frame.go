@@ -5,10 +5,6 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// The frame path: every frame a source sends goes through addFrame once (a million times for a
-// 1 M-row framestats file), so its shortcuts were measured with callgrind on the generated
-// framestats inputs; each says what it saved.
-
 // addFrame counts one frame. looperDropped is the drops LooperFrames worked out for a
 // Looper-derived frame (they depend on when the next frame started, which only it knows), −1
 // for every other frame.
@@ -42,9 +38,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 	vsync := f.VsyncNs
 	w.lastVsync = vsync
 	cost := end - vsync
-	// The facts are filled field by field and read in place (agg.add takes a pointer): built
-	// as composite literals and copied, the frame's facts and JankTracker's result stalled on
-	// store forwarding: ~40 % of addFrame's own samples in perf annotate.
+	// The facts are filled by classify and read in place (agg.add takes a pointer).
 	var ff frameFacts
 	p.classify(f, w, t, cost, looperDropped, &ff)
 	if !f.History {
@@ -121,7 +115,7 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped, &ff.late)
 	ff.inHist, ff.histNs = af.Counted, af.DurationNs
 	if af.Counted {
-		ff.histIdx = histIndex(af.DurationNs)
+		ff.histIdx = hwui.Index(af.DurationNs)
 	}
 	// (a frame only known because it was logged as slow counts as history does: not in a rate)
 	ff.flagged, ff.history = f.Flags != 0, f.History || f.Logged
@@ -130,42 +124,11 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	ff.displayNs = (ff.dropped + 1) * t
 	if t != p.levelsT {
 		p.levelsT, p.levels = t, p.thresholdsFor(RateHz(t))
-		p.levelsMin = min(p.levels[0], p.levels[1], p.levels[2], p.levels[3])
 	}
-	ff.level = classifyMin(ff.dropped, p.levels, p.levelsMin)
+	ff.level = Classify(ff.dropped, p.levels)
 	if f.Timeline != nil {
 		p.addTimeline(f, w)
 	}
-}
-
-// histIndex is hwui.Index(durNs), for the frame times most frames have from a table of
-// hwui.Index by whole ms (Index depends on the whole ms only): one division by a constant and a
-// load instead of a call with its clamps and bucket arithmetic: hwui.Index's 2.58 M
-// instructions → ~0.75 M here and 0.22 M in Index (callgrind, fs17-200k).
-func histIndex(durNs int64) int {
-	if ms := uint64(durNs) / 1_000_000; ms < uint64(len(histIndexByMs)) {
-		return int(histIndexByMs[ms])
-	}
-	return hwui.Index(durNs) // (negative durations, as uint64, come here too)
-}
-
-// histIndexByMs[ms] is hwui.Index(ms·1e6) for frame times below 128 ms.
-var histIndexByMs = func() (t [128]uint8) {
-	for ms := range t {
-		t[ms] = uint8(hwui.Index(int64(ms) * 1_000_000))
-	}
-	return t
-}()
-
-// classifyMin is Classify(d, t) for lo = the least of t: a frame that dropped fewer than every
-// threshold is LevelBest at once, where Classify's loop compares all four from the top. Nearly
-// every frame is such a frame: ~10 → ~3 instructions a frame (callgrind, fs17-200k: classify's
-// inlined Classify 1.06 M).
-func classifyMin(d int64, t [4]int64, lo int64) Level {
-	if d < lo {
-		return LevelBest
-	}
-	return Classify(d, t)
 }
 
 // sliceOf is the index of the slice rel (ns from the origin, > 0) falls in. Frames come in

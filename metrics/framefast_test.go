@@ -3,35 +3,11 @@ package metrics
 import (
 	"bytes"
 	"encoding/json"
-	"math"
-	"math/rand"
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
 )
-
-// TestClassifyMin checks the frame path's LevelBest shortcut against Classify, exhaustively
-// over small thresholds (in any order, not only increasing) and drops around them.
-func TestClassifyMin(t *testing.T) {
-	var th [4]int64
-	for a := int64(0); a < 5; a++ {
-		for b := int64(0); b < 5; b++ {
-			for c := int64(0); c < 5; c++ {
-				for e := int64(0); e < 5; e++ {
-					th = [4]int64{a, b, c, e}
-					lo := min(a, b, c, e)
-					for d := int64(-1); d < 7; d++ {
-						if got, want := classifyMin(d, th, lo), Classify(d, th); got != want {
-							t.Fatalf("classifyMin(%d, %v, %d) = %v, Classify = %v", d, th, lo, got, want)
-						}
-					}
-				}
-			}
-		}
-	}
-}
 
 // TestAggLevels checks agg's per-level counter array against DropLevels.add, the plain
 // computation it replaces.
@@ -97,27 +73,5 @@ func TestWindowShortcut(t *testing.T) {
 	}
 	if r := p.Report(ReportMeta{}); len(r.Windows) != 1 || r.Windows[0].Process != "proc" {
 		t.Errorf("one window named without a process, then with one: %+v", r.Windows)
-	}
-}
-
-// TestHistIndex checks the frame path's table of histogram buckets against hwui.Index, at
-// every whole ms and either side of it up to past the table, and at random and extreme times.
-func TestHistIndex(t *testing.T) {
-	check := func(d int64) {
-		if got, want := histIndex(d), hwui.Index(d); got != want {
-			t.Fatalf("histIndex(%d) = %d, hwui.Index = %d", d, got, want)
-		}
-	}
-	for ms := int64(0); ms < 3*int64(len(histIndexByMs)); ms++ {
-		for _, d := range []int64{ms*1e6 - 1, ms * 1e6, ms*1e6 + 1, ms*1e6 + 999_999} {
-			check(d)
-		}
-	}
-	rng := rand.New(rand.NewSource(5))
-	for i := 0; i < 100000; i++ {
-		check(rng.Int63n(1e9) - 1e6)
-	}
-	for _, d := range []int64{math.MinInt64, -1, 0, math.MaxInt64, 1 << 62} {
-		check(d)
 	}
 }

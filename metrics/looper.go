@@ -109,8 +109,7 @@ type looperStream struct {
 	promptNext int
 	// res holds the prompt times' residues mod resT (the T they were taken with), ascending:
 	// the grid's offsets around any prompt time are a rotation of them, so a new prompt time
-	// costs an insertion instead of a sort of the whole ring (3.9 k instructions per prompt
-	// frame, 3 % of a logcat run, before).
+	// costs an insertion instead of a sort of the whole ring.
 	res        []int64
 	resT       int64
 	anchor     int64 // a tick of the grid

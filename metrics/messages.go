@@ -120,9 +120,7 @@ func (s *sigStats) p95() float64 {
 	rank := uint64(math.Ceil(0.95 * float64(s.count)))
 	// The lowest bucket whose cumulative count reaches rank, found from the top: no bucket
 	// above the max's holds any, and going down it is the first where the count at and above
-	// it exceeds count − rank (≤ 5 % of the count). Scanning up from 0 ms crossed every empty
-	// bucket below a signature's shortest message, for each listed signature on every
-	// snapshot (3.3 k instructions each; 5 % of a run on logs of distinct handlers).
+	// it exceeds count − rank (≤ 5 % of the count).
 	var atOrAbove uint64
 	for b := durBucket(s.maxMs); b >= 0; b-- {
 		atOrAbove += uint64(s.hist[b])
@@ -156,8 +154,7 @@ type messageTable struct {
 	rhead int
 	rlen  int
 	// spans bound the times of the ring's records chunk by chunk, so overlapping skips the
-	// chunks that cannot overlap a frame instead of testing all 8 192 records (63 k instructions
-	// per worst frame looked up, 2.5 % of a logcat run). cur covers the records written in a
+	// chunks that cannot overlap a frame instead of testing all 8 192 records. cur covers the records written in a
 	// chunk since the ring last entered it, old the records of the lap before that the chunk
 	// still holds while the ring is writing it.
 	cur, old [msgRingLen / ringChunk]ringSpan
@@ -165,8 +162,7 @@ type messageTable struct {
 	// recent is a direct-mapped cache in front of normalize and sigs, by what a message says
 	// (handler, callback without its identity hash, what): a few signatures make most
 	// messages, and comparing the names (the handler interned by the source, so one pointer
-	// compare) costs less than normalising the callback and hashing the key for the map
-	// (410 → 120 instructions per message on benchgen's logcat).
+	// compare) costs less than normalising the callback and hashing the key for the map.
 	recent [64]recentSig
 	// norms caches normalizeLambda by the callback without its identity hash (real logs print
 	// a new hash per Runnable, for the same few classes), in a slot chosen by its length.
@@ -492,8 +488,7 @@ func (t *messageTable) slowList() []SlowLooperReport {
 
 // listed returns the signatures whose max reaches slowMs, by max descending (then total, then
 // name), at most n. On every snapshot: when more than n qualify, only those whose max reaches
-// the n-th largest are sorted by the full order (a table of 1 000 distinct handlers sorted
-// whole through sort.Slice cost 4 % of a run on such logs).
+// the n-th largest are sorted by the full order.
 func (t *messageTable) listed(slowMs float64, n int) []*sigStats {
 	var out []*sigStats
 	for _, s := range t.least { // the table's signatures, without iterating the map

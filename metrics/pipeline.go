@@ -167,9 +167,6 @@ type Pipeline struct {
 	// thresholds (RateHz rounds a float division: once per interval, not per frame)
 	levelsT int64
 	levels  [4]int64
-	// levelsMin is the least of levels: a frame dropping fewer is LevelBest without
-	// Classify's four compares (most frames; see classifyMin)
-	levelsMin int64
 	// sliceLo is where slice sliceIdx starts (ns from the origin): the slice of the last
 	// frame, for sliceOf
 	sliceLo, sliceIdx int64
@@ -474,8 +471,7 @@ func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
 	// The modal vsync spacing is only needed while the refresh rate is unknown.
 	if p.refreshHz <= 0 && w.lastVsync > 0 && f.VsyncNs > w.lastVsync {
 		if d := f.VsyncNs - w.lastVsync; d >= 4_000_000 && d < 44_000_000 {
-			// (d − 4 ms and spacingN are never negative: unsigned division and a mask give
-			// the same numbers without signed arithmetic's fix-ups, callgrind fs17-200k)
+			// (d − 4 ms and spacingN are never negative)
 			b := int(uint64(d-4_000_000) / 100_000)
 			p.spacing[b]++
 			p.spacingSum[b] += d

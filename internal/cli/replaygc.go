@@ -8,12 +8,8 @@ import (
 // replayGCPercent is the garbage collector's heap growth (GOGC) while a headless run replays a
 // capture or a recording. Such a run reads as fast as it can and allocates all the way (a frame
 // and its phases per row, a Message per Looper pair), against a small live heap (~7 MB, 4 MB of
-// it the capture reader's buffer), so at Go's default of 100 it collects every ~7 MB: 35 cycles
-// for the 1 M-row framestats capture, 4–10 % of the process in marking and write barriers. At
-// 200 half as many cycles run. Measured at GOMAXPROCS=1 (callgrind, whole process): the 1 M-row
-// 17-column capture 4,140 M → 3,962 M instructions (−4.3 %), the 40 MB logcat 311 M → 278 M
-// (−10.5 %); peak RSS (/usr/bin/time -v) 35.9 → 43.4 MB for the 23-column capture and
-// 37.7 → 48.5 MB for a 1 GiB logcat, under the 64 MB target (300 took them to 53 and 60 MB).
+// it the capture reader's buffer), so at Go's default of 100 it collects every few MB. At 200
+// half as many cycles run, for a peak RSS still well under the 64 MB target (BENCHMARKS.md).
 //
 // A live run (device, simulator, dashboard) keeps Go's default: it allocates a few hundred
 // frames a second, spends next to nothing in the GC, and runs for hours, where a heap allowed

@@ -38,10 +38,9 @@ type Config struct {
 // queuedBatches is how many batches may wait for the pipeline at each of the two hand-offs
 // (source to its feed, feed to the runner). A few absorb a busy moment of the pipeline (a
 // snapshot); more only hold memory: a capture read faster than the pipeline applies it fills
-// every place, and with 64 and 16 places of batches of up to 4,096 Messages a 1 GiB logcat run
-// peaked at 50 MB RSS instead of 34 MB. Two, since a captured gfxinfo file goes out in batches
-// of ~1,000 events (gfxinfo.fileBatch) rather than a dump's ~80: at one core every place is full,
-// and four of them held 1.2–2 % more instructions of GC marking (callgrind, framestats23). A live
+// every place, holding memory (BENCHMARKS.md has the memory figures). Two, since a captured
+// gfxinfo file goes out in batches of ~1,000 events (gfxinfo.fileBatch) rather than a dump's
+// ~80: at one core every place is full, and more places only give the GC more to mark. A live
 // source sends a batch per poll or read, which the pipeline applies in well under a millisecond:
 // it never fills two.
 const queuedBatches = 2

@@ -48,9 +48,7 @@ func (a *assembly) frames(t *tracker, ps *procState, ws *winState, w *Window, id
 
 // spacing returns the smallest spacing of consecutive IntendedVsyncs in the dump's rows: for
 // rows without a period (before Android 12) it bounds the period, for the poll interval only.
-// (Worked out only for a dump whose new frames carry no period: it was a pass over every row.
-// The pass tests first what fails for most rows, a spacing not below the smallest so far, and
-// reads each row once: 3.2 M → 2.0 M instructions on fs17-200k; TestSpacingMatchesPairScan.)
+// (Worked out only for a dump whose new frames carry no period.)
 func (a *assembly) spacing() int64 {
 	best := int64(math.MaxInt64) // (IntendedVsyncs are > 0: no spacing is that large)
 	for _, rows := range a.rows {
@@ -291,18 +289,11 @@ func histogramAgrees(s *source.AndroidSummary) bool {
 	return histogramSum(s.Histogram) == *s.TotalFrames
 }
 
-// histogramSum adds up the buckets' counts, eight at a time: a histogram has ~170 buckets and
-// three summaries a dump hold one (fs17-200k: the plain loop, 7 instructions a bucket, was
-// 5.8 M instructions, four at a time 2.8 M; TestHistogramSum).
+// histogramSum adds up the buckets' counts.
 func histogramSum(h []source.Bucket) int64 {
 	var sum int64
-	i := 0
-	for ; i+8 <= len(h); i += 8 {
-		q := h[i : i+8 : i+8]
-		sum += q[0].Count + q[1].Count + q[2].Count + q[3].Count + q[4].Count + q[5].Count + q[6].Count + q[7].Count
-	}
-	for ; i < len(h); i++ {
-		sum += h[i].Count
+	for _, b := range h {
+		sum += b.Count
 	}
 	return sum
 }

@@ -453,7 +453,7 @@ func (p *parser) emitRow(w *Window, r *[source.NumCols]int64) {
 	w.Rows++
 	vs := r[source.ColIntendedVsync]
 	done := r[source.ColFrameCompleted]
-	if vs <= 0 || uint64(done) >= p.doneCut^(1<<63) { // (impossibleDone, in 2 instructions: setUptime)
+	if vs <= 0 || uint64(done) >= p.doneCut^(1<<63) { // (impossibleDone: setUptime)
 		// Values no frame can have (damaged text): counted, and expected back readable.
 		if vs <= 0 {
 			p.warn("PROFILEDATA row without an IntendedVsync skipped")

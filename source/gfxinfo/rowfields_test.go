@@ -1,14 +1,11 @@
 package gfxinfo
 
 import (
-	"encoding/binary"
 	"math/rand"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -134,136 +131,5 @@ func FuzzRowFields(f *testing.F) {
 			return
 		}
 		checkRowFields(t, l, ncols)
-	})
-}
-
-// standardLine prints a HISTOGRAM line's text after "HISTOGRAM:" as Android does.
-func standardLine(counts []int64) string {
-	var b strings.Builder
-	for i, c := range counts {
-		b.WriteString(" " + strconv.Itoa(hwui.BucketMs(i)) + "ms=" + strconv.FormatInt(c, 10))
-	}
-	return b.String()
-}
-
-// checkHistogram compares standardHistogram with anyHistogram on l: a line the first accepts
-// must read the same with the second.
-func checkHistogram(t *testing.T, l string) {
-	t.Helper()
-	got, ok := standardHistogram([]byte(l), nil)
-	if !ok {
-		return
-	}
-	want, wok := anyHistogram([]byte(l), nil)
-	if !wok || !slices.Equal(got, want) {
-		t.Fatalf("%q: standardHistogram read %v, anyHistogram %v (ok %v)", l, got, want, wok)
-	}
-}
-
-// plainStandardHistogram is standardHistogram label by label, without skipping runs of zero
-// buckets (zeroRun): the reading the fast path must match, result for result.
-func plainStandardHistogram(b []byte) ([]source.Bucket, bool) {
-	var out []source.Bucket
-	i, n, k := 0, len(b), 0
-	for ; k < len(histogramLabels) && i+8 <= n; k++ {
-		lab := &histogramLabels[k]
-		if binary.LittleEndian.Uint64(b[i:i+8])&lab.mask != lab.word {
-			break
-		}
-		i += lab.n
-		var c int64
-		s := i
-		for i < n && b[i]-'0' <= 9 {
-			c = c*10 + int64(b[i]-'0')
-			i++
-		}
-		if i == s || i-s > 12 {
-			return nil, false
-		}
-		out = append(out, source.Bucket{Ms: lab.ms, Count: c})
-	}
-	for i < n && (b[i] == ' ' || b[i] == '\t') {
-		i++
-	}
-	return out, i == n && k > 0
-}
-
-// checkZeroRuns compares standardHistogram with plainStandardHistogram on l.
-func checkZeroRuns(t *testing.T, l []byte) {
-	t.Helper()
-	got, ok := standardHistogram(l, nil)
-	want, wok := plainStandardHistogram(l)
-	if ok != wok || ok && !slices.Equal(got, want) {
-		t.Fatalf("%q: standardHistogram read %v (ok %v), label by label %v (ok %v)", l, got, ok, want, wok)
-	}
-}
-
-// TestZeroRuns: mostly-zero lines (as real histograms are), whole and damaged at every byte,
-// read as label by label.
-func TestZeroRuns(t *testing.T) {
-	rng := rand.New(rand.NewSource(3))
-	for n := 0; n < 100; n++ {
-		counts := make([]int64, hwui.NumBuckets)
-		for i := range counts {
-			if rng.Intn(12) == 0 {
-				counts[i] = rng.Int63n(1 << uint(rng.Intn(20)))
-			}
-		}
-		b := []byte(standardLine(counts))
-		checkZeroRuns(t, b)
-		for at := 0; at < len(b); at += 1 + rng.Intn(5) {
-			for _, d := range [][]byte{
-				append(append(append([]byte{}, b[:at]...), "x01 :-\t"[rng.Intn(7)]), b[at+1:]...),
-				append(append([]byte{}, b[:at]...), b[at+1:]...),
-				append(append([]byte{}, b[:at+1]...), b[at:]...),
-				b[:at], append(append([]byte{}, b[:at]...), " \t "...),
-			} {
-				checkZeroRuns(t, d)
-			}
-		}
-	}
-}
-
-func TestStandardHistogram(t *testing.T) {
-	rng := rand.New(rand.NewSource(2))
-	for n := 0; n < 2000; n++ {
-		counts := make([]int64, hwui.NumBuckets)
-		for i := range counts {
-			if rng.Intn(3) == 0 {
-				counts[i] = rng.Int63n(1 << uint(rng.Intn(40)))
-			}
-		}
-		l := standardLine(counts)
-		got, ok := standardHistogram([]byte(l), nil)
-		if !ok || len(got) != hwui.NumBuckets {
-			t.Fatalf("standard line not read: %q", l)
-		}
-		checkHistogram(t, l)
-		// Damage it: a byte changed, dropped or doubled; the line cut; blanks after it.
-		b := []byte(l)
-		at := rng.Intn(len(b))
-		for _, d := range [][]byte{
-			append(append(append([]byte{}, b[:at]...), "x0 :-\t"[rng.Intn(6)]), b[at+1:]...),
-			append(append([]byte{}, b[:at]...), b[at+1:]...),
-			append(append([]byte{}, b[:at+1]...), b[at:]...),
-			b[:at], append(append([]byte{}, b...), " \t "...),
-		} {
-			checkHistogram(t, string(d))
-		}
-	}
-	if _, ok := standardHistogram([]byte(" 5ms=0 6ms=1 7ms="), nil); ok {
-		t.Error("a bucket without a count read as standard")
-	}
-	if h, ok := standardHistogram([]byte(" 5ms=0 6ms=1  "), nil); !ok || len(h) != 2 || h[1] != (source.Bucket{Ms: 6, Count: 1}) {
-		t.Errorf("a short standard line read %v, %v", h, ok)
-	}
-}
-
-func FuzzStandardHistogram(f *testing.F) {
-	f.Add(standardLine(make([]int64, hwui.NumBuckets)))
-	f.Add(" 5ms=12 6ms=0 7ms=3 9ms=1")
-	f.Fuzz(func(t *testing.T, l string) {
-		checkHistogram(t, l)
-		checkZeroRuns(t, []byte(l))
 	})
 }

@@ -201,10 +201,8 @@ func (s *frameSlab) summary(sum *source.AndroidSummary) *source.AndroidSummary {
 // storage) into storage from slab.
 //
 // A frame is copied field by field, not as a whole: while the collector marks, a whole copy of
-// a struct holding pointers into the heap goes through typedmemmove's bulk write barrier (~900
-// instructions a frame), where each of the three pointers written here takes a buffered one:
-// wbMove in frameCopies was 3.7 M instructions on fs17-200k (one GC cycle). The fields copied
-// are checked against a whole copy (TestFrameCopiesCopyEveryField).
+// a struct holding pointers goes through the bulk write barrier. The fields copied are checked
+// against a whole copy (TestFrameCopiesCopyEveryField).
 func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) []source.Frame {
 	if len(idx) == 0 {
 		return nil

@@ -68,19 +68,3 @@ func TestFrameCopiesCopyEveryField(t *testing.T) {
 	slab.frames.cur, slab.phases.cur = frs[:0], phs[:0]
 	check(frameCopies(&slab, w, idx, "title", "proc"))
 }
-
-// histogramSum adds up every bucket, whatever the histogram's length (eight at a time and the
-// rest one by one).
-func TestHistogramSum(t *testing.T) {
-	for n := 0; n < 20; n++ {
-		h := make([]source.Bucket, n)
-		var want int64
-		for i := range h {
-			h[i] = source.Bucket{Ms: i, Count: int64(1) << uint(i)}
-			want += h[i].Count
-		}
-		if got := histogramSum(h); got != want {
-			t.Fatalf("%d buckets: sum %d, want %d", n, got, want)
-		}
-	}
-}

@@ -5,13 +5,8 @@ package gfxinfo
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
-	"math/bits"
-	"slices"
-	"strconv"
 
-	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -426,10 +421,7 @@ func (p *parser) percentile(l []byte) bool {
 // dropped entirely, with a warning: a partial histogram would present wrong numbers as right.
 func (p *parser) histogram(b []byte) {
 	hist := p.ps.bucketSlice()
-	h, ok := standardHistogram(b, hist)
-	if !ok {
-		h, ok = anyHistogram(b, hist)
-	}
+	h, ok := histogramBuckets(b, hist)
 	if !ok {
 		p.warn("unreadable HISTOGRAM line dropped")
 		return
@@ -437,9 +429,9 @@ func (p *parser) histogram(b []byte) {
 	p.summary().Histogram = h
 }
 
-// anyHistogram reads the buckets of a HISTOGRAM line whatever their labels, appending to hist;
-// ok is false when the line is unreadable.
-func anyHistogram(b []byte, hist []source.Bucket) (_ []source.Bucket, ok bool) {
+// histogramBuckets reads the buckets of a HISTOGRAM line whatever their labels, appending to
+// hist; ok is false when the line is unreadable.
+func histogramBuckets(b []byte, hist []source.Bucket) (_ []source.Bucket, ok bool) {
 	i, n := 0, len(b)
 	for {
 		for i < n && (b[i] == ' ' || b[i] == '\t') {
@@ -470,142 +462,6 @@ func anyHistogram(b []byte, hist []source.Bucket) (_ []source.Bucket, ok bool) {
 		hist = append(hist, source.Bucket{Ms: int(ms), Count: int64(c)})
 	}
 	return hist, true
-}
-
-// histogramLabels holds " <ms>ms=" for every bucket of Android's histogram, in order, as the
-// little-endian word of its (at most 8) bytes and a mask of them, and the bucket's ms.
-var histogramLabels = func() (l [hwui.NumBuckets]struct {
-	word, mask uint64
-	n, ms      int
-}) {
-	for i := range l {
-		lab := " " + strconv.Itoa(hwui.BucketMs(i)) + "ms="
-		var b [8]byte
-		copy(b[:], lab)
-		l[i].word, l[i].n = binary.LittleEndian.Uint64(b[:]), len(lab)
-		l[i].mask = ^uint64(0) >> (64 - 8*len(lab))
-		l[i].ms = hwui.BucketMs(i)
-	}
-	return l
-}()
-
-// standardHistogram reads a HISTOGRAM line as every Android version prints it (each bucket's
-// label in order, one space apart, nothing after the last but blanks), appending to hist, and
-// reports whether the line was that: matching the known labels is one compare per bucket where
-// reading each label's digits was most of the line's cost (three lines a dump, 154 buckets
-// each). Any other line is left to anyHistogram, which yields the same buckets for a standard
-// line.
-func standardHistogram(b []byte, hist []source.Bucket) ([]source.Bucket, bool) {
-	// The buckets are written in place (most counts are a single '0', read without the digit
-	// loop): 64 instructions a bucket came down to about 40 (callgrind).
-	at := len(hist)
-	hist = slices.Grow(hist, hwui.NumBuckets)[:at+hwui.NumBuckets]
-	out := hist[at:]
-	i, n, k := 0, len(b), 0
-	for ; k < len(histogramLabels) && i+8 <= n; k++ {
-		lab := &histogramLabels[k]
-		if binary.LittleEndian.Uint64(b[i:i+8])&lab.mask != lab.word {
-			break // (not the next label: general reading decides)
-		}
-		i += lab.n
-		var c int64
-		if i+1 < n && b[i] == '0' && b[i+1] == ' ' {
-			i++
-			if m := zeroRun(b[i:], k+1); m > 0 {
-				// The buckets after a zero are often zero too (a histogram's long tail, most
-				// of its 154): they are taken at once, with one compare of the text (zeroRun).
-				// Measured with callgrind (fs17-200k): HISTOGRAM lines 35.3 M → 11.3 M
-				// instructions, 7.5 k a line → 2.4 k.
-				out[k] = source.Bucket{Ms: lab.ms}
-				copy(out[k+1:k+1+m], zeroBuckets[k+1:k+1+m])
-				i += int(zeroAt[k+1+m] - zeroAt[k+1])
-				k += m
-				continue
-			}
-		} else {
-			s := i
-			for i < n && b[i]-'0' <= 9 {
-				c = c*10 + int64(b[i]-'0')
-				i++
-			}
-			if i == s || i-s > 12 {
-				return nil, false
-			}
-		}
-		out[k] = source.Bucket{Ms: lab.ms, Count: c}
-	}
-	for i < n && (b[i] == ' ' || b[i] == '\t') {
-		i++
-	}
-	return hist[:at+k], i == n && at+k > 0
-}
-
-// zeroText is a standard HISTOGRAM line's text with every count 0 (" 5ms=0 6ms=0 … 4950ms=0"),
-// zeroAt[k] where bucket k starts in it (zeroAt[NumBuckets] is its length), zeroBuckets the
-// buckets it reads as, and zeroDone[e] how many buckets a line matching zeroText[:e] holds
-// complete (see zeroRun).
-var (
-	zeroText    []byte
-	zeroAt      [hwui.NumBuckets + 1]uint16
-	zeroBuckets [hwui.NumBuckets]source.Bucket
-	zeroDone    []uint8
-)
-
-func init() {
-	for k := range zeroBuckets {
-		zeroAt[k] = uint16(len(zeroText))
-		zeroText = append(zeroText, " "+strconv.Itoa(hwui.BucketMs(k))+"ms=0"...)
-		zeroBuckets[k] = source.Bucket{Ms: hwui.BucketMs(k)}
-	}
-	zeroAt[hwui.NumBuckets] = uint16(len(zeroText))
-	// Bucket k is complete in a match of zeroText[:e] when the match reaches the space after
-	// its "0" (a digit there would continue the count) and at least 8 bytes from its start (the
-	// label loop reads 8 bytes at a label). The last bucket never is: what follows the line's
-	// last count is the label loop's to judge.
-	zeroDone = make([]uint8, len(zeroText)+1)
-	k := 0
-	for e := range zeroDone {
-		for k < hwui.NumBuckets-1 && e >= max(int(zeroAt[k+1])+1, int(zeroAt[k])+8) {
-			k++
-		}
-		zeroDone[e] = uint8(k)
-	}
-}
-
-// zeroRun returns how many buckets from bucket k on the text s (from bucket k's label on) holds
-// complete with count 0, told by the length of the text s shares with zeroText from bucket k
-// on: what the label loop would read bucket by bucket (about 40 instructions a bucket), for
-// well under one instruction a byte. It never takes the last bucket.
-func zeroRun(s []byte, k int) int {
-	if k >= hwui.NumBuckets-1 {
-		return 0
-	}
-	z := zeroText[zeroAt[k]:]
-	m := int(zeroDone[int(zeroAt[k])+commonPrefix(s, z)]) - k
-	return max(m, 0)
-}
-
-// commonPrefix returns the length of the longest common prefix of a and b: 64 bytes at a time
-// (bytes.Equal's vector compare; a line whose rest equals b at once), then eight. (Eight bytes
-// at a time throughout: 6.4 M instructions on fs17-200k against 2.7 M.)
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	if len(a) == len(b) && bytes.Equal(a, b) {
-		return n
-	}
-	i := 0
-	for i+64 <= n && bytes.Equal(a[i:i+64], b[i:i+64]) {
-		i += 64
-	}
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)>>3
-		}
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
 }
 
 func isProfileTableHeader(l []byte) bool {

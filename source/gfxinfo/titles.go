@@ -167,8 +167,7 @@ func (p *parser) runInAfter(title, prefix string) bool {
 
 // cleanTitle reports whether title is printable and holds the start of no other line. Titles
 // repeat dump after dump: the last few found clean are remembered, and a title equal to one
-// of them is not read again (reading one was about 2,000 instructions, twice a window;
-// callgrind, fs17-200k: checkTitles 14.3 M → 1.5 M instructions).
+// of them is not read again.
 func (p *parser) cleanTitle(title string) bool {
 	ps := p.ps
 	for _, t := range &ps.cleanTitles {

@@ -202,9 +202,7 @@ func (t *tracker) rate(evs *[]source.Event, periodNs, at int64) {
 	}
 }
 
-// newRate is rate for a period other than the last one's (rate itself is small enough to be
-// inlined into events' loop over the frames: as a call it was 6.11 M instructions with events
-// on fs23-200k, 3.26 M so).
+// newRate is rate for a period other than the last one's.
 func (t *tracker) newRate(evs *[]source.Event, periodNs, at int64) {
 	t.ratePeriodNs = periodNs
 	hz := int64(math.Round(1e9 / float64(periodNs)))

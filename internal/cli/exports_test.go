@@ -109,7 +109,10 @@ func TestMultiDeviceFlagErrors(t *testing.T) {
 // TestNamedMissingDeviceIsExit3: a device named with -s that is not there is a runtime error
 // (exit 3) with several devices as with one.
 func TestNamedMissingDeviceIsExit3(t *testing.T) {
-	// An adb server port nothing listens on: the device list cannot even be read.
+	// An adb server port nothing listens on: the device list cannot even be read. adb is kept
+	// off PATH, so no real adb server is started (as root it could bind port 1).
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("ADB_SERVER_SOCKET", "")
 	_, errs, code := run(t, "", "-s", "A", "-s", "B", "--headless", "--adb-port", "1")
 	if code != ExitRuntime {
 		t.Errorf("exit %d (%q), want 3", code, errs)

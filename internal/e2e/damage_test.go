@@ -329,6 +329,9 @@ func TestWrongPackage(t *testing.T) {
 // config file — a FIFO nobody writes to, which would block a plain read forever: it stops at
 // once with exit 3 and one sentence naming the file.
 func TestSignalWhileLoadingConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds and starts the real binary")
+	}
 	fifo := filepath.Join(t.TempDir(), "config.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatalf("mkfifo: %v", err)

@@ -2,6 +2,7 @@ package gfxinfo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fpstop/fpstop/source"
@@ -241,6 +242,12 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 	pairs := t.pairs[:0]
 	defer func() { clear(pairs); t.pairs = pairs[:0] }()
 	damaged, heldBack := false, false
+	ps.roots = ps.roots[:0]
+	for wi := range pr.Windows {
+		if r := pr.Windows[wi].Root; r != "" && !pr.Windows[wi].TitleSuspect {
+			ps.roots = append(ps.roots, r)
+		}
+	}
 	for wi := range pr.Windows {
 		w := &pr.Windows[wi]
 		if w.Rows == 0 && w.Summary == nil && len(w.torn) == 0 {
@@ -429,14 +436,24 @@ func (ps *procState) byRows(w *Window) *winState {
 func (ps *procState) byTitle(w *Window, used int64) *winState {
 	var again *winState
 	for _, s := range ps.wins {
-		if s.title != w.Title {
+		if s.title != w.Title && !strings.HasPrefix(s.title, w.Title+"#") {
 			continue
 		}
 		if s.used == used {
 			again = s
 			continue
 		}
-		if w.Root != "" && s.root != "" && w.Root != s.root && (len(w.Frames) >= minNewRootRows || restarted(w, s)) {
+		newRoot := w.Root != "" && s.root != "" && w.Root != s.root
+		if newRoot && slices.Contains(ps.roots, s.root) {
+			// s is another window of this very dump (a dialog titled as its activity, printed
+			// before it): w is a window of its own, never s with its counter gone down
+			continue
+		}
+		renewed := newRoot && (len(w.Frames) >= minNewRootRows || restarted(w, s))
+		if s.title != w.Title && !renewed {
+			continue // (an earlier window of the title, "title#2", is taken over only when it went)
+		}
+		if renewed {
 			// A new view root under the same title (the activity was recreated, a popup shown
 			// again; its rows are none of the memory's, or byRows would have matched): its
 			// counters start again. A block with hardly a readable row cannot tell that from a

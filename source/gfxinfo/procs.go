@@ -35,6 +35,9 @@ type procState struct {
 	// the last poll, and the process counter rightly outgrows the windows' own.
 	windows  int
 	replaced bool
+	// roots: the view-root ids the current dump prints for the process (a remembered window
+	// whose root is among them is that window, never a new one under its title)
+	roots []string
 }
 
 // procTable holds the per-pid states, bounded: the least recently seen is forgotten.

@@ -17,10 +17,9 @@ import (
 // applyTick applies the recorder and replay state and the clock.
 func (m Model) applyTick(t tickMsg) Model {
 	m.now = t.now
-	if t.exports != m.exports {
-		m.exports = t.exports
-		m.flash = m.flash.SetStatus(m.status())
-	}
+	m.exports = t.exports
+	// (every tick: a warning's time on the status line runs out with no new snapshot too)
+	m.flash = m.flash.SetStatus(m.status())
 	if t.hasRec {
 		m.rec = t.rec
 	}
@@ -76,13 +75,21 @@ func (m Model) fanOut(s *metrics.Snapshot) Model {
 	return m
 }
 
-// warningLinger is how long a warning about a disconnection stays on the status line.
-const warningLinger = 20 * time.Second
+// warningLinger is how long a warning about a disconnection stays on the status line once it
+// no longer applies: after the device is back, or after it arrived when that is later (a gap
+// is told when the source resumes). The report keeps every warning.
+const warningLinger = 5 * time.Second
 
 // noteWarnings records when each new warning arrived and whether it is about a disconnection
-// (the gap, the resume, or said while disconnected): those stop applying once the device is
-// back, so the status line drops them 20 s after they arrived (the report keeps them all).
+// (the gap, the resume, or said while disconnected), and when the device came back from an
+// outage: those warnings stop applying then, so the status line drops them warningLinger later.
 func (m Model) noteWarnings(s *metrics.Snapshot) Model {
+	if out := s.State.Outage(); out != m.outage {
+		m.outage = out
+		if !out {
+			m.backAt = m.now
+		}
+	}
 	n := len(s.Warnings)
 	if n < len(m.warnAt) { // cleared
 		m.warnAt, m.warnGone = nil, nil
@@ -103,13 +110,21 @@ func (m Model) shownWarnings() []string {
 	}
 	var out []string
 	for i, w := range m.snap.Warnings {
-		if i < len(m.warnGone) && m.warnGone[i] && m.now.Sub(m.warnAt[i]) >= warningLinger &&
-			!m.snap.State.Outage() {
+		if i < len(m.warnGone) && m.warnGone[i] && !m.snap.State.Outage() &&
+			m.now.Sub(later(m.warnAt[i], m.backAt)) >= warningLinger {
 			continue
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 func (m Model) headerState() headerMsg {

@@ -54,8 +54,9 @@ func TestStaleWhileDisconnected(t *testing.T) {
 }
 
 // TestDisconnectWarningsExpire: the warnings a disconnection leaves (the error said while
-// disconnected, the resume, the gap) leave the status line 20 s after they arrived; other
-// warnings stay.
+// disconnected, the resume, the gap) stay while the phone is away and leave the status line
+// warningLinger (5 s) after the later of the phone's return and their arrival, on a plain tick
+// too (no new snapshot); other warnings stay. (A gap warning stayed 47 s after the replug.)
 func TestDisconnectWarningsExpire(t *testing.T) {
 	m := New(testOpts().build())
 	t0 := fixture.Clock
@@ -64,18 +65,34 @@ func TestDisconnectWarningsExpire(t *testing.T) {
 	m = update(t, m, tea.WindowSizeMsg{Width: 200, Height: 40}, tick(t0, live))
 	gone := fixture.Disconnected()
 	gone.Warnings = append(live.Warnings, "phone disconnected — waiting for it; fpstop retries every 5 s")
-	m = update(t, m, tick(t0.Add(time.Second), gone))
+	m = update(t, m, tick(t0.Add(time.Second), gone), tick(t0.Add(9*time.Second), gone))
+	if s := m.status(); !strings.Contains(s, "2 warnings, latest: phone disconnected") {
+		t.Errorf("status 8 s into the outage: %q", s)
+	}
 	back := fixture.Live(4)
-	back.Warnings = append(gone.Warnings, "resumed after a disconnection (live)", "gap: device disconnected (9.0 s not seen)")
+	back.Warnings = append(gone.Warnings, "resumed after a disconnection (live)")
 	m = update(t, m, tick(t0.Add(10*time.Second), back))
-	if s := m.status(); !strings.Contains(s, "4 warnings, latest: gap: device disconnected") {
+	if s := m.status(); !strings.Contains(s, "3 warnings, latest: resumed after a disconnection") {
 		t.Errorf("status just after the resume: %q", s)
 	}
-	next := fixture.Live(5)
-	next.Warnings = back.Warnings
-	m = update(t, m, tick(t0.Add(31*time.Second), next))
+	// the gap is told a little later, once the source has read the phone again
+	gap := fixture.Live(5)
+	gap.Warnings = append(back.Warnings, "gap: device disconnected (9.0 s not seen)")
+	m = update(t, m, tick(t0.Add(12*time.Second), gap))
+	if s := m.status(); !strings.Contains(s, "4 warnings, latest: gap: device disconnected") {
+		t.Errorf("status when the gap is told: %q", s)
+	}
+	m = update(t, m, tick(t0.Add(16*time.Second), gap)) // the same snapshot: only time moved
+	if s := m.status(); !strings.Contains(s, "2 warnings, latest: gap: device disconnected") {
+		t.Errorf("status 6 s after the resume, 4 s after the gap was told: %q", s)
+	}
+	m = update(t, m, tick(t0.Add(17*time.Second), gap))
 	if s := m.status(); s != "⚠ refresh rate changed: 60 Hz → 90 Hz" {
-		t.Errorf("status 21 s after the resume: %q, want only the rate warning", s)
+		t.Errorf("status 5 s after the gap was told: %q, want only the rate warning", s)
+	}
+	m = update(t, m, clearFlashMsg{id: m.flash.id}) // the gap's flash (6 s) ran out too
+	if !strings.Contains(m.View(), "refresh rate changed") || strings.Contains(m.View(), "gap: device") {
+		t.Errorf("the screen still tells the gap:\n%s", m.View())
 	}
 }
 

@@ -133,6 +133,7 @@ func (c *Client) PerfettoStart(ctx context.Context, serial, config, path string)
 	}
 	pid, err := ParsePerfettoStart(out)
 	if err != nil {
+		c.removeTrace(ctx, serial, path)
 		return 0, fmt.Errorf("%w (%s)", err, serial)
 	}
 	// perfetto prints the pid before its background process has asked the tracing service for
@@ -147,10 +148,18 @@ func (c *Client) PerfettoStart(ctx context.Context, serial, config, path string)
 		return 0, err
 	}
 	if !alive {
+		c.removeTrace(ctx, serial, path)
 		return 0, fmt.Errorf("%w on %s: perfetto (pid %d) ended at once — another tracing session may hold the name, or the phone runs too many sessions (adb logcat -s perfetto says which)",
 			ErrTracingBusy, serial, pid)
 	}
 	return pid, nil
+}
+
+// removeTrace removes the file a refused session left (perfetto creates it before it asks the
+// service), so a refusal leaves the phone as it was; a failure here changes nothing the caller
+// can act on.
+func (c *Client) removeTrace(ctx context.Context, serial, path string) {
+	_, _ = c.Shell(ctx, serial, "rm -f "+path)
 }
 
 // startSettle is how long PerfettoStart waits before checking that the session still runs:

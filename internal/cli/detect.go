@@ -28,7 +28,8 @@ const (
 	// inputSurfaceFlinger is saved `dumpsys SurfaceFlinger` text: `--latency` dumps and
 	// `--timestats -dump` (read), `--list` and plain dumps (refused, saying why).
 	inputSurfaceFlinger inputKind = "surfaceflinger"
-	// inputPerfetto is a binary Perfetto trace (.perfetto-trace, .pftrace, .pb), gzip'd or not.
+	// inputPerfetto is a binary Perfetto trace (.perfetto-trace, .pftrace, .pb), gzip'd or not,
+	// or systrace text (.systrace, .txt, systrace's .html).
 	inputPerfetto inputKind = "perfetto"
 )
 
@@ -228,12 +229,13 @@ func enough(header bool, rows, lines int) bool {
 }
 
 // perfettoEvidence: packets from the first byte, each parsing as protobuf (gzip'd: the same
-// inside), where recordings and text cannot parse.
+// inside), where recordings and text cannot parse; or systrace text (ftrace lines, plain or in
+// systrace's HTML page), which the same reader reads.
 func perfettoEvidence(s *sample) evidence {
 	if len(s.raw) >= 2 && s.raw[0] == 0x1f && s.raw[1] == 0x8b {
 		return evidence{ok: perfetto.SniffGzip(s.raw)}
 	}
-	return evidence{ok: perfetto.Sniff(s.raw, s.final)}
+	return evidence{ok: perfetto.Sniff(s.raw, s.final) || perfetto.SniffText(s.raw)}
 }
 
 // recordingEvidence: gzip (only recordings are compressed; their reader checks the header), or

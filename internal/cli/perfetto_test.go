@@ -122,3 +122,51 @@ func TestTraceDownstream(t *testing.T) {
 		t.Errorf("export back to a trace: exit %d, %s", code, errs)
 	}
 }
+
+// TestSystraceInput: systrace text (Perfetto's own .systrace test cases, and an HTML page as
+// systrace.py writes it) is detected by content and read by `report` and --input; a gzip'd
+// one too.
+func TestSystraceInput(t *testing.T) {
+	dir := realdata.Dir(t, filepath.Join("perfetto", "atrace"))
+	for _, name := range []string{"bad_print.systrace", "test_regex_pattern_no_gap_after_irq_flags.systrace"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := detectKind(b); got != inputPerfetto {
+			t.Errorf("%s: %s, want perfetto", name, got)
+		}
+	}
+	page := "<!DOCTYPE html>\n<html>\n<head>\n<title>Android System Trace</title>\n</head>\n" +
+		`<script class="trace-data" type="application/text">` + "\n# tracer: nop\n#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n" +
+		"   app-10  ( 10) [000] ...1   100.000000: tracing_mark_write: B|10|Choreographer#doFrame 1\n" +
+		"   app-10  ( 10) [000] ...1   100.012000: tracing_mark_write: E|10\n" +
+		"   app-10  ( 10) [000] ...1   100.016667: tracing_mark_write: B|10|Choreographer#doFrame 2\n" +
+		"   app-10  ( 10) [000] ...1   100.020000: tracing_mark_write: E|10\n</script>\n</html>\n"
+	tmp := t.TempDir()
+	html := filepath.Join(tmp, "x.html")
+	if err := os.WriteFile(html, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(page))
+	zw.Close()
+	gzPath := filepath.Join(tmp, "x.systrace.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{html, gzPath} {
+		out, errs, code := run(t, "", "report", in)
+		var rep struct {
+			Source string `json:"source"`
+			Frames int    `json:"frames"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || rep.Source != "perfetto" || rep.Frames != 2 {
+			t.Errorf("report %s: exit %d, %s, %+v", filepath.Base(in), code, errs, rep)
+		}
+		if _, errs, code := run(t, "", "--input", in, "--headless", "--json"); code != 0 {
+			t.Errorf("--input %s: exit %d, %s", filepath.Base(in), code, errs)
+		}
+	}
+}

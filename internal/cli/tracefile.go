@@ -12,7 +12,8 @@ import (
 	"github.com/fpstop/fpstop/source/perfetto"
 )
 
-// isTraceFile reports whether path holds a Perfetto trace (plain or gzip'd), by its content.
+// isTraceFile reports whether path holds a Perfetto trace or systrace text (plain or gzip'd),
+// by its content.
 func isTraceFile(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
@@ -25,7 +26,7 @@ func isTraceFile(path string) bool {
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		return perfetto.SniffGzip(head)
 	}
-	return perfetto.Sniff(head, err != nil)
+	return perfetto.Sniff(head, err != nil) || perfetto.SniffText(head)
 }
 
 // asRecording lets the commands that read recordings (replay, report, export, compare) read a

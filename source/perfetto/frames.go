@@ -1,7 +1,6 @@
 package perfetto
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/fpstop/fpstop/source"
@@ -254,7 +253,10 @@ func (j *joiner) slice(s *Slice) {
 // frameSections lists the slowest sections that ran in a frame: the main thread's
 // Choreographer#doFrame <token> and RenderThread's DrawFrames <token> subtrees whole (they are
 // the frame's own work, found by token wherever they nest), and every other section of the
-// process that overlapped the frame [from, to], clipped to it.
+// process that overlapped the frame [from, to], clipped to it. The work per frame is bounded
+// by the ring whatever the sections hold: a frame has at most maxOwnSects sections of its own
+// (a trace repeating one token thousands of times made this cubic), and only the slowest
+// maxFrameSects are kept as they are found, never the whole list sorted.
 func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSections {
 	r := j.sections[pid]
 	if r == nil {
@@ -264,20 +266,26 @@ func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSe
 		tid        int32
 		start, end int64
 	}
-	var owns []own
+	var owns [maxOwnSects]own
+	n := 0
 	recent := r.since(from - sinceMarginNs)
 	for _, s := range recent {
+		if n == maxOwnSects {
+			break
+		}
 		if t, ok := FrameToken(s.Name, "Choreographer#doFrame "); ok && t == token {
-			owns = append(owns, own{s.Tid, s.StartNs, s.EndNs})
+			owns[n] = own{s.Tid, s.StartNs, s.EndNs}
+			n++
 		} else if t, ok := FrameToken(s.Name, "DrawFrames "); ok && t == token {
-			owns = append(owns, own{s.Tid, s.StartNs, s.EndNs})
+			owns[n] = own{s.Tid, s.StartNs, s.EndNs}
+			n++
 		}
 	}
-	var out source.FrameSections
+	var top topSections
 	for _, s := range recent {
 		start, end := s.StartNs, s.EndNs
 		whole := false
-		for _, o := range owns {
+		for _, o := range owns[:n] {
 			if s.Tid == o.tid && start >= o.start && end <= o.end {
 				whole = true
 				break
@@ -286,25 +294,47 @@ func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSe
 		if !whole {
 			start, end = max(start, from), min(end, to)
 		}
-		if end <= start {
+		if end <= start || !top.wants(end-start, s.Depth) {
 			continue
 		}
-		out = append(out, source.FrameSection{Name: s.Name, Thread: j.p.ThreadName(s.Pid, s.Tid),
+		top.add(source.FrameSection{Name: s.Name, Thread: j.p.ThreadName(s.Pid, s.Tid),
 			Depth: s.Depth, StartNs: j.p.ToMono(start), DurNs: end - start})
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if out[a].DurNs != out[b].DurNs {
-			return out[a].DurNs > out[b].DurNs
-		}
-		return out[a].Depth < out[b].Depth
-	})
-	if len(out) > maxFrameSects {
-		out = out[:maxFrameSects]
-	}
-	if len(out) == 0 {
+	if len(top) == 0 {
 		return nil
 	}
+	out := source.FrameSections(top)
 	return &out
+}
+
+// maxOwnSects bounds the sections a frame takes as its own by token (one doFrame and one
+// DrawFrames, with room for a doubled section).
+const maxOwnSects = 4
+
+// topSections keeps the maxFrameSects slowest sections, slowest first (equal times: the
+// shallower first, then the one found first).
+type topSections []source.FrameSection
+
+// before reports whether a section of (dur, depth) sorts after x (it goes behind it).
+func sortsAfter(x source.FrameSection, dur int64, depth int) bool {
+	return x.DurNs > dur || (x.DurNs == dur && x.Depth <= depth)
+}
+
+// wants reports whether a section of (dur, depth) would be kept.
+func (t topSections) wants(dur int64, depth int) bool {
+	return len(t) < maxFrameSects || !sortsAfter(t[len(t)-1], dur, depth)
+}
+
+func (t *topSections) add(s source.FrameSection) {
+	i := len(*t)
+	for i > 0 && !sortsAfter((*t)[i-1], s.DurNs, s.Depth) {
+		i--
+	}
+	if len(*t) < maxFrameSects {
+		*t = append(*t, source.FrameSection{})
+	}
+	copy((*t)[i+1:], (*t)[i:])
+	(*t)[i] = s
 }
 
 // finish releases every frame still held.

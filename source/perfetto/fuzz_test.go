@@ -16,12 +16,13 @@ import (
 func seedTraces(f *testing.F) [][]byte {
 	var seeds [][]byte
 	for _, p := range []string{"ft_events/trace.pftrace", "ft_power_mode/trace.pftrace", "doframe_depth/trace.pftrace",
-		"atrace/android_b2b_async_begin.pftrace", "atrace/bad_print.pftrace"} {
+		"atrace/android_b2b_async_begin.pftrace", "atrace/bad_print.pftrace", "atrace/bad_print.systrace",
+		"atrace/test_regex_pattern_no_gap_after_irq_flags.systrace"} {
 		if b, err := os.ReadFile(filepath.Join(realdata.Dir(f, "perfetto"), p)); err == nil {
 			seeds = append(seeds, b)
 		}
 	}
-	seeds = append(seeds, []byte{}, []byte{0x0a, 0x00}, []byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f},
+	seeds = append(seeds, []byte(systraceHTML), []byte{}, []byte{0x0a, 0x00}, []byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f},
 		[]byte{0x0a, 0x03, 0xa2, 0x04, 0x00}, []byte{0x0b, 0x0c})
 	for _, s := range seeds {
 		f.Add(s)

@@ -29,6 +29,14 @@ func (n *names) process(pid int32, name string) {
 	}
 }
 
+// processIfUnknown names a process only when nothing named it yet (systrace's main-thread
+// task name is a guess, 15 characters at most; a process dump's name is better).
+func (n *names) processIfUnknown(pid int32, name string) {
+	if _, ok := n.procs[pid]; !ok {
+		n.process(pid, name)
+	}
+}
+
 func (n *names) thread(tid, tgid int32, name string) {
 	if tid <= 0 {
 		return

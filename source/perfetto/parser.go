@@ -1,6 +1,7 @@
 package perfetto
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,10 @@ type Parser struct {
 	Packets  int64
 	// SawFrameTimeline and SawAtrace say what the trace holds so far.
 	SawFrameTimeline, SawAtrace bool
+	// Text says the input was systrace text (ftrace's text output, plain or in systrace's
+	// HTML), Lines how many of its event lines were read.
+	Text  bool
+	Lines int64
 }
 
 // NewParser makes a Parser; set its handlers before the first packet.
@@ -141,13 +146,30 @@ func (p *Parser) Warnings() []string {
 	return out
 }
 
-// ReadAll reads a whole trace from r into p (then Finish). A trace cut inside a packet is read
+// sniffText is how much of an input ReadAll looks at to tell systrace text from a binary trace.
+const sniffText = 64 << 10
+
+// isText looks at what br holds already (a file: its first 256 kB; a pipe: what has arrived,
+// never waiting for more) and reports whether it is systrace text rather than a binary trace.
+func (p *Parser) isText(br *bufio.Reader) bool {
+	if _, err := br.Peek(1); err != nil {
+		return false
+	}
+	head, _ := br.Peek(min(br.Buffered(), sniffText))
+	return !Sniff(head, false) && SniffText(head)
+}
+
+// ReadAll reads a whole trace from r into p (then Finish); systrace text (plain or HTML) is
+// read too. A trace cut inside a packet is read
 // up to the cut and reported with an error wrapping ErrTruncated; input that is not a trace is
 // an error wrapping ErrNotTrace.
 func (p *Parser) ReadAll(ctx context.Context, r io.Reader) error {
 	rd, err := NewReader(r)
 	if err != nil {
 		return err
+	}
+	if p.isText(rd.br) {
+		return p.readText(ctx, rd.br)
 	}
 	defer p.Finish()
 	for i := 0; ; i++ {

@@ -156,3 +156,66 @@ func TestDoFrameDepthOracle(t *testing.T) {
 	}
 	compareRows(t, "doFrame", got, readCSV(t, filepath.Join(dir, "expected", "test_android_frames_get_frame_table_with_id.csv")))
 }
+
+// TestSystraceOracle reproduces Perfetto's outputs for its systrace text cases: the same
+// atrace lines as text, with a cpus= header, no gap after the irq flags, hex preempt counts,
+// a missing TGID and garbage lines between events.
+func TestSystraceOracle(t *testing.T) {
+	dir := realdata.Dir(t, filepath.Join("perfetto", "atrace"))
+	for _, c := range []struct {
+		trace, csv string
+		name       []string // the query's WHERE name IN (…); nil: every slice
+		row        func(s *Slice) []string
+		count      bool // SELECT name, COUNT(*) … GROUP BY name ORDER BY name (or one COUNT(*))
+	}{
+		{"bad_print.systrace", "test_bad_print_systrace_list_slices.csv", nil,
+			func(s *Slice) []string { return []string{itoa(s.StartNs), itoa(s.DurNs()), s.Name} }, false},
+		{"test_cpus_header_removal.systrace", "test_cpus_header_removal.csv", []string{"test_slice"},
+			func(s *Slice) []string { return []string{itoa(s.StartNs), s.Name, itoa(s.DurNs())} }, false},
+		{"test_hex_preempt_count.systrace", "test_hex_preempt_count.csv", []string{"hex_preempt"},
+			func(s *Slice) []string { return []string{itoa(s.StartNs), s.Name} }, false},
+		{"test_cpus_header_with_digits_only.systrace", "test_cpus_header_with_digits_only.csv", []string{"task_work"}, nil, true},
+		{"test_regex_pattern_no_gap_after_irq_flags.systrace", "test_regex_pattern_no_gap_after_irq_flags.csv",
+			[]string{"no_gap_after_dots", "space_after_dots", "no_gap_after_flags"}, nil, true},
+	} {
+		_, sl, p := readTrace(t, filepath.Join(dir, c.trace))
+		if !p.Text {
+			t.Errorf("%s: not read as systrace text", c.trace)
+		}
+		var got [][]string
+		counts := map[string]int{}
+		for _, s := range sl {
+			if c.name != nil && !contains(c.name, s.Name) {
+				continue
+			}
+			counts[s.Name]++
+			if c.row != nil {
+				got = append(got, c.row(s))
+			}
+		}
+		if c.count {
+			names := make([]string, 0, len(counts))
+			for n := range counts {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				if len(c.name) == 1 {
+					got = append(got, []string{strconv.Itoa(counts[n])})
+				} else {
+					got = append(got, []string{n, strconv.Itoa(counts[n])})
+				}
+			}
+		}
+		compareRows(t, c.trace, got, readCSV(t, filepath.Join(dir, "expected", c.csv)))
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

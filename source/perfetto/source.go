@@ -107,7 +107,11 @@ func (j *joiner) notices(readErr error) []*source.Notice {
 	}
 	switch {
 	case !j.p.SawFrameTimeline && j.fb.frames > 0:
-		warn("no FrameTimeline in this trace (Android 11 or older, or the android.surfaceflinger.frametimeline data source was off): %d frames from Choreographer#doFrame sections, timed from the vsync they ran on; deadlines, presents and blame are unknown", j.fb.frames)
+		why := "Android 11 or older, or the android.surfaceflinger.frametimeline data source was off"
+		if j.p.Text {
+			why = "systrace text carries none: record a Perfetto trace for it"
+		}
+		warn("no FrameTimeline in this trace (%s): %d frames from Choreographer#doFrame sections, timed from the vsync they ran on; deadlines, presents and blame are unknown", why, j.fb.frames)
 		if j.fb.mainOnly > 0 {
 			warn("%d frames had no RenderThread DrawFrames section: only their main-thread part is timed", j.fb.mainOnly)
 		}

@@ -94,11 +94,7 @@ func (r *Reader) Next() ([]byte, error) {
 			if n > maxPacket {
 				return nil, fmt.Errorf("packet at byte %d claims %d bytes (more than %d MB): %w", r.Off, n, maxPacket>>20, ErrNotTrace)
 			}
-			if cap(r.buf) < int(n) {
-				r.buf = make([]byte, n)
-			}
-			r.buf = r.buf[:n]
-			if _, err := io.ReadFull(r.br, r.buf); err != nil {
+			if err := r.readPacket(int(n)); err != nil {
 				return nil, truncatedOr(err)
 			}
 			r.Off += int64(n)
@@ -109,6 +105,28 @@ func (r *Reader) Next() ([]byte, error) {
 		}
 		r.Skipped++
 	}
+}
+
+// readPacket reads n bytes into r.buf. The buffer grows with the bytes that actually arrive,
+// not with what the length claims: a cut or corrupt length of 30 MB in a 10-byte input costs
+// 10 bytes, not a 30 MB allocation per attempt (the fuzzer slowed to a crawl on those).
+func (r *Reader) readPacket(n int) error {
+	const step = 1 << 20
+	r.buf = r.buf[:0]
+	for len(r.buf) < n {
+		k := min(n-len(r.buf), step)
+		if cap(r.buf)-len(r.buf) < k {
+			nb := make([]byte, len(r.buf), min(n, max(2*cap(r.buf), len(r.buf)+k)))
+			copy(nb, r.buf)
+			r.buf = nb
+		}
+		m, err := io.ReadFull(r.br, r.buf[len(r.buf):len(r.buf)+k])
+		r.buf = r.buf[:len(r.buf)+m]
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // skip passes over one top-level field that is not a packet; false when it cannot be skipped.
@@ -233,7 +251,8 @@ func hasControlBytes(b []byte) bool {
 	return false
 }
 
-// SniffGzip reports whether gz, the first bytes of a gzip'd input, holds a Perfetto trace.
+// SniffGzip reports whether gz, the first bytes of a gzip'd input, holds a Perfetto trace or
+// systrace text.
 func SniffGzip(gz []byte) bool {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
@@ -241,7 +260,7 @@ func SniffGzip(gz []byte) bool {
 	}
 	head := make([]byte, 8192)
 	n, err := io.ReadFull(zr, head)
-	return n > 0 && Sniff(head[:n], err == io.EOF || err == io.ErrUnexpectedEOF)
+	return n > 0 && (Sniff(head[:n], err == io.EOF || err == io.ErrUnexpectedEOF) || SniffText(head[:n]))
 }
 
 // inflate opens a compressed_packets payload: zlib as Perfetto writes it, raw deflate or gzip

@@ -17,6 +17,9 @@ type joiner struct {
 	pkg  string
 
 	expected map[pidToken]expectedFrame
+	// presents maps a display frame's token to its present (the end of SurfaceFlinger's actual
+	// display frame), for the surface frames shown in it
+	presents map[int64]int64
 	ready    []*TimelineSlice // actual surface frames waiting for release, in end order
 	sections map[int32]*sectionRing
 	apps     map[int32]bool // processes with app frames (their sections are reported)
@@ -42,10 +45,13 @@ const (
 	sectionRingSize = 4096
 	maxSectionProcs = 512
 	maxFrameSects   = 8
+	// maxPresents bounds the display frames remembered (a few seconds' worth is needed; the
+	// aging above keeps ten)
+	maxPresents = 1 << 14
 )
 
 func newJoiner(p *Parser, pkg string, emit func(source.Event)) *joiner {
-	return &joiner{p: p, pkg: pkg, emit: emit, expected: map[pidToken]expectedFrame{},
+	return &joiner{p: p, pkg: pkg, emit: emit, expected: map[pidToken]expectedFrame{}, presents: map[int64]int64{},
 		sections: map[int32]*sectionRing{}, apps: map[int32]bool{}, tokens: map[pidToken]bool{}}
 }
 
@@ -77,6 +83,9 @@ func (j *joiner) timeline(s *TimelineSlice) {
 		j.ready = append(j.ready, s)
 	case ActualDisplay:
 		j.displayFrames++
+		if _, seen := j.presents[s.Token]; !seen && s.Dur >= 0 && s.PresentType != PresentDropped && len(j.presents) < maxPresents {
+			j.presents[s.Token] = s.Ts + s.Dur
+		}
 	case ExpectedDisplay:
 		j.period.add(s.Ts)
 	}
@@ -101,6 +110,11 @@ func (j *joiner) advance(ts int64) {
 		for k, e := range j.expected {
 			if e.end < j.now-expectedAgeNs {
 				delete(j.expected, k)
+			}
+		}
+		for k, at := range j.presents {
+			if at < j.now-expectedAgeNs {
+				delete(j.presents, k)
 			}
 		}
 		for k := range j.tokens {
@@ -136,6 +150,12 @@ func (j *joiner) release(a *TimelineSlice) {
 		f.VsyncNs = j.p.ToMono(a.Ts)
 	}
 	f.Phases = &source.Phases{GpuCompleted: f.DoneNs}
+	if at, ok := j.presents[a.DisplayToken]; ok && a.PresentType != PresentDropped {
+		// shown, not counted: drops are app-side (DESIGN §4b); what the display did on top is
+		// blame and present_types
+		f.PresentNs = j.p.ToMono(at)
+		f.Phases.DisplayPresentTime = f.PresentNs
+	}
 	j.interval(f)
 	f.Sections = j.frameSections(a.Pid, a.Token, from, end)
 	j.frames++

@@ -219,3 +219,52 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestPresentOracle: each app frame's present is the end of the actual display frame it was
+// shown in (its display_frame_token), as Perfetto's actual timeline lists them; a display
+// frame that was dropped or never ended presents nothing.
+func TestPresentOracle(t *testing.T) {
+	dir := realdata.Dir(t, filepath.Join("perfetto", "ft_events"))
+	rows := readCSV(t, filepath.Join(dir, "expected", "test_actual_frame_timeline_events.csv"))
+	presents := map[string]int64{} // display token → present
+	for _, r := range rows {
+		ts, _ := strconv.ParseInt(r[0], 10, 64)
+		dur, _ := strconv.ParseInt(r[1], 10, 64)
+		if r[4] == "[NULL]" && dur >= 0 && r[6] != "Dropped Frame" {
+			if _, ok := presents[r[3]]; !ok {
+				presents[r[3]] = ts + dur
+			}
+		}
+	}
+	want := map[string]int64{} // surface token/layer → present (0: none)
+	for _, r := range rows {
+		if r[4] != "[NULL]" && r[6] != "Dropped Frame" {
+			want[r[4]+"/"+r[5]] = presents[r[3]]
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "trace.pftrace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	frames := framesOf(runSource(t, FromReader(f, Options{Name: "ft_events"})))
+	if len(frames) != len(want) {
+		t.Errorf("%d frames, Perfetto lists %d app frames", len(frames), len(want))
+	}
+	for _, fr := range frames {
+		k := itoa(fr.VsyncID) + "/" + fr.Timeline.Layer
+		w, ok := want[k]
+		if !ok {
+			t.Errorf("frame %s not in Perfetto's list", k)
+			continue
+		}
+		var got int64
+		if fr.Phases != nil && fr.Phases.DisplayPresentTime != fr.PresentNs {
+			t.Errorf("frame %s: DisplayPresentTime %d, PresentNs %d", k, fr.Phases.DisplayPresentTime, fr.PresentNs)
+		}
+		got = fr.PresentNs
+		if got != w || w == 0 {
+			t.Errorf("frame %s: present %d, Perfetto's display frame ends at %d", k, got, w)
+		}
+	}
+}

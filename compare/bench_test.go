@@ -19,7 +19,7 @@ func BenchmarkCompare60s(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad60s reads a 60 s 120 Hz recording into slices (pipeline included).
+// BenchmarkLoad60s reads a 60 s 120 Hz recording for comparison (pipeline included).
 func BenchmarkLoad60s(b *testing.B) {
 	path := simRecording(b, b.TempDir(), "demo", 120, 1, 60*time.Second)
 	b.ResetTimer()

@@ -85,7 +85,7 @@ func Compare(base, new []*Run, o Options) (*Result, error) {
 type comparer struct{ o Options }
 
 // scopeData is one side of a scope (the run, or a window): per recording where it exists, the
-// report's values and the slices.
+// report's values.
 type scopeData struct {
 	vals []scopeValues
 }

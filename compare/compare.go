@@ -379,6 +379,7 @@ func warnings(res *Result, base, new []*Run) []string {
 	case nb < 5 || nn < 5:
 		w = append(w, fmt.Sprintf("%d and %d recordings: an exact test of so few cannot give p below %s, so p comes from Welch's t test, which assumes per-run values roughly normal; 5 or more per side give an exact test", nb, nn, strconv.FormatFloat(minPermutationP(nb, nn, binomial(nb+nn, nb)), 'g', 3, 64)))
 	}
+	w = append(w, phaseWarnings(base, new)...)
 	short := 0
 	for _, r := range append(append([]*Run(nil), base...), new...) {
 		if float64(r.Report.DurationS) < shortS {

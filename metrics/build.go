@@ -153,6 +153,8 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 	}
 	if meta.SourceArg != "" {
 		r.Source = meta.SourceArg
+	} else if s := measuredSource(r.Measured); s != "" {
+		r.Source = s // auto measured the windows and a layer in turn: both sources
 	}
 	if r.Source == "" {
 		r.Source = "unknown"

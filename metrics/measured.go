@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -20,6 +22,9 @@ type MeasuredChange struct {
 	What  string `json:"what"`
 	Layer string `json:"layer,omitempty"`
 	Kind  string `json:"kind,omitempty"`
+	// Source is what measured it: `surfaceflinger` for a layer `auto` measured, else the
+	// session's source (gfxinfo, gfxinfo+logcat…).
+	Source string `json:"source"`
 }
 
 // measuredRec is a change as kept (device time).
@@ -52,10 +57,14 @@ func (p *Pipeline) measuredReport() []MeasuredChange {
 	}
 	out := make([]MeasuredChange, len(p.measured))
 	for i, m := range p.measured {
-		c := MeasuredChange{What: "windows", Layer: m.layer, Kind: m.kind}
+		c := MeasuredChange{What: "windows", Layer: m.layer, Kind: m.kind, Source: string(m.src)}
 		switch {
 		case m.layer != "":
 			c.What = "layer"
+			if m.src != source.KindSim && m.src != source.KindReplay {
+				// auto's sessions are its window source's: the layer's frames came from SurfaceFlinger
+				c.Source = string(source.KindSurfaceFlinger)
+			}
 		case m.src == source.KindSurfaceFlinger:
 			c.What = "none" // the SurfaceFlinger source before it found a layer
 		}
@@ -65,6 +74,22 @@ func (p *Pipeline) measuredReport() []MeasuredChange {
 		out[i] = c
 	}
 	return out
+}
+
+// measuredSource is the run's `source` when what was measured changed: the segments' sources
+// joined by "+" in order of first use (`gfxinfo+logcat+surfaceflinger`: auto measured the
+// windows and the layer in turn); "" when every segment had one source.
+func measuredSource(ms []MeasuredChange) string {
+	var parts []string
+	for _, m := range ms {
+		if m.Source != "" && !slices.Contains(parts, m.Source) {
+			parts = append(parts, m.Source)
+		}
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	return strings.Join(parts, "+")
 }
 
 // subCounts takes b's counts that add up off a (addCounts' inverse, for a window's frames drawn

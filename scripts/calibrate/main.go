@@ -31,7 +31,7 @@ func main() {
 	}
 	res.write(os.Stdout, p)
 	fmt.Fprintf(os.Stderr, "calibrate: %v\n", time.Since(start).Round(time.Millisecond))
-	if bad := res.check(); len(bad) > 0 {
+	if bad := res.check(p); len(bad) > 0 {
 		for _, b := range bad {
 			fmt.Fprintln(os.Stderr, "calibrate:", b)
 		}

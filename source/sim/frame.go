@@ -16,12 +16,12 @@ func (e *engine) doFrame(m *qmsg, s int64) {
 	his := startNanos + uniform(r, 2*us, 5*us)
 	inputDur := uniform(r, 1*us, 3*us)
 	if touching {
-		inputDur = int64(tf * 0.03 * noise(r, p.sigma))
+		inputDur = int64(tf * 0.03 * p.fixedWork() * noise(r, p.sigma))
 	}
 	as := his + inputDur
 	animDur := uniform(r, 1*us, 3*us)
 	if animating {
-		animDur = int64(tf * 0.04 * noise(r, p.sigma))
+		animDur = int64(tf * 0.04 * p.fixedWork() * noise(r, p.sigma))
 	}
 	cur := as + animDur
 	frames := make([]*source.Frame, 0, len(draw))
@@ -102,7 +102,7 @@ func (e *engine) drawWindow(w *window, cur, intended int64) (*source.Frame, int6
 	ds := pts + trav
 	sq := ds + int64(tf*p.draw*w.weight*noise(r, p.sigma))
 	ss := max(sq+uniform(r, 5*us, 40*us), e.rtFree)
-	idc := ss + int64(tf*0.025*noise(r, p.sigma)) + 20*us
+	idc := ss + int64(tf*0.025*p.fixedWork()*noise(r, p.sigma)) + 20*us
 	resume := idc + uniform(r, 10*us, 60*us) // main thread resumes after the sync
 	var flags int64
 	if w.first {

@@ -17,6 +17,14 @@ var ScenarioHelp = map[string]string{
 	"stress": "continuous scrolling at the full refresh rate, four always-animating windows plus the popup, many messages, no idle",
 }
 
+// fixedWork is the factor of the frame's small fixed phases (1 unless --work-scale).
+func (p *profile) fixedWork() float64 {
+	if p.work == 0 {
+		return 1
+	}
+	return p.work
+}
+
 // profile is a scenario's parameters. Work amounts are fractions of the frame interval T, so a
 // scenario looks the same at every refresh rate; times are in ms.
 type profile struct {
@@ -25,6 +33,9 @@ type profile struct {
 	spikeP                 float64 // chance a frame's traversal has a spike
 	spikeLo, spikeHi       float64 // spike size (× T)
 	stuffP                 float64 // chance of a long dequeueBuffer wait
+	// work multiplies the frame's small fixed phases (input, animation, the sync) as
+	// Config.WorkScale multiplies the others (0: 1)
+	work float64
 
 	idleP                    float64 // chance the next segment is idle
 	idleLo, idleHi           int64

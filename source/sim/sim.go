@@ -77,7 +77,8 @@ type Config struct {
 	// column). The default is Android 12+: Choreographer's deadline with hwui's stuffing
 	// extension, as real 12+ devices print it.
 	Pre12 bool
-	// WorkScale multiplies every frame's work (traversal, draw, issue, GPU and spikes) by this
+	// WorkScale multiplies every frame's work (input, animation, traversal, draw, the sync,
+	// issue, GPU and spikes; not GC pauses, freezes, buffer stuffing or other messages) by this
 	// factor (0 = 1): a build whose frames are a few percent slower, so comparisons can be
 	// checked for finding a known regression (docs/compare.md). Game scenarios ignore it.
 	WorkScale float64
@@ -138,6 +139,7 @@ func New(cfg Config) (*Sim, error) {
 		p := *prof
 		p.trav, p.draw, p.issue, p.gpu = p.trav*cfg.WorkScale, p.draw*cfg.WorkScale, p.issue*cfg.WorkScale, p.gpu*cfg.WorkScale
 		p.spikeLo, p.spikeHi = p.spikeLo*cfg.WorkScale, p.spikeHi*cfg.WorkScale
+		p.work = cfg.WorkScale
 		prof = &p
 	}
 	return &Sim{cfg: cfg, prof: prof}, nil

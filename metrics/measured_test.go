@@ -42,4 +42,28 @@ func TestMeasuredWindowsLayerWindows(t *testing.T) {
 		r.Measured[2].What != "windows" || !(r.Measured[1].FromMs > 1900 && r.Measured[1].FromMs < 2100) {
 		t.Errorf("measured %+v", r.Measured)
 	}
+	// what measured each turn, and the run's source names both
+	if len(r.Measured) == 3 && (r.Measured[0].Source != "gfxinfo" || r.Measured[1].Source != "surfaceflinger" || r.Measured[2].Source != "gfxinfo") {
+		t.Errorf("measured sources %+v", r.Measured)
+	}
+	if r.Source != "gfxinfo+surfaceflinger" {
+		t.Errorf("source %q, want gfxinfo+surfaceflinger", r.Source)
+	}
+	if r := p.Report(ReportMeta{SourceArg: "surfaceflinger"}); r.Source != "surfaceflinger" {
+		t.Errorf("source %q: --source's name wins", r.Source)
+	}
+}
+
+// A simulated game measures its layer from the start: its source stays the simulator's.
+func TestMeasuredSimLayerSource(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindSim, Package: "g", RefreshHz: 60, Layer: "SurfaceView[g/g.Game]@0(BLAST)#1"})
+	at := int64(1_000_000_000_000)
+	for i := 0; i < 60; i++ {
+		at += 16_666_667
+		p.Add(&source.LayerFrame{Layer: "SurfaceView[g/g.Game]@0(BLAST)#1", PresentNs: at, PeriodNs: 16_666_667})
+	}
+	if r := p.Report(ReportMeta{}); r.Source != "sim" || r.Measured != nil {
+		t.Errorf("source %q measured %+v", r.Source, r.Measured)
+	}
 }

@@ -185,7 +185,7 @@ func (a *app) sourceFor(t *target, kind string) (source.Source, string) {
 			Interval: a.opts.Interval, KeepRaw: a.opts.RecordRaw, Device: t.sessionDevice()})
 	}
 	switch kind {
-	case "auto":
+	case "auto", "auto+gfxinfo": // auto+gfxinfo: auto that does not probe the Looper (fpstop test)
 		// kind "": the report names the session's source, its layers[] what was measured
 		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf(), Watch: watch}), ""
 	case "auto+logcat":

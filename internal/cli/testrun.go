@@ -216,9 +216,23 @@ func (t *tester) open(ctx context.Context) (*opened, error) {
 	}
 	kind := t.a.opts.Source
 	if kind == "auto" && t.source != "" && t.source != "auto" {
-		kind = t.source
+		kind = keptKind(t.source)
 	}
 	return t.a.deviceSource(ctx, kind, true)
+}
+
+// keptKind is the source kind that repeats the first iteration's choice, from its report's
+// source: auto that measured the app's windows and its SurfaceView layer in turn reports both
+// (gfxinfo+surfaceflinger, gfxinfo+logcat+surfaceflinger) and is auto again, on the same window
+// source and without probing the Looper again.
+func keptKind(reported string) string {
+	switch reported {
+	case "gfxinfo+surfaceflinger":
+		return "auto+gfxinfo"
+	case "gfxinfo+logcat+surfaceflinger":
+		return "auto+logcat"
+	}
+	return reported
 }
 
 // driver is the user's command running during a measurement.

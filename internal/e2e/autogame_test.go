@@ -144,8 +144,12 @@ func TestAutoMenuGameMenu(t *testing.T) {
 		t.Errorf("switches at +%.2f s and +%.2f s (%d), want within 3 s after %d s and after %d s, once each",
 			float64(toLayer)/1e9, float64(toMenu)/1e9, len(layers), gameFrom/1_000_000_000, gameUntil/1_000_000_000)
 	}
-	if len(r.Measured) != 3 || r.Measured[1].What != "layer" || r.Measured[2].What != "windows" {
+	if len(r.Measured) != 3 || r.Measured[1].What != "layer" || r.Measured[2].What != "windows" ||
+		r.Measured[1].Source != "surfaceflinger" || r.Measured[2].Source == "surfaceflinger" {
 		t.Errorf("report measured %+v", r.Measured)
+	}
+	if r.Source != "gfxinfo+surfaceflinger" && r.Source != "gfxinfo+logcat+surfaceflinger" {
+		t.Errorf("report source %q: want the windows' source and surfaceflinger", r.Source)
 	}
 	l := layerByName(r, g.layer)
 	n, fps, janky := truth.truth(2 * period)

@@ -37,11 +37,13 @@ func (p *Pipeline) Snapshot() *Snapshot {
 
 	for _, w := range p.sortedWindows() {
 		ser := w.agg.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
-		s.Windows = append(s.Windows, WindowSnapshot{
+		ws := WindowSnapshot{
 			Name: w.name, Process: w.process, Visible: w.visible,
 			Totals: w.agg.totals(lastIdx, lastLen, p.cfg.SliceNs, ser), Series: ser, LastNs: w.agg.lastFrameNs,
 			Histogram: w.agg.histogram(),
-		})
+		}
+		ws.Blame, _ = w.timeline.report()
+		s.Windows = append(s.Windows, ws)
 	}
 
 	s.Recent = make([]FramePoint, 0, p.rlen)

@@ -96,7 +96,8 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 			p.considerWorst(w.name, f, cost, ff.dropped) // (the test it starts with, inline)
 		}
 		if p.hist.max >= 0 {
-			p.hist.add(FrameMark{Window: w.name, VsyncNs: vsync, CostNs: cost, Dropped: ff.dropped, Level: ff.level})
+			p.hist.add(FrameMark{Window: w.name, VsyncNs: vsync, CostNs: cost, Dropped: ff.dropped, Level: ff.level,
+				Detail: frameDetail(f, ff.dropped)})
 		}
 	}
 	if p.onFrame != nil {

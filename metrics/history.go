@@ -1,5 +1,7 @@
 package metrics
 
+import "github.com/fpstop/fpstop/source"
+
 // The run's frame history: every frame of the session (or of the recording replayed so far),
 // for the screen's timeline view. Snapshot.Recent keeps only the newest RecentLen frames, which
 // a fast replay or a seek outruns between two screen refreshes; the history does not.
@@ -12,6 +14,33 @@ type FrameMark struct {
 	CostNs  int64 // the frame's cost (DESIGN §4)
 	Dropped int64
 	Level   Level
+	// Detail is FrameTimeline's verdict and the frame's slowest sections, for the frames it
+	// has something to say of (blamed or dropping; Perfetto sources only), nil otherwise.
+	Detail *FrameDetail
+}
+
+// FrameDetail is what FrameTimeline and atrace say of one frame, for the timeline's cursor.
+type FrameDetail struct {
+	Blame    []string
+	Sections []FrameSectionReport // the slowest first, at most maxMarkSections
+}
+
+const maxMarkSections = 3
+
+// frameDetail is f's detail for the history (nil when there is nothing to say).
+func frameDetail(f *source.Frame, dropped int64) *FrameDetail {
+	if f.Timeline == nil {
+		return nil
+	}
+	blame := BlameOf(f.Timeline.JankType)
+	if len(blame) == 0 && dropped == 0 {
+		return nil
+	}
+	secs := frameSections(f)
+	if len(secs) > maxMarkSections {
+		secs = secs[:maxMarkSections]
+	}
+	return &FrameDetail{Blame: blame, Sections: secs}
 }
 
 // history is append-only: a snapshot takes h.marks[:len] and shares the backing array, which

@@ -72,6 +72,8 @@ type WindowSnapshot struct {
 	LastNs  int64        // vsync of its newest frame
 	// Histogram is the window's own Android-bucket histogram (non-empty buckets).
 	Histogram []HistogramBucket
+	// Blame is FrameTimeline's verdict on the window's frames (nil without FrameTimeline).
+	Blame *Blame
 }
 
 // MessageSnapshot is one slow message signature.

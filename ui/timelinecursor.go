@@ -46,7 +46,44 @@ func (m timelineModel) cursorLine() string {
 	if m.window == "" {
 		s += st.Muted.Render(" · ") + st.Text.Render(shortClass(f.Window))
 	}
+	if blame := frameBlame(m.snap, f); len(blame) > 0 {
+		s += st.Muted.Render(" · blame ") + st.Accent.Render(blameNames(blame))
+	}
 	return s
+}
+
+// frameBlame is who FrameTimeline says missed f's deadline (the worst frames' verdict when f
+// is one, else the history's).
+func frameBlame(s *metrics.Snapshot, f metrics.FrameMark) []string {
+	if w := worstOf(s, f); w != nil && len(w.Blame) > 0 {
+		return w.Blame
+	}
+	if f.Detail != nil {
+		return f.Detail.Blame
+	}
+	return nil
+}
+
+// frameSectionsOf is f's slowest atrace sections (Perfetto), as frameBlame finds them.
+func frameSectionsOf(s *metrics.Snapshot, f metrics.FrameMark) []metrics.FrameSectionReport {
+	if w := worstOf(s, f); w != nil && len(w.Sections) > 0 {
+		return w.Sections
+	}
+	if f.Detail != nil {
+		return f.Detail.Sections
+	}
+	return nil
+}
+
+// worstOf finds f among the snapshot's worst frames.
+func worstOf(s *metrics.Snapshot, f metrics.FrameMark) *metrics.WorstFrame {
+	rel := float64(f.VsyncNs-s.OriginNs) / 1e6
+	for i := range s.Worst {
+		if w := &s.Worst[i]; w.Window == f.Window && math.Abs(float64(w.StartMs)-rel) < 0.01 {
+			return w
+		}
+	}
+	return nil
 }
 
 // messagesLine lists the messages behind the cursor's frame.
@@ -61,6 +98,16 @@ func (m timelineModel) messagesLine() string {
 		f.VsyncNs, f.CostNs = fz.lo, f.VsyncNs+f.CostNs-fz.lo
 	}
 	msgs, exact := frameMessages(m.snap, f)
+	if secs := frameSectionsOf(m.snap, f); len(secs) > 0 && len(msgs) == 0 {
+		var parts []string
+		for i, sec := range secs {
+			if i == maxWorstSections {
+				break
+			}
+			parts = append(parts, st.Accent.Render(truncate(sec.Name, 40))+st.Text.Render(" "+msu(float64(sec.Ms))))
+		}
+		return st.Muted.Render(" sections: ") + strings.Join(parts, st.Muted.Render(" · "))
+	}
 	if len(msgs) == 0 {
 		if m.snap.Paired+m.snap.Unpaired == 0 {
 			return st.Muted.Render(" messages: this source sees no main-thread messages")

@@ -100,19 +100,34 @@ func (m windowsModel) render() windowsModel {
 	inner := m.w - 4
 	const fw, pw, jw, p9 = 6, 5, 6, 6
 	vw := 3
+	bw := 0 // the blame column, when FrameTimeline blames (Perfetto) and there is room
+	for _, w := range m.windows {
+		if w.Blame != nil {
+			bw = 11
+		}
+	}
 	nw := inner - (vw + fw + pw + jw + p9 + 5)
+	if bw > 0 && nw-bw-1 >= 16 {
+		nw -= bw + 1
+	} else {
+		bw = 0
+	}
 	if nw < 12 { // narrow: hidden windows are told apart by their muted rows only
 		nw += vw + 1
 		vw = 0
 	}
-	row := func(n, v, f, fps, j, p string) string {
+	row := func(n, v, f, fps, j, p, b string) string {
 		s := fit(n, nw) + " "
 		if vw > 0 {
 			s += center(v, vw) + " "
 		}
-		return s + alignRight(f, fw) + " " + alignRight(fps, pw) + " " + alignRight(j, jw) + " " + alignRight(p, p9)
+		s += alignRight(f, fw) + " " + alignRight(fps, pw) + " " + alignRight(j, jw) + " " + alignRight(p, p9)
+		if bw > 0 {
+			s += " " + alignRight(fit(b, bw), bw)
+		}
+		return s
 	}
-	body := []string{st.TableHead.Render(row("window", "vis", "frames", "fps", "jank %", "p90 ms"))}
+	body := []string{st.TableHead.Render(row("window", "vis", "frames", "fps", "jank %", "p90 ms", "blame"))}
 	if len(m.windows) == 0 {
 		body = append(body, st.Muted.Render("no windows yet"))
 	}
@@ -133,7 +148,7 @@ func (m windowsModel) render() windowsModel {
 		if w.Name == m.filter {
 			name = "▸ " + name
 		}
-		line := row(name, vis, count(w.Totals.Frames), num(w.Totals.FPS, 1), jank, p90)
+		line := row(name, vis, count(w.Totals.Frames), num(w.Totals.FPS, 1), jank, p90, blameTop(w.Blame))
 		switch {
 		case w.Name == m.filter:
 			line = st.Selected.Render(fit(line, inner))

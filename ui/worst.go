@@ -16,7 +16,8 @@ type worstModel struct {
 	w, h   int
 	frames []metrics.WorstFrame
 	window string
-	thr    [4]int64 // drop-level thresholds in dropped refreshes (the scale's very late, frozen)
+	blame  *metrics.Blame // the run's (or the filtered window's) FrameTimeline verdict
+	thr    [4]int64       // drop-level thresholds in dropped refreshes (the scale's very late, frozen)
 	lines  []string
 }
 
@@ -32,6 +33,12 @@ func (m worstModel) SetStyles(st *themes.Styles) worstModel { m.st = st; return 
 func (m worstModel) Update(msg tea.Msg) (worstModel, tea.Cmd) {
 	if d, ok := msg.(dataMsg); ok && d.snap != nil {
 		m.window, m.thr = d.window, d.snap.DropThresholds
+		m.blame = d.snap.Blame
+		for _, w := range d.snap.Windows {
+			if d.window != "" && w.Name == d.window {
+				m.blame = w.Blame
+			}
+		}
 		m.frames = m.frames[:0:0]
 		for _, f := range d.snap.Worst {
 			if d.window == "" || f.Window == d.window {
@@ -69,7 +76,11 @@ func (m worstModel) render() worstModel {
 		if m.window == "" {
 			head += st.Text.Render(shortClass(f.Window))
 		}
+		if len(f.Blame) > 0 {
+			head += st.Muted.Render(" · ") + st.Accent.Render(blameNames(f.Blame))
+		}
 		body = append(body, head)
+		body = m.sectionLines(body, f.Sections, inner, ih)
 		for i, msg := range f.Messages {
 			if len(body) >= ih {
 				break
@@ -87,9 +98,33 @@ func (m worstModel) render() worstModel {
 	if m.window != "" {
 		title += " · " + shortClass(m.window)
 	}
-	m.lines = box(st, title, "", body, m.w, m.h)
+	right := ""
+	if b := blameSummary(m.blame); b != "" {
+		right = st.Muted.Render("blame: " + b)
+	}
+	m.lines = box(st, title, right, body, m.w, m.h)
 	return m
 }
+
+// sectionLines lists a frame's slowest atrace sections (Perfetto), at most maxWorstSections.
+func (m worstModel) sectionLines(body []string, secs []metrics.FrameSectionReport, inner, ih int) []string {
+	for i, s := range secs {
+		if len(body) >= ih || i == maxWorstSections {
+			break
+		}
+		tail := " " + msu(float64(s.Ms))
+		name := s.Name
+		if s.Thread != "" && s.Thread != "main" {
+			name += " (" + s.Thread + ")"
+		}
+		nw := inner - 5 - width(tail)
+		body = append(body, m.st.Muted.Render("   ├ ")+m.st.Accent.Render(fit(name, nw))+m.st.Text.Render(tail))
+	}
+	return body
+}
+
+// maxWorstSections: the worst frames panel shows a frame's few slowest sections.
+const maxWorstSections = 3
 
 // frameMessageLabel names a frame's message in about w cells: handler, what name (or the
 // handler's "(what)" when the name is unknown), callback — "android.app.ActivityThread$H
@@ -134,7 +169,7 @@ func frameMessageLabel(msg metrics.FrameMessage, w int) string {
 func (m worstModel) Want() int {
 	n := 0
 	for _, f := range m.frames {
-		n++
+		n += 1 + min(len(f.Sections), maxWorstSections)
 		switch k := len(f.Messages); {
 		case k > 3:
 			n += 3

@@ -41,6 +41,10 @@ type phone struct {
 	// that call it do; off, its logcat has only Choreographer's Skipped lines, as most apps'.
 	printer atomic.Bool
 
+	// tracing is the phone's tracing service (perfetto, its files and processes), fed the
+	// app's events as they happen; its Truth has each frame's blame and slow work.
+	tracing *fakeadb.Tracing
+
 	// firstDump is when (wall clock, UnixNano) the phone first answered dumpsys gfxinfo for
 	// the app: the moment fpstop could first know a figure
 	firstDump atomic.Int64
@@ -52,6 +56,13 @@ type phone struct {
 	subs   map[chan []source.Event]struct{}
 	recent []source.Event // the last logged events, for `logcat -d`
 }
+
+// The phone's FrameTimeline: every tracingSFJankEvery-th frame token is one SurfaceFlinger
+// missed; BOOTTIME is ahead of MONOTONIC by tracingBootOffsetNs (a phone that slept).
+const (
+	tracingSFJankEvery  = 25
+	tracingBootOffsetNs = 3_600_000_000_000
+)
 
 // recentLogged is how many logged events the phone keeps for `logcat -d`.
 const recentLogged = 2000
@@ -65,6 +76,8 @@ func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffset
 	p := &phone{sim: s, hz: hz, logOffsetNs: logOffsetNs, done: make(chan struct{}),
 		subs: map[chan []source.Event]struct{}{}}
 	p.pid.Store(int64(s.Config().Pid))
+	p.tracing = fakeadb.NewTracing(fakeadb.TracingConfig{Package: pkg, Pid: func() int { return int(p.pid.Load()) },
+		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: tracingSFJankEvery, BootOffsetNs: tracingBootOffsetNs}})
 	p.dump = sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
 	s.SetGfxinfo(p.dump)
 	s.SetTruth(&p.truth)
@@ -78,6 +91,7 @@ func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffset
 	go func() {
 		defer close(p.done)
 		for b := range ch {
+			p.tracing.Feed(b)
 			p.mu.Lock()
 			for _, ev := range b {
 				switch ev.(type) {
@@ -123,6 +137,9 @@ func (p *phone) unsubscribe(ch chan []source.Event) {
 
 // handler serves the shell commands fpstop sends, as a device running the app would answer.
 func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
+	if ok, err := p.tracing.Serve(ctx, cmd, w); ok {
+		return err
+	}
 	args := fakeadb.Args(cmd)
 	switch {
 	case len(args) >= 3 && args[0] == "dumpsys" && args[1] == "gfxinfo":

@@ -105,11 +105,12 @@ func parsePerfettoArgs(args []string, sdk int) (perfettoArgs, error) {
 // perfetto runs the perfetto command line with stdin (closed at its end when closed is true:
 // a pipe; otherwise adb's shell protocol v1 keeps it open until the host hangs up).
 func (t *Tracing) perfetto(ctx context.Context, args []string, stdin string, closed bool, w io.Writer) error {
-	if t.cfg.SDK < 28 {
+	sdk := t.sdk()
+	if sdk < 28 {
 		_, err := io.WriteString(w, "/system/bin/sh: perfetto: inaccessible or not found\n")
 		return err
 	}
-	a, err := parsePerfettoArgs(args, t.cfg.SDK)
+	a, err := parsePerfettoArgs(args, sdk)
 	if err != nil {
 		_, err = fmt.Fprintf(w, "%v\nUsage: perfetto [--background] [--txt] -c CONFIG -o OUT_FILE\n", err)
 		return err

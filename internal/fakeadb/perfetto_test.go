@@ -185,7 +185,9 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 				t.Errorf("pidof perfetto after kill = %q", got)
 			}
 			file = append(file, run(t, tr, readCmd(t, path, len(file)))...)
-			checkAgainstTruth(t, readTrace(t, file), tr.Truth())
+			frames := readTrace(t, file)
+			checkAgainstTruth(t, frames, tr.Truth())
+			checkAgainstRows(t, frames, evs)
 			if out := run(t, tr, "rm -f "+path); out != "" {
 				t.Errorf("rm printed %q", out)
 			}
@@ -241,6 +243,28 @@ func checkAgainstTruth(t *testing.T, frames []*source.Frame, truth []sim.TraceFr
 	for _, k := range []string{"app", "sf", "stuffing", "slow"} {
 		if counts[k] == 0 {
 			t.Errorf("no frame with %s in the run", k)
+		}
+	}
+}
+
+// checkAgainstRows holds the trace's frames against the simulator's frames, which the fake's
+// gfxinfo prints as its rows: the same vsync, deadline and completion, on the monotonic clock.
+func checkAgainstRows(t *testing.T, frames []*source.Frame, evs []source.Event) {
+	t.Helper()
+	rows := map[truthKey]*source.Frame{}
+	for _, e := range evs {
+		if f, ok := e.(*source.Frame); ok {
+			rows[truthKey{f.Window, f.VsyncID}] = f
+		}
+	}
+	bad := 0
+	for _, f := range frames {
+		r := rows[truthKey{f.Window, f.Timeline.Token}]
+		if r == nil || f.VsyncNs != r.VsyncNs || f.DoneNs != r.DoneNs || f.DeadlineNs != r.DeadlineNs {
+			if bad++; bad <= 5 {
+				t.Errorf("trace frame %s %d (vsync %d done %d deadline %d) against its row %+v", f.Window, f.Timeline.Token,
+					f.VsyncNs, f.DoneNs, f.DeadlineNs, r)
+			}
 		}
 	}
 }

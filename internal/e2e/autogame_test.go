@@ -242,7 +242,7 @@ func TestSurfaceFlingerSmooth120Loaded(t *testing.T) {
 		return false
 	})
 	env := g.env(t)
-	burnCPU(t, 4)
+	burnCPU(t, 4, false)
 	stop := make(chan struct{})
 	var stalls int
 	go func() {

@@ -48,7 +48,7 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	env := startEnv(t, ph)
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
 	p.waitFor(60*time.Second, "gfxinfo+logcat", "LIVE", "max ms") // (auto's Looper probe, on a machine busy with other tests)
-	burnCPU(t, 16)
+	burnCPU(t, 16, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	worst := 0.0

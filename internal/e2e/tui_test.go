@@ -45,8 +45,9 @@ func binary(t testing.TB) string {
 
 // pane is the real binary running in a private tmux server.
 type pane struct {
-	t    *testing.T
-	sock string
+	t      *testing.T
+	sock   string
+	target string // its tmux session
 }
 
 func startPane(t *testing.T, args ...string) *pane {
@@ -60,12 +61,12 @@ func startPane(t *testing.T, args ...string) *pane {
 		}
 		t.Skip("tmux not found: skipping the dashboard test")
 	}
-	p := &pane{t: t, sock: fmt.Sprintf("fpstop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	p := &pane{t: t, sock: fmt.Sprintf("fpstop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), target: "fpstop"}
 	home := t.TempDir()
 	cmd := []string{"env", "HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config", "XDG_CACHE_HOME=" + home + "/.cache",
 		"LANG=C.UTF-8", "TERM=xterm-256color", binary(t)}
 	cmd = append(cmd, args...)
-	if out, err := exec.Command("tmux", append([]string{"-L", p.sock, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40"}, cmd...)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("tmux", append([]string{"-L", p.sock, "-f", "/dev/null", "new-session", "-d", "-s", p.target, "-x", "120", "-y", "40"}, cmd...)...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", p.sock, "kill-server").Run() })

@@ -11,7 +11,9 @@
 #   framestats  1,000,064 framestats rows (7,813 dumps), once in the Android 10/11 17-column layout
 #               and once in the Android 12+ 23-column one: fpstop --input vs alibaba/mobileperf's
 #               FPS collector and ARM devlib's GfxinfoFrameCollector (their own Python code, driven
-#               by scripts/peers/*.py), vs the floor; also fpstop with two cores.
+#               by scripts/peers/*.py), vs a naive plain-Go reader (scripts/naivereader:
+#               Scanner, strings.Split, ParseInt, a per-window dedupe), vs the floor; also
+#               fpstop with two cores.
 #   distinct    fpstop on the 200 MiB logcat against the same size with a distinct handler class
 #               per main-thread message (benchgen -distinct): the per-line cost ratio (issue 13).
 #   rss         peak RSS (/usr/bin/time -v) of fpstop on a 1.2 GB framestats capture and a 1 GiB
@@ -52,7 +54,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "== build"
 (cd "$repo" && go build -o "$WORK/bin/fpstop" . && go build -o "$WORK/bin/benchgen" ./scripts/benchgen &&
-	go build -o "$WORK/bin/linecount" ./scripts/linecount)
+	go build -o "$WORK/bin/linecount" ./scripts/linecount && go build -o "$WORK/bin/naivereader" ./scripts/naivereader)
 
 # run NAME CMD...: one timed run; appends "round name wall_ms rss_kb cpu_s" to $WORK/times.
 round=0
@@ -199,6 +201,7 @@ job_framestats() {
 			"fpstop-2cores=$WORK/bin/fpstop --input $fs --headless --json"
 			"floor-scanner=env GOMAXPROCS=1 $WORK/bin/linecount $fs"
 			"wc-l=wc -l $fs"
+			"naive-go=env GOMAXPROCS=1 $WORK/bin/naivereader $fs"
 		)
 		if [ -n "$mp" ]; then specs+=("mobileperf=python3 $repo/scripts/peers/mobileperf_fps.py $mp $fs"); else echo "mobileperf: MISSING (set MOBILEPERF_SRC)"; fi
 		if [ -n "$dl" ]; then specs+=("devlib=python3 $repo/scripts/peers/devlib_gfxinfo.py $dl $fs"); else echo "devlib: MISSING (set DEVLIB_SRC)"; fi

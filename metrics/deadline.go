@@ -103,26 +103,3 @@ func startVsync(f *source.Frame) int64 {
 	}
 	return f.VsyncNs
 }
-
-// DeadlineDropped is DESIGN §4's `dropped` for a frame with a printed FrameDeadline, as a
-// capture counts it once its window's tally holds all its on-time rows: the display refreshes
-// (of period t) by which the frame's completion (GpuCompleted, else FrameCompleted) overran its
-// budget. The budget is the printed FrameDeadline − IntendedVsync when the frame started on its
-// intended vsync (less than t/2 late), which is also counted in the tally; a frame the main
-// thread started late — or whose printed deadline is garbage (not after its vsync, or absurdly
-// far) — gets the budget the window's on-time frames most often had, else one period when it
-// started late: a printed deadline that lies before the frame's own start is never its budget.
-// ok=false when no budget can be had (a garbage deadline and no tally).
-func DeadlineDropped(f *source.Frame, t int64, tally *budgetTally) (dropped int64, ok bool) {
-	if b, onTime := onTimeBudget(f, t); onTime {
-		tally.add(b)
-		return overDropped(f, t, b), true
-	}
-	if m, have := tally.mode(); have {
-		return overDropped(f, t, m), true
-	}
-	if saneDeadline(f) {
-		return overDropped(f, t, t), true
-	}
-	return 0, false
-}

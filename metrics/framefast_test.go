@@ -75,3 +75,20 @@ func TestWindowShortcut(t *testing.T) {
 		t.Errorf("one window named without a process, then with one: %+v", r.Windows)
 	}
 }
+
+// add counts one frame of level l: the plain count that agg's levels array (indexed by level,
+// no switch) keeps on the frame path; TestAggLevels holds that against this.
+func (d *DropLevels) add(l Level) {
+	switch l {
+	case LevelNormal:
+		d.Normal++
+	case LevelMiddle:
+		d.Middle++
+	case LevelHigh:
+		d.High++
+	case LevelFrozen:
+		d.Frozen++
+	default:
+		d.Best++
+	}
+}

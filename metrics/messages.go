@@ -370,10 +370,6 @@ var hexDigit = func() (t [256]bool) {
 	return t
 }()
 
-// normalize is NormalizeCallback, skipping the lambda search for a callback (without its
-// identity hash) seen recently.
-func (t *messageTable) normalize(cb string) string { return t.normalizeBase(withoutHash(cb)) }
-
 // normalizeBase is normalize of a callback without its identity hash.
 func (t *messageTable) normalizeBase(base string) string {
 	c := &t.norms[len(base)&15]

@@ -358,3 +358,7 @@ func TestNsToMs(t *testing.T) {
 		}
 	}
 }
+
+// normalize is NormalizeCallback, skipping the lambda search for a callback (without its
+// identity hash) seen recently.
+func (t *messageTable) normalize(cb string) string { return t.normalizeBase(withoutHash(cb)) }

@@ -53,23 +53,6 @@ func (d *DropLevels) Get(l Level) int64 {
 	return d.Best
 }
 
-// add counts one frame of level l: the plain count that agg's levels array (indexed by level,
-// no switch) keeps on the frame path; TestAggLevels holds that against this.
-func (d *DropLevels) add(l Level) {
-	switch l {
-	case LevelNormal:
-		d.Normal++
-	case LevelMiddle:
-		d.Middle++
-	case LevelHigh:
-		d.High++
-	case LevelFrozen:
-		d.Frozen++
-	default:
-		d.Best++
-	}
-}
-
 // Percentiles are Android-bucketed frame-time percentiles in ms.
 type Percentiles struct {
 	P50 R2 `json:"p50"`

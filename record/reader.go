@@ -3,7 +3,6 @@ package record
 import (
 	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -424,41 +423,5 @@ func ReadAll(path string) (Header, []source.Event, *End, error) {
 			return r.Header, evs, r.End(), err
 		}
 		evs = append(evs, ev)
-	}
-}
-
-// ReadRaw reads the raw-text file written beside a recording (RawPath): every chunk of source
-// text with its stream and device time. A torn or cut file yields the chunks before the damage.
-func ReadRaw(path string) ([]*source.Raw, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("opening raw recording: %w", err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(bufio.NewReader(f))
-	if err != nil {
-		return nil, fmt.Errorf("raw recording %s: bad gzip stream: %w", path, err)
-	}
-	lr := lineReader{r: gz, buf: make([]byte, 64<<10)}
-	var out []*source.Raw
-	for {
-		line, err := lr.next()
-		if err == errLongLine {
-			continue
-		}
-		if err != nil {
-			return out, nil
-		}
-		var l rawLine
-		if json.Unmarshal(line, &l) != nil || l.Type != LineRaw {
-			continue
-		}
-		r := &source.Raw{AtNs: l.AtNs, Stream: l.Stream, Text: []byte(l.Text)}
-		if l.B64 != "" {
-			if r.Text, err = base64.StdEncoding.DecodeString(l.B64); err != nil {
-				continue
-			}
-		}
-		out = append(out, r)
 	}
 }

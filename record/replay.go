@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 	"sync"
 	"time"
 
@@ -60,21 +59,6 @@ func seekNotice(s SeekInfo) *source.Notice {
 		text += restartSuffix
 	}
 	return &source.Notice{Level: source.LevelInfo, Text: text}
-}
-
-// IsSeek reports whether ev is a replay's seek marker and what it says.
-func IsSeek(ev source.Event) (SeekInfo, bool) {
-	n, ok := ev.(*source.Notice)
-	if !ok || n.Level != source.LevelInfo || !strings.HasPrefix(n.Text, SeekPrefix) {
-		return SeekInfo{}, false
-	}
-	rest := strings.TrimPrefix(n.Text, SeekPrefix)
-	restart := strings.HasSuffix(rest, restartSuffix)
-	d, err := time.ParseDuration(strings.TrimSuffix(rest, restartSuffix))
-	if err != nil {
-		return SeekInfo{}, false
-	}
-	return SeekInfo{To: d, Restart: restart}, true
 }
 
 // Controller is what the TUI drives a replay with; *Control implements it.

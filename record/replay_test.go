@@ -428,3 +428,18 @@ func TestReplaySeekWhilePaused(t *testing.T) {
 		t.Errorf("got %d events, want all 10 in order", len(data(got)))
 	}
 }
+
+// IsSeek reports whether ev is a replay's seek marker and what it says.
+func IsSeek(ev source.Event) (SeekInfo, bool) {
+	n, ok := ev.(*source.Notice)
+	if !ok || n.Level != source.LevelInfo || !strings.HasPrefix(n.Text, SeekPrefix) {
+		return SeekInfo{}, false
+	}
+	rest := strings.TrimPrefix(n.Text, SeekPrefix)
+	restart := strings.HasSuffix(rest, restartSuffix)
+	d, err := time.ParseDuration(strings.TrimSuffix(rest, restartSuffix))
+	if err != nil {
+		return SeekInfo{}, false
+	}
+	return SeekInfo{To: d, Restart: restart}, true
+}

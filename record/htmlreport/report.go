@@ -121,6 +121,3 @@ func (s *Session) budgetMs() float64 {
 	}
 	return 1000 / hz
 }
-
-// FrozenFrames is how many frames the page marks as frozen (one band each on the timeline).
-func (s *Session) FrozenFrames() int { return s.frames.count[clsFrozen] }

@@ -108,7 +108,7 @@ func Parse(data []byte) (*Dump, error) {
 	if len(chunks) == 0 {
 		return nil, fmt.Errorf("gfxinfo: empty input")
 	}
-	d := parseChunk(chunks[0])
+	d := new(Parser).parseChunk(chunks[0])
 	if len(chunks) > 1 {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("input holds %d dumps; only the first was read", len(chunks)))
 	}
@@ -116,23 +116,6 @@ func Parse(data []byte) (*Dump, error) {
 		return d, fmt.Errorf("gfxinfo: no dumpsys gfxinfo output found")
 	}
 	return d, nil
-}
-
-// ParseAll reads one or several concatenated dumpsys gfxinfo outputs (each starting with
-// "Applications Graphics Acceleration Info:"). It fails only when none is recognised.
-func ParseAll(data []byte) ([]*Dump, error) {
-	data = Decode(data)
-	var out []*Dump
-	ok := false
-	for _, c := range Split(data) {
-		d := parseChunk(c)
-		ok = ok || d.recognised()
-		out = append(out, d)
-	}
-	if !ok {
-		return out, fmt.Errorf("gfxinfo: no dumpsys gfxinfo output found")
-	}
-	return out, nil
 }
 
 func (d *Dump) recognised() bool {
@@ -328,8 +311,6 @@ type parser struct {
 	lineStart int
 	stop      bool
 }
-
-func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }
 
 func (ps *Parser) parseChunk(data []byte) *Dump {
 	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1, chunk: data}

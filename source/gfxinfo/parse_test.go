@@ -359,3 +359,22 @@ func TestWarningsBounded(t *testing.T) {
 		t.Errorf("%d warnings, last %q", len(d.Warnings), d.Warnings[len(d.Warnings)-1])
 	}
 }
+
+func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }
+
+// ParseAll reads one or several concatenated dumpsys gfxinfo outputs (each starting with
+// "Applications Graphics Acceleration Info:"). It fails only when none is recognised.
+func ParseAll(data []byte) ([]*Dump, error) {
+	data = Decode(data)
+	var out []*Dump
+	ok := false
+	for _, c := range Split(data) {
+		d := parseChunk(c)
+		ok = ok || d.recognised()
+		out = append(out, d)
+	}
+	if !ok {
+		return out, fmt.Errorf("gfxinfo: no dumpsys gfxinfo output found")
+	}
+	return out, nil
+}

@@ -2,13 +2,6 @@
 
 package gfxinfo
 
-// impossibleDone reports whether no frame of a dump printed at Uptime up (ns, 0 unknown) can
-// have completed at done: it is negative, or more than 10 s after the dump. (On an Uptime so
-// large that the bound wraps negative, every row is impossible, as always.)
-func impossibleDone(done, up int64) bool {
-	return done < 0 || (up > 0 && done > up+10_000_000_000)
-}
-
 // setUptime records the dump's Uptime and emitRow's bound from it: impossibleDone(done, up) is
 // uint64(done) >= lim, negative values being the largest unsigned ones.
 func (p *parser) setUptime(up, rt int64) {

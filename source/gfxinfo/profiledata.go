@@ -441,9 +441,6 @@ func (p *parser) headerlessRow(l []byte) {
 	p.cols = nil
 }
 
-// emit reads the row just read (p.row) as a frame of w.
-func (p *parser) emit(w *Window) { p.emitRow(w, &p.row) }
-
 // emitRow reads row r (values by column; 0 for the columns the layout lacks, setCols) as a
 // frame of w.
 func (p *parser) emitRow(w *Window, r *[source.NumCols]int64) {

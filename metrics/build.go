@@ -147,7 +147,7 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		SlowLooper:      p.msgs.slowList(),
 		SlowLooperTotal: p.msgs.slowTotal,
 		WorstFrames:     p.worstFrames(),
-		Warnings:        p.warn.list(),
+		Warnings:        append(p.warn.list(), p.unsettledWarnings()...),
 		Windows:         []WindowReport{},
 		Layers:          p.layerReports(false),
 		Measured:        p.measuredReport(),

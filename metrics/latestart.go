@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/fpstop/fpstop/source"
+import (
+	"fmt"
+
+	"github.com/fpstop/fpstop/source"
+)
 
 // A frame the main thread started late is charged against the budget its window's on-time
 // frames most often had (DESIGN §4): for a capture and for every report, that mode is taken
@@ -101,7 +105,7 @@ func (p *Pipeline) othersMode(w *windowState) (int64, bool) {
 // to settle. Called before the frame is counted (PerfDog's previous frames are as it saw them).
 func (p *Pipeline) keepLate(w *windowState, f *source.Frame, ff *frameFacts, sliceIdx, doneNs int64) {
 	if len(w.late) >= maxLateFrames {
-		p.warn.add("more late-started frames in a window than can be settled: the rest keep the budget known when they arrived")
+		p.noteUnkept(w, f)
 		return
 	}
 	w.late = append(w.late, lateFrame{
@@ -110,6 +114,65 @@ func (p *Pipeline) keepLate(w *windowState, f *source.Frame, ff *frameFacts, sli
 		sliceIdx: sliceIdx, doneNs: doneNs,
 		wPrev: w.agg.prev, wN: w.agg.nprev, tPrev: p.total.prev, tN: p.total.nprev,
 	})
+}
+
+// Keys of lateOver besides a budget (a mode, > 0): the frame was charged one period (no mode
+// yet), by the pre-12 rule (no budget at all), or against a budget not remembered.
+const (
+	lateKeyPeriod  = -1
+	lateKeyNone    = -2
+	lateKeyUnknown = -3
+	maxLateKeys    = 64
+)
+
+// noteUnkept counts a late-started frame past maxLateFrames under the budget it was charged
+// against (what lateBudget gave it): it keeps that charge, and Report compares it with the
+// window's final budget. Memory stays bounded whatever the length of the input; the result is
+// exact whenever the window's budget did not change after its first maxLateFrames late frames.
+func (p *Pipeline) noteUnkept(w *windowState, f *source.Frame) {
+	key := int64(lateKeyNone)
+	if m, ok := w.budgets.mode(); ok {
+		key = m
+	} else if m, ok := p.othersMode(w); ok {
+		key = m
+	} else if saneDeadline(f) {
+		key = lateKeyPeriod
+	}
+	if w.lateOver == nil {
+		w.lateOver = map[int64]int64{}
+	}
+	if _, ok := w.lateOver[key]; !ok && len(w.lateOver) >= maxLateKeys {
+		key = lateKeyUnknown
+	}
+	w.lateOver[key]++
+}
+
+// unsettledWarnings says, once per window, how many late-started frames past maxLateFrames
+// were charged against a budget other than the window's final one (their drops may be off by
+// a refresh); none when every one of them already had the final budget.
+func (p *Pipeline) unsettledWarnings() []string {
+	var out []string
+	for _, w := range p.sortedWindows() {
+		if len(w.lateOver) == 0 {
+			continue
+		}
+		mode, haveMode := w.budgets.mode()
+		if !haveMode {
+			mode, haveMode = p.othersMode(w)
+		}
+		var off int64
+		for key, n := range w.lateOver {
+			exact := (haveMode && key == mode) || (!haveMode && (key == lateKeyPeriod || key == lateKeyNone))
+			if !exact {
+				off += n
+			}
+		}
+		if off > 0 {
+			out = append(out, fmt.Sprintf("%s: %d late-started frames past the %d a window keeps to settle were charged against a budget that is not the window's final one (their drops may be off by a refresh)",
+				w.name, off, maxLateFrames))
+		}
+	}
+	return out
 }
 
 // settleLate counts every kept late-started frame again against its window's final budget

@@ -129,3 +129,43 @@ func TestDocsWindowWholeBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestLateFramesPastTheCap: a window keeps 4,096 late-started frames to settle; the ones past
+// it keep the budget they were charged. One warning per window says how many of those were
+// charged against a budget that is not the window's final one — none when the budget never
+// changed (a long trace of a steady app: the old warning counted every such frame, ×45,952 on
+// a 205 MB trace, though none of them would have settled differently).
+func TestLateFramesPastTheCap(t *testing.T) {
+	run := func(before, after float64) []string {
+		p := metrics.NewPipeline(metrics.Config{HistoryLen: -1})
+		p.Add(&source.Session{Source: source.KindGfxinfo, RefreshHz: 60})
+		at := 0.0
+		onTime := func(n int, budget float64) {
+			for i := 0; i < n; i++ {
+				p.Add(lateRow("w", at, at, at+budget, at+12))
+				at += 16.667
+			}
+		}
+		onTime(200, before)
+		for i := 0; i < 5000; i++ {
+			// started 100 ms late, done 120 ms after its intended vsync
+			p.Add(lateRow("w", at, at+100, at+before, at+120))
+			at += 200
+		}
+		onTime(400, after)
+		var out []string
+		for _, w := range p.Report(metrics.ReportMeta{}).Warnings {
+			if strings.Contains(w, "late-started") {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	if w := run(20, 20); len(w) != 0 {
+		t.Errorf("a steady budget: %q, want no warning", w)
+	}
+	w := run(20, 33.3)
+	if len(w) != 1 || !strings.HasPrefix(w[0], "w: 904 late-started frames past the 4096") {
+		t.Errorf("a budget that changed after the cap: %q, want one warning for the 904 frames past it", w)
+	}
+}

@@ -29,7 +29,10 @@ type windowState struct {
 	jank          JankTracker
 	budgets       budgetTally // budgets of the window's on-time Android 12+ frames
 	late          []lateFrame // frames charged against a budget not their own, for Report to settle
-	timeline      *timelineTally
+	// lateOver counts the late-started frames past maxLateFrames by the budget they were
+	// charged against (latestart.go): Report tells whether that was the final one
+	lateOver map[int64]int64
+	timeline *timelineTally
 	// unmeasured counts the window's frames drawn while a layer was measured: they are the
 	// window's, not the run's (measured.go)
 	unmeasured *agg

@@ -92,7 +92,7 @@ func switchTimes(t *testing.T, path string) (layers []string, at []int64) {
 	return layers, at
 }
 
-// A game with a menu (issue 26): the menu activity's window draws at 60 fps for 7 s, then the
+// A game with a menu (issue 26; the fake phone's scenario fakeadb.MenuGame): the menu activity's window draws at 60 fps for 7 s, then the
 // game's SurfaceView layer (60 fps on a 120 Hz display, its stutter phase and 2.5 s loading
 // freeze) while the window draws nothing, then the menu again from 21 s. Headless `auto` over a
 // real adb server measures the window, switches to the layer within 3 s of the game starting
@@ -101,25 +101,17 @@ func switchTimes(t *testing.T, path string) (layers []string, at []int64) {
 func TestAutoMenuGameMenu(t *testing.T) {
 	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	const (
-		hz        = 120
-		period    = int64(8_333_333)
-		gameFrom  = 7_000_000_000
-		gameUntil = 21_000_000_000
+		hz     = 120
+		period = int64(8_333_333)
 	)
-	menu := pkg + "/" + pkg + ".MenuActivity"
 	var truth presented
+	game := fakeadb.NewMenuGame(pkg, period) // the fake phone's menu → game → menu scenario
+	menu, gameFrom, gameUntil := game.Menu, game.GameFromNs, game.GameUntilNs
 	g := startGamePhoneWith(t, hz, "game", fakeadb.SFAndroid14, func(g *gamePhone, f *source.LayerFrame) bool {
-		if el := f.PresentNs - sim.StartNs; el >= gameFrom && el < gameUntil {
+		if game.Frame(f, g.dump) {
 			truth.add(*f)
 			return true
 		}
-		// the menu: its window draws a frame for each of the game loop's ticks; the layer shows nothing
-		v := f.PresentNs - 2*period
-		g.dump.AddFrame(&source.Frame{Window: menu, VsyncNs: v, DoneNs: v + 6_000_000, IntervalNs: period,
-			DeadlineNs: v + 2*period, Phases: &source.Phases{Vsync: v, HandleInputStart: v + 500_000, AnimationStart: v + 1_000_000,
-				PerformTraversalsStart: v + 2_000_000, DrawStart: v + 3_000_000, SyncQueued: v + 4_000_000, SyncStart: v + 4_200_000,
-				IssueDrawCommandsStart: v + 4_500_000, SwapBuffers: v + 5_500_000, FrameCompleted: v + 6_000_000,
-				GpuCompleted: v + 6_000_000, SwapBuffersCompleted: v + 6_000_000, FrameStartTime: v}})
 		return false
 	})
 	env := g.env(t)
@@ -140,7 +132,7 @@ func TestAutoMenuGameMenu(t *testing.T) {
 		float64(toLayer-gameFrom)/1e9, float64(toMenu-gameUntil)/1e9, len(layers))
 	// back within 3 s too: while the layer is measured, the menu's quiet window is probed at
 	// the watching pace (gfxinfo.PollerConfig.Watch), not at the 4 s idle backoff
-	if toLayer < gameFrom || toLayer > gameFrom+3e9 || toMenu < gameUntil || toMenu > gameUntil+3e9 || len(layers) != 2 {
+	if toLayer < gameFrom || toLayer > gameFrom+3_000_000_000 || toMenu < gameUntil || toMenu > gameUntil+3_000_000_000 || len(layers) != 2 {
 		t.Errorf("switches at +%.2f s and +%.2f s (%d), want within 3 s after %d s and after %d s, once each",
 			float64(toLayer)/1e9, float64(toMenu)/1e9, len(layers), gameFrom/1_000_000_000, gameUntil/1_000_000_000)
 	}

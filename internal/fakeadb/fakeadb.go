@@ -14,6 +14,10 @@
 // Commands), so a test can assert what reached the device. Unplug/Replug model a cable pulled
 // and put back; Config.Unauthorized and Authorize model the "Allow USB debugging?" prompt.
 //
+// SurfaceFlinger fakes `dumpsys SurfaceFlinger` (layers, --latency, --timestats) for games and
+// other SurfaceView apps; MenuGame plays a game with a menu (the menu's window, then the game's
+// layer, then the menu again) on it and a simulator's gfxinfo dump.
+//
 // The fake needs no adb server for its own tests; package internal/adbtest connects it to a
 // real one.
 package fakeadb

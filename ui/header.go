@@ -42,7 +42,14 @@ type headerModel struct {
 	// seenAt is when (wall clock) the device time last moved: while disconnected the clock
 	// goes on from it and the badge says how old the numbers are
 	seenAt time.Time
-	line   string
+	// startAt is the session's start by the wall clock (the first snapshot's time less its
+	// span; again when the origin moved, after `c`), originNs the origin it was taken for: the
+	// clock of a live session is wall time (DESIGN §6), never the device's estimate, which a
+	// late logcat line once ran at 2× wall time
+	startAt  time.Time
+	originNs int64
+	pausedAt time.Time // when p froze the screen
+	line     string
 }
 
 func newHeader(st *themes.Styles) headerModel { return headerModel{st: st} }
@@ -74,9 +81,18 @@ func (m headerModel) Update(msg tea.Msg) (headerModel, tea.Cmd) {
 			if s.NowNs > s.OriginNs && s.OriginNs > 0 {
 				m.spanNs = s.NowNs - s.OriginNs
 			}
+			if s.OriginNs != m.originNs || m.startAt.IsZero() {
+				m.originNs, m.startAt = s.OriginNs, time.Time{}
+				if !m.now.IsZero() && m.spanNs > 0 {
+					m.startAt = m.now.Add(-time.Duration(m.spanNs))
+				}
+			}
 		}
 		return m.render(), nil
 	case headerMsg:
+		if msg.paused && !m.paused {
+			m.pausedAt = msg.now // the screen is frozen: its clock too
+		}
 		m.paused, m.rec, m.now, m.replay, m.seenAt = msg.paused, msg.rec, msg.now, msg.replay, msg.seenAt
 		return m.render(), nil
 	}
@@ -140,9 +156,7 @@ func (m headerModel) render() headerModel {
 		right = append(right, st.BadgeRec.Render(" ● REC"+el+" "))
 	}
 	right = append(right, m.stateBadge())
-	if span := m.spanNs + int64(m.staleFor()); span > 0 {
-		// disconnected, the device time stands still but the session goes on: the clock does
-		// too (the device's own time catches up with it on the resume, no jump)
+	if span := m.clockNs(); span > 0 {
 		right = append(right, st.Muted.Render(clock(span/1e9)))
 	}
 	l := strings.Join(left, sep)
@@ -201,6 +215,20 @@ func (m headerModel) stateBadge() string {
 		return st.BadgeIdle.Render(" ■ ENDED ")
 	}
 	return st.BadgeIdle.Render(label)
+}
+
+// clockNs is the session clock: wall time since the session started, live; a replay's
+// position in the recording's device time. (Disconnected, the device time stands still but the
+// session goes on: so does the clock.)
+func (m headerModel) clockNs() int64 {
+	if m.replay || m.startAt.IsZero() || m.now.Before(m.startAt) {
+		return m.spanNs + int64(m.staleFor())
+	}
+	now := m.now
+	if m.paused && !m.pausedAt.IsZero() && m.pausedAt.Before(now) {
+		now = m.pausedAt
+	}
+	return int64(now.Sub(m.startAt))
 }
 
 // staleFor is how long the numbers on screen have been stale: the time since the device time

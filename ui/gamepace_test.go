@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -35,4 +36,20 @@ func TestGameAtItsPaceGolden(t *testing.T) {
 		t.Errorf("60 fps against a target of 55 is not drawn good")
 	}
 	golden.RequireEqual(t, []byte(m.View()))
+}
+
+// TestLayerMessagesSaidPlainly: a measured SurfaceFlinger layer (here the simulator's game, a
+// source that is neither surfaceflinger nor blind by name) with no Looper lines says that
+// SurfaceFlinger cannot see messages, never "No main-thread message has taken … yet" as if
+// there were data and none was slow.
+func TestLayerMessagesSaidPlainly(t *testing.T) {
+	s := fixture.Live(1)
+	s.Session.Source, s.Session.Layer = source.KindSim, "SurfaceView[com.example.game/com.example.game.GameActivity]@0(BLAST)#402"
+	s.Messages, s.Paired, s.Unpaired, s.SlowLooper = nil, 0, 0, nil
+	m := newMessages(pickerStyles()).SetSize(100, 8)
+	m, _ = m.Update(dataMsg{snap: s})
+	v := ansi.Strip(strings.Join(m.View(), "\n"))
+	if !strings.Contains(v, "SurfaceFlinger cannot see messages") || strings.Contains(v, "No main-thread message") {
+		t.Errorf("messages panel:\n%s", v)
+	}
 }

@@ -128,9 +128,15 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 			}
 			m.rows = m.filtered()
 			m.hint, m.slowMs, m.originNs = s.LooperHint, s.SlowMs, s.OriginNs
-			m.blind = !strings.Contains(string(s.Session.Source), "logcat") && s.Session.Source != source.KindSim &&
-				s.Session.Source != "" && s.Paired == 0 && len(s.SlowLooper) == 0
+			// A SurfaceFlinger layer's frames (a game's SurfaceView, also in the simulator or in
+			// auto mode) come with no main-thread messages: say that plainly, not "none slow yet"
+			quiet := s.Paired == 0 && len(s.SlowLooper) == 0
+			m.blind = quiet && s.Session.Source != "" && (s.Session.Layer != "" ||
+				!strings.Contains(string(s.Session.Source), "logcat") && s.Session.Source != source.KindSim)
 			m.source = string(s.Session.Source)
+			if s.Session.Layer != "" {
+				m.source = "SurfaceFlinger"
+			}
 			m.slow = s.SlowLooper
 			m.counts = lineCounts(s)
 			m.sortRows()

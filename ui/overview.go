@@ -273,8 +273,21 @@ func (o Overview) View() string {
 		st.TableHead.Render(fit(fmt.Sprintf("%-2s%-16s %-10s %-18s %-14s %-12s %3s %7s %7s  %s", "", "DEVICE", "MODEL", "APP", "SOURCE", "STATE", "HZ", "FPS NOW", "JANK %", "FPS (1 s slices)"), w)),
 	}
 	sparkW := w - 98
+	// the devices share the screen: each row's FPS chart grows to use the height (up to
+	// overviewMaxRows lines), so a few phones on a tall terminal leave no empty screen
+	// (with a blank line between the devices once the charts are 4 lines or more)
+	ph, gap := 1, 0
+	if n := len(o.rows); n > 0 {
+		ph = max(1, min(overviewMaxRows, (o.h-4)/n))
+		if ph >= 4 {
+			ph, gap = max(1, min(overviewMaxRows, (o.h-4)/n-1)), 1
+		}
+	}
 	for i, r := range o.rows {
-		lines = append(lines, o.row(r, i == o.sel, sparkW, w))
+		if i > 0 && gap > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, o.row(r, i == o.sel, sparkW, ph)...)
 	}
 	if len(o.rows) == 0 {
 		lines = append(lines, st.Muted.Render("  waiting for devices…"))
@@ -294,15 +307,20 @@ func (o Overview) View() string {
 	return strings.Join(paintLines(st, lines, w), "\n")
 }
 
-// row draws one device's line. A stale row (the device went away or is disconnected) keeps its
-// last numbers in the one stale style, its sparkline after "✕ last seen N s ago".
-func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
+// overviewMaxRows is the tallest a device's row grows.
+const overviewMaxRows = 12
+
+// row draws one device's row: its line of figures and its FPS chart, ph lines high (the chart's
+// lower lines under blank columns). A stale row (the device went away or is disconnected) keeps
+// its last numbers in the one stale style, its chart after "✕ last seen N s ago".
+func (o Overview) row(r overviewRow, selected bool, sparkW, ph int) []string {
 	st := o.st
 	model, app, src, state, hz := "–", "–", "–", stateWord(r.snap), "–"
 	fpsText, jank := "–", "–"
 	fpsStyle := st.Muted
 	stale := o.stale(r)
-	var tail, spark string
+	var tail string
+	var spark []string
 	if stale {
 		tail = o.lastSeen(r)
 	}
@@ -331,7 +349,7 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 		if sw := sparkW - tailWidth(tail); sw > 8 {
 			f := newFPS(st, target)
 			f, _ = f.Update(dataMsg{snap: s})
-			spark = f.spark(sw, 1)[0]
+			spark = f.spark(sw, ph)
 		}
 	}
 	mark := "  "
@@ -347,20 +365,39 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, w int) string {
 	}
 	left := fmt.Sprintf("%s%-16s %-10s %-18s %-14s %-12s %3s ", mark, fit(serial, 16), fit(model, 10), fit(app, 18), fit(src, 14),
 		fit(state, 12), hz)
+	// the figures' line with the chart's top line, the chart's other lines under it
+	out := make([]string, ph)
+	pad := strings.Repeat(" ", ansi.StringWidth(left)+7+1+7+2+tailWidth(tail))
+	for i := 1; i < ph; i++ {
+		if i < len(spark) {
+			line := spark[i]
+			if stale {
+				line = st.Stale.Render(ansi.Strip(line))
+			}
+			out[i] = pad + line
+		}
+	}
+	first := ""
+	if len(spark) > 0 {
+		first = spark[0]
+	}
 	if stale {
 		right := alignRight(fpsText, 7) + " " + alignRight(jank, 7) + "  " + ansi.Truncate(tail, max(0, sparkW), "…")
-		if spark != "" {
-			right += " " + ansi.Strip(spark)
+		if first != "" {
+			right += " " + ansi.Strip(first)
 		}
 		if selected {
-			return st.Selected.Render(left) + st.Stale.Render(right)
+			out[0] = st.Selected.Render(left) + st.Stale.Render(right)
+		} else {
+			out[0] = st.Stale.Render(left + right)
 		}
-		return st.Stale.Render(left + right)
+		return out
 	}
 	if selected {
 		left = st.Selected.Render(left)
 	}
-	return left + fpsStyle.Render(alignRight(fpsText, 7)) + " " + alignRight(jank, 7) + "  " + spark
+	out[0] = left + fpsStyle.Render(alignRight(fpsText, 7)) + " " + alignRight(jank, 7) + "  " + first
+	return out
 }
 
 // tailWidth is the columns a stale row's note takes before its sparkline (0 without one).

@@ -199,3 +199,44 @@ func TestOverviewNoticeClears(t *testing.T) {
 		t.Errorf("the notice is still shown 11 s later:\n%s", ansi.Strip(o.View()))
 	}
 }
+
+// TestOverviewUsesTheScreen: three phones on a 140×40 terminal share its height: each row's FPS
+// chart grows (11 lines each here, a blank line between), with its state and refresh rate in
+// their columns, and no more than a few lines stay empty above the notice line; golden View().
+func TestOverviewUsesTheScreen(t *testing.T) {
+	var snaps []*metrics.Snapshot
+	for i, d := range []source.Device{{Serial: "2A141FDH2000XY", Model: "Pixel 7"}, {Serial: "R5CT1", Model: "SM-G991B"}, {Serial: "emulator-5554", Model: "sdk_gphone64"}} {
+		s := fixture.Live(uint64(i + 1))
+		s.Session.Device = d
+		snaps = append(snaps, s)
+	}
+	snaps[2].State, snaps[2].RefreshHz = source.StateIdle, 120
+	list := func() []LabDevice {
+		var out []LabDevice
+		for _, s := range snaps {
+			out = append(out, LabDevice{Serial: s.Session.Device.Serial, Session: snapSession{s}})
+		}
+		return out
+	}
+	now := fixture.Clock
+	o := NewOverview(Options{Now: func() time.Time { return now }, After: func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }}, list)
+	o = overviewUpdate(t, o, tea.WindowSizeMsg{Width: 140, Height: 40}, o.read(0)())
+	v := ansi.Strip(o.View())
+	lines := strings.Split(v, "\n")
+	if len(lines) != 40 {
+		t.Fatalf("%d lines, want 40", len(lines))
+	}
+	empty := 0
+	for _, l := range lines[2 : len(lines)-2] {
+		if strings.TrimSpace(l) == "" {
+			empty++
+		}
+	}
+	if empty > 4 {
+		t.Errorf("%d of 36 lines empty:\n%s", empty, v)
+	}
+	if !strings.Contains(v, "idle") || !strings.Contains(lineWith(v, "emulator-5554"), "120") {
+		t.Errorf("state or Hz missing:\n%s", v)
+	}
+	golden.RequireEqual(t, []byte(o.View()))
+}

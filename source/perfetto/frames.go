@@ -301,7 +301,9 @@ func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSe
 			n++
 		}
 	}
-	var top topSections
+	// the frame's own work (inside its doFrame and DrawFrames) is kept whatever else overlapped
+	// it: other frames' clipped sections and messages fill the places left
+	var top, others topSections
 	for _, s := range recent {
 		start, end := s.StartNs, s.EndNs
 		whole := false
@@ -314,11 +316,21 @@ func (j *joiner) frameSections(pid int32, token, from, to int64) *source.FrameSe
 		if !whole {
 			start, end = max(start, from), min(end, to)
 		}
-		if end <= start || !top.wants(end-start, s.Depth) {
+		into := &others
+		if whole {
+			into = &top
+		}
+		if end <= start || !into.wants(end-start, s.Depth) {
 			continue
 		}
-		top.add(source.FrameSection{Name: s.Name, Thread: j.p.ThreadName(s.Pid, s.Tid),
+		into.add(source.FrameSection{Name: s.Name, Thread: j.p.ThreadName(s.Pid, s.Tid),
 			Depth: s.Depth, StartNs: j.p.ToMono(start), DurNs: end - start})
+	}
+	for _, s := range others {
+		if len(top) == maxFrameSects {
+			break
+		}
+		top.add(s)
 	}
 	if len(top) == 0 {
 		return nil

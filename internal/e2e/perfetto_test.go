@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fpstop/fpstop/internal/adbtest"
+	"github.com/fpstop/fpstop/internal/cli"
+	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
+)
+
+// tracingEnv is a fake phone (Android of sdk) whose tracing service the simulated app feeds:
+// it answers gfxinfo as every phone here does and serves perfetto as Android 12–16 do.
+func tracingEnv(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env, *fakeadb.Tracing) {
+	t.Helper()
+	tr := fakeadb.NewTracing(fakeadb.TracingConfig{SDK: sdk, Package: pkg, Pid: func() int { return int(ph.pid.Load()) },
+		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20}})
+	ch := ph.subscribe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case b := <-ch:
+				tr.Feed(b)
+			case <-ph.doneCh():
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { ph.unsubscribe(ch); ph.stop(); <-done })
+	env := adbtest.Start(t, fakeadb.Config{Handler: tr.Wrap(ph.handler), Model: "Pixel 7", Android: release, SDK: sdk})
+	return env, tr
+}
+
+// TestPerfettoLive (issue 33): a headless --source perfetto run of a 60 Hz and a 120 Hz app
+// over a real adb server: fps and janky within 1 % of the fake's truth over the frames it
+// covers, every frame's blame the jank the fake injected (app deadline, SurfaceFlinger, buffer
+// stuffing), each janky frame's slowest section the fake's slow work; at exit no perfetto of
+// fpstop's runs and none of its files is left.
+func TestPerfettoLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs adb and the fake phone")
+	}
+	for _, hz := range []float64{60, 120} {
+		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
+			t.Parallel()
+			ph := startPhone(t, hz, "janky", 33, 0)
+			env, tr := tracingEnv(t, ph, 34, "14")
+			rec := filepath.Join(t.TempDir(), "run.jsonl")
+			r, errs, code := fpstop(t, env, "-p", pkg, "--source", "perfetto", "--headless", "--json", "--duration", "15s", "--record", rec)
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if r.Source != "perfetto" || r.Blame == nil {
+				t.Fatalf("source %q blame %v", r.Source, r.Blame)
+			}
+			if run := tr.Running(); len(run) != 0 {
+				t.Errorf("perfetto still running after exit: %v", run)
+			}
+			for f := range tr.Files() {
+				if strings.Contains(f, "/fpstop-") {
+					t.Errorf("%s left on the phone", f)
+				}
+			}
+			checkPerfettoTruth(t, ph, tr, rec, r.Frames, r.JankyFrames, float64(*r.FPS))
+		})
+	}
+}
+
+func checkPerfettoTruth(t *testing.T, ph *phone, tr *fakeadb.Tracing, rec string, frames, janky int64, fps float64) {
+	t.Helper()
+	first, last, _, seenFrames := seen(t, rec)
+	var lastDone int64
+	for _, f := range seenFrames {
+		lastDone = max(lastDone, f.DoneNs)
+	}
+	ph.stop()
+	truth := truthBetween(t, ph.truth.Bytes(), first, lastDone)
+	ref, err := reference.FromTruth(bytes.NewReader(truth), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("fpstop %d frames, %d janky, fps %.2f (vsync %d..%d); truth %d frames, %d janky, fps %.2f", frames, janky, fps, first, last, ref.Frames, ref.Janky, ref.FPS)
+	if ref.Frames < 200 {
+		t.Fatalf("the truth window holds only %d frames", ref.Frames)
+	}
+	within := func(what string, got, want float64) {
+		if math.Abs(got-want) > 0.01*want+0.5 {
+			t.Errorf("%s %.2f, truth %.2f (more than 1 %% apart)", what, got, want)
+		}
+	}
+	within("frames", float64(frames), float64(ref.Frames))
+	within("fps", fps, ref.FPS)
+	within("janky", float64(janky), float64(ref.Janky))
+	byToken := map[string]sim.TraceFrame{}
+	for _, tf := range tr.Truth() {
+		byToken[fmt.Sprint(tf.Window, tf.Token)] = tf
+	}
+	var kinds [3]int
+	badBlame, badSection := 0, 0
+	for _, f := range seenFrames {
+		tf, ok := byToken[fmt.Sprint(f.Window, f.VsyncID)]
+		if !ok || f.Timeline == nil {
+			t.Fatalf("frame %s %d: not in the fake's truth or without FrameTimeline", f.Window, f.VsyncID)
+		}
+		if f.Timeline.JankType != tf.Jank {
+			badBlame++
+		}
+		for i, bit := range []int64{source.JankAppDeadline, source.JankSFCPU, source.JankBufferStuffing} {
+			if tf.Jank&bit != 0 {
+				kinds[i]++
+			}
+		}
+		if tf.Jank&source.JankAppDeadline != 0 && tf.Slowest != "" && slowestOwn(f) != tf.Slowest {
+			badSection++
+			if badSection < 4 {
+				t.Logf("frame %d: slowest %q, fake's %q (%v)", f.VsyncID, slowestOwn(f), tf.Slowest, f.Sections)
+			}
+		}
+	}
+	t.Logf("blame injected: app %d, SurfaceFlinger %d, buffer stuffing %d", kinds[0], kinds[1], kinds[2])
+	if badBlame > 0 || badSection > 0 || kinds[0] == 0 || kinds[1] == 0 || kinds[2] == 0 {
+		t.Errorf("%d frames with another jank type than the fake's, %d janky frames with another slowest section", badBlame, badSection)
+	}
+}
+
+// slowestOwn is the longest section of a frame's own work (inside its Choreographer#doFrame
+// or DrawFrames of its token, on that thread) other than those wrappers and traversal: the
+// frame's sections list also holds what overlapped it (other frames' work, messages).
+func slowestOwn(f *source.Frame) string {
+	if f.Sections == nil {
+		return ""
+	}
+	tok := fmt.Sprint(f.VsyncID)
+	var owns []source.FrameSection
+	for _, s := range *f.Sections {
+		if s.Name == "Choreographer#doFrame "+tok || s.Name == "DrawFrames "+tok {
+			owns = append(owns, s)
+		}
+	}
+	for _, s := range *f.Sections { // the slowest first
+		if strings.HasPrefix(s.Name, "Choreographer#doFrame") || strings.HasPrefix(s.Name, "DrawFrames") || s.Name == "traversal" {
+			continue
+		}
+		for _, o := range owns {
+			if s.Thread == o.Thread && s.StartNs >= o.StartNs && s.StartNs+s.DurNs <= o.StartNs+o.DurNs {
+				return s.Name
+			}
+		}
+	}
+	return ""
+}
+
+// TestPerfettoRefused (issue 33): a phone whose perfetto cannot record FrameTimeline
+// (Android 11): an explicit --source perfetto exits 3 with one line; auto keeps gfxinfo.
+func TestPerfettoRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs adb and the fake phone")
+	}
+	t.Parallel()
+	ph := startPhone(t, 60, "demo", 3, 0)
+	env, tr := tracingEnv(t, ph, 30, "11")
+	_, errs, code := fpstop(t, env, "-p", pkg, "--source", "perfetto", "--headless", "--json", "--duration", "3s")
+	if code != cli.ExitRuntime || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "Android 12") {
+		t.Errorf("exit %d, stderr %q; want 3 and one line saying Android 12 is needed", code, errs)
+	}
+	r, errs, code := fpstop(t, env, "-p", pkg, "--headless", "--json", "--duration", "3s")
+	if code != cli.ExitOK || r.Source != "gfxinfo" || r.Frames == 0 {
+		t.Errorf("auto: exit %d source %q frames %d: %s", code, r.Source, r.Frames, errs)
+	}
+	if run := tr.Running(); len(run) != 0 {
+		t.Errorf("perfetto running: %v", run)
+	}
+}
+
+// doneCh is closed once the simulated app has stopped.
+func (p *phone) doneCh() <-chan struct{} { return p.done }

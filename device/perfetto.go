@@ -149,10 +149,47 @@ func (c *Client) PerfettoStart(ctx context.Context, serial, config, path string)
 	}
 	if !alive {
 		c.removeTrace(ctx, serial, path)
+		if why := c.perfettoSaid(ctx, serial, pid); why != "" {
+			return 0, fmt.Errorf("%w on %s: perfetto (pid %d) ended at once: %s", ErrTracingBusy, serial, pid, why)
+		}
 		return 0, fmt.Errorf("%w on %s: perfetto (pid %d) ended at once — another tracing session may hold the name, or the phone runs too many sessions (adb logcat -s perfetto says which)",
 			ErrTracingBusy, serial, pid)
 	}
 	return pid, nil
+}
+
+// perfettoSaid returns the last line the perfetto process pid logged (`logcat -d -s
+// perfetto`, threadtime: date, time, pid, tid, level, "perfetto:", text), without its source
+// position; "" when it logged nothing or the log cannot be read. Its background process logs
+// why the service refused the session there, its stderr being gone.
+func (c *Client) perfettoSaid(ctx context.Context, serial string, pid int) string {
+	out, err := c.LogcatDump(ctx, serial, []string{"-d", "-t", "200", "-s", "perfetto"})
+	if err != nil {
+		return ""
+	}
+	return ParsePerfettoLog(out, pid)
+}
+
+// ParsePerfettoLog finds the last line of pid in perfetto's logcat lines (threadtime format)
+// and returns its text without perfetto's "file.cc:NNN " source position.
+func ParsePerfettoLog(out []byte, pid int) string {
+	last := ""
+	for _, line := range lines(out) {
+		f := strings.Fields(line)
+		if len(f) < 7 || f[2] != strconv.Itoa(pid) || !strings.HasPrefix(f[5], "perfetto") {
+			continue
+		}
+		_, text, ok := strings.Cut(line, f[5])
+		if !ok {
+			continue
+		}
+		text = strings.TrimSpace(text)
+		if w, rest, ok := strings.Cut(text, " "); ok && strings.Contains(w, ".cc:") {
+			text = rest
+		}
+		last = text
+	}
+	return short(last)
 }
 
 // removeTrace removes the file a refused session left (perfetto creates it before it asks the

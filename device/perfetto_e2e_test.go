@@ -220,8 +220,8 @@ func TestE2EPerfettoRefused(t *testing.T) {
 		ctx := testContext(t)
 		path := device.PerfettoTraceDir + "fpstop-e2e-4.pftrace"
 		_, err := target.PerfettoStart(ctx, perfettoConfig("fpstop-e2e-4", 5000), path)
-		if !errors.Is(err, device.ErrTracingBusy) {
-			t.Errorf("err = %v; want ErrTracingBusy", err)
+		if !errors.Is(err, device.ErrTracingBusy) || !strings.Contains(err.Error(), "unique session name (fpstop-e2e-4) already exists") {
+			t.Errorf("err = %v; want ErrTracingBusy saying why", err)
 		}
 		if len(tr.Files()) != 0 {
 			t.Errorf("the refused session's file stayed: %v", tr.Files())

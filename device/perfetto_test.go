@@ -119,3 +119,18 @@ func TestParsePerfettoStart(t *testing.T) {
 		}
 	}
 }
+
+func TestParsePerfettoLog(t *testing.T) {
+	out := []byte(`--------- beginning of main
+12-07 16:40:01.123  4000  4000 I perfetto: perfetto_cmd.cc:700 Connected to the Perfetto traced service
+12-07 16:40:01.124 31007 31007 I perfetto: perfetto_cmd.cc:700 Connected to the Perfetto traced service
+12-07 16:40:01.125 31007 31007 E perfetto: perfetto_cmd.cc:1238 A trace with this unique session name (fpstop-a) already exists
+12-07 16:40:01.126  4000  4000 E perfetto: perfetto_cmd.cc:1238 Something else
+`)
+	if got := ParsePerfettoLog(out, 31007); got != "A trace with this unique session name (fpstop-a) already exists" {
+		t.Errorf("ParsePerfettoLog = %q", got)
+	}
+	if got := ParsePerfettoLog(out, 1); got != "" {
+		t.Errorf("a pid that logged nothing: %q", got)
+	}
+}

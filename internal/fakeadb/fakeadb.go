@@ -18,6 +18,10 @@
 // other SurfaceView apps; MenuGame plays a game with a menu (the menu's window, then the game's
 // layer, then the menu again) on it and a simulator's gfxinfo dump.
 //
+// Tracing is the phone's tracing service (perfetto --background sessions writing FrameTimeline
+// and atrace into /data/misc/perfetto-traces/, fed the app's events): Tracing.Wrap or Serve put
+// it in front of a Handler.
+//
 // The fake needs no adb server for its own tests; package internal/adbtest connects it to a
 // real one.
 package fakeadb

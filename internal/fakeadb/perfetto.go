@@ -60,7 +60,14 @@ type Tracing struct {
 	busy     bool
 	truth    []sim.TraceFrame
 	seen     map[truthKey]bool
-	log      []string
+	log      []logLine
+}
+
+// logLine is one line perfetto logged (tag perfetto), by the process that logged it.
+type logLine struct {
+	at  time.Time
+	pid int
+	msg string
 }
 
 type truthKey struct {
@@ -221,11 +228,15 @@ func (t *Tracing) Files() map[string]int {
 	return out
 }
 
-// Log returns what perfetto logged (its refusals), as `logcat -s perfetto` would show them.
+// Log returns what perfetto logged (its refusals), as `logcat -s perfetto` shows them.
 func (t *Tracing) Log() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]string(nil), t.log...)
+	out := make([]string, len(t.log))
+	for i, l := range t.log {
+		out[i] = l.msg
+	}
+	return out
 }
 
 // advance writes what each session rendered before its last period boundary up to now, and
@@ -282,9 +293,21 @@ func (t *Tracing) stamp(where string) string {
 	return fmt.Sprintf("[%.3f] %s", float64(t.cfg.Now().UnixNano()%1e12)/1e9, where)
 }
 
-// logf records a perfetto log line (logcat's perfetto tag).
-func (t *Tracing) logf(format string, args ...any) {
-	t.log = append(t.log, fmt.Sprintf(format, args...))
+// logf records a line the perfetto process pid logged (logcat's perfetto tag).
+func (t *Tracing) logf(pid int, format string, args ...any) {
+	t.log = append(t.log, logLine{t.cfg.Now(), pid, fmt.Sprintf(format, args...)})
+}
+
+// logcat prints perfetto's log lines as `logcat -d -s perfetto` does (threadtime format).
+func (t *Tracing) logcat(w io.Writer) error {
+	t.mu.Lock()
+	var b strings.Builder
+	for _, l := range t.log {
+		fmt.Fprintf(&b, "%s %5d %5d E perfetto: %s\n", l.at.UTC().Format("01-02 15:04:05.000"), l.pid, l.pid, l.msg)
+	}
+	t.mu.Unlock()
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // inTraceDir reports whether p names a file directly in TraceDir.

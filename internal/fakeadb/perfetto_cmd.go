@@ -28,6 +28,8 @@ func (t *Tracing) Serve(ctx context.Context, cmd string, w io.Writer) (bool, err
 		return true, t.perfetto(ctx, first[1:], "", false, w)
 	case len(stages) == 1 && len(first) == 2 && first[0] == "pidof" && first[1] == "perfetto":
 		return true, t.pidof(w)
+	case len(stages) == 1 && first[0] == "logcat" && logsPerfetto(first[1:]):
+		return true, t.logcat(w)
 	case len(stages) == 1 && first[0] == "ps":
 		return true, t.ps(w)
 	case len(stages) == 1 && first[0] == "kill":
@@ -40,6 +42,16 @@ func (t *Tracing) Serve(ctx context.Context, cmd string, w io.Writer) (bool, err
 		return true, t.read(stages, w)
 	}
 	return false, nil
+}
+
+// logsPerfetto reports whether logcat's arguments ask for perfetto's tag alone (-s perfetto).
+func logsPerfetto(args []string) bool {
+	silent, tag := false, false
+	for _, a := range args {
+		silent = silent || a == "-s"
+		tag = tag || a == "perfetto" || strings.HasPrefix(a, "perfetto:")
+	}
+	return silent && tag
 }
 
 func splitPipe(args []string) [][]string {
@@ -158,16 +170,16 @@ func (t *Tracing) start(cfg traceConfig, path string) int {
 		}
 		live++
 		if cfg.uniqueName != "" && s.name == cfg.uniqueName {
-			t.logf("perfetto: A trace with this unique session name (%s) already exists", cfg.uniqueName)
+			t.logf(pid, "perfetto_cmd.cc:1238 A trace with this unique session name (%s) already exists", cfg.uniqueName)
 			return pid
 		}
 	}
 	switch {
 	case t.busy:
-		t.logf("perfetto: Failed to enable tracing: the tracing service is busy")
+		t.logf(pid, "perfetto_cmd.cc:1238 Failed to enable tracing: the tracing service is busy")
 		return pid
 	case live >= t.cfg.MaxSessions:
-		t.logf("perfetto: Too many concurrent tracing sesions (%d)", live)
+		t.logf(pid, "perfetto_cmd.cc:1238 Too many concurrent tracing sesions (%d)", live)
 		return pid
 	}
 	s := &tsession{pid: pid, name: cfg.uniqueName, path: path, file: f, start: now, inFile: cfg.writeIntoFile,

@@ -368,8 +368,8 @@ func TestTracingRefusals(t *testing.T) {
 			if got := tr.Running(); fmt.Sprint(got) != fmt.Sprint(before) {
 				t.Errorf("running %v, before %v: the refused session's process must end at once", got, before)
 			}
-			if len(tr.Log()) == 0 {
-				t.Errorf("no log line says why")
+			if why := device.ParsePerfettoLog([]byte(run(t, tr, "logcat -d -t 200 -s perfetto")), pid); why == "" {
+				t.Errorf("no log line of perfetto %d says why (log %q)", pid, tr.Log())
 			}
 			if got := tr.Files()[path]; got != 0 {
 				t.Errorf("refused session's file holds %d bytes", got)

@@ -94,7 +94,7 @@ type pacer struct {
 	armed context.CancelFunc // the sleep in progress
 }
 
-func newPacer() *pacer { return &pacer{total: -1} }
+func newPacer(watch *atomic.Bool) *pacer { return &pacer{total: -1, watch: watch} }
 
 // fullNext reports whether the coming poll is a full dump, and resets what a full dump covers.
 func (pc *pacer) fullNext(canProbe bool) bool {

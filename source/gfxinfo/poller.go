@@ -118,8 +118,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	}()
 	var data []byte
 	var gapFrom int64 // device time last seen before a disconnection
-	pc := newPacer()
-	pc.watch = p.cfg.Watch
+	pc := newPacer(p.cfg.Watch)
 	cd, canProbe := p.d.(CounterDumper)
 	canProbe = canProbe && p.cfg.Interval == 0 && rd == nil
 	clock, stop := p.followDrawn(ctx, pc)

@@ -34,10 +34,17 @@ type joiner struct {
 
 	// counts for the end-of-input notices
 	frames, unfinished, noExpected, otherProcs, displayFrames int
-	fb                                                        fallback
+	// orphans: the app's expected frames no actual frame came for (the first at orphanFirst)
+	orphans     int
+	orphanFirst int64
+	fb          fallback
 }
 
-type expectedFrame struct{ start, end int64 }
+// expectedFrame is an app's expected surface frame; used says an actual frame came for it.
+type expectedFrame struct {
+	start, end   int64
+	wanted, used bool
+}
 
 const (
 	releaseDelayNs  = 200_000_000
@@ -68,7 +75,7 @@ func (j *joiner) timeline(s *TimelineSlice) {
 	switch s.Kind {
 	case ExpectedSurface:
 		if s.Dur >= 0 {
-			j.expected[pidToken{s.Pid, s.Token}] = expectedFrame{s.Ts, s.Ts + s.Dur}
+			j.expected[pidToken{s.Pid, s.Token}] = expectedFrame{start: s.Ts, end: s.Ts + s.Dur, wanted: j.wanted(s.Pid, s.Layer)}
 		}
 	case ActualSurface:
 		if !j.wanted(s.Pid, s.Layer) {
@@ -109,6 +116,7 @@ func (j *joiner) advance(ts int64) {
 		j.lastAge = j.now
 		for k, e := range j.expected {
 			if e.end < j.now-expectedAgeNs {
+				j.forget(e)
 				delete(j.expected, k)
 			}
 		}
@@ -127,6 +135,10 @@ func (j *joiner) advance(ts int64) {
 func (j *joiner) release(a *TimelineSlice) {
 	key := pidToken{a.Pid, a.Token}
 	exp, ok := j.expected[key]
+	if ok && !exp.used {
+		exp.used = true
+		j.expected[key] = exp
+	}
 	end := a.Ts + a.Dur
 	tl := &source.FrameTimeline{Token: a.Token, DisplayToken: a.DisplayToken, Layer: a.Layer,
 		PresentType: a.PresentType, JankType: a.JankType, OnTimeFinish: a.OnTimeFinish,
@@ -369,10 +381,27 @@ func (t *topSections) add(s source.FrameSection) {
 	(*t)[i] = s
 }
 
-// finish releases every frame still held.
+// finish releases every frame still held, then looks at the expected frames left.
 func (j *joiner) finish() {
 	for _, a := range j.ready {
 		j.release(a)
 	}
 	j.ready = nil
+	for k, e := range j.expected {
+		j.forget(e)
+		delete(j.expected, k)
+	}
+}
+
+// forget lets an expected frame go; one of the app's that no actual frame came for is a frame
+// SurfaceFlinger expected and the app never produced (DESIGN §4a: the app was stuck), counted
+// for the end-of-input notice with the first and the longest stretch of them.
+func (j *joiner) forget(e expectedFrame) {
+	if !e.wanted || e.used {
+		return
+	}
+	j.orphans++
+	if j.orphanFirst == 0 || e.start < j.orphanFirst {
+		j.orphanFirst = e.start
+	}
 }

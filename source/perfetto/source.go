@@ -126,6 +126,9 @@ func (j *joiner) notices(readErr error) []*source.Notice {
 	if j.unfinished > 0 {
 		warn("%d app frames never finished in the trace (not counted)", j.unfinished)
 	}
+	if j.orphans > 0 && j.p.SawFrameTimeline {
+		warn("%d app frames SurfaceFlinger expected never came (an expected frame with no actual one: the app was stuck, or dropped the work), the first at %.3f s; they are not counted as frames", j.orphans, float64(j.p.ToMono(j.orphanFirst))/1e9)
+	}
 	if j.noExpected > 0 {
 		info("%d app frames had no expected frame (expired prediction): counted without drops, blame from their jank type", j.noExpected)
 	}

@@ -1,6 +1,7 @@
 package perfetto
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/realdata"
 	"github.com/fpstop/fpstop/source"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // runSource runs a trace source to its end and returns its events.
@@ -94,5 +96,46 @@ func TestSourcePackageFilter(t *testing.T) {
 		if !said {
 			t.Errorf("-p %s: no notice that the trace has no FrameTimeline", c.pkg)
 		}
+	}
+}
+
+// TestExpectedWithoutActual: an expected frame of the app that no actual frame came for is a
+// frame the app never produced (DESIGN §4a): not a frame, and said once with its count; the
+// expected frames that got their actual one are not counted.
+func TestExpectedWithoutActual(t *testing.T) {
+	var trace []byte
+	ft := func(ts uint64, ev []byte) {
+		trace = pbMsg(trace, 1, pbMsg(pbInt(nil, pkTimestamp, ts), pkFrameTimline, ev))
+	}
+	start := func(kind protowire.Number, cookie, token uint64, actual bool) []byte {
+		m := pbStr(pbInt(pbInt(pbInt(pbInt(nil, 1, cookie), 2, token), 3, 1), 4, 100), 5, "TX - app/A#0")
+		if actual {
+			m = pbInt(pbInt(m, 6, PresentOnTime), 9, JankNone)
+		}
+		return pbMsg(nil, kind, m)
+	}
+	end := func(cookie uint64) []byte { return pbMsg(nil, ftFrameEnd, pbInt(nil, 1, cookie)) }
+	ms := uint64(1_000_000)
+	for i, tok := range []uint64{10, 11, 12, 13} {
+		at := 1000*ms + uint64(i)*17*ms
+		ft(at, start(protowire.Number(ExpectedSurface), 2*tok, tok, false))
+		ft(at+16*ms, end(2*tok))
+		if tok != 11 && tok != 12 { // the app never produced frames 11 and 12
+			ft(at, start(protowire.Number(ActualSurface), 2*tok+1, tok, true))
+			ft(at+10*ms, end(2*tok+1))
+		}
+	}
+	evs := runSource(t, FromReader(bytes.NewReader(trace), Options{Name: "orphans"}))
+	if n := len(framesOf(evs)); n != 2 {
+		t.Errorf("%d frames, want 2 (the two with an actual frame)", n)
+	}
+	var said []string
+	for _, e := range evs {
+		if n, ok := e.(*source.Notice); ok && strings.Contains(n.Text, "expected never came") {
+			said = append(said, n.Text)
+		}
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "2 app frames SurfaceFlinger expected never came") || !strings.Contains(said[0], "at 1.017 s") {
+		t.Errorf("notices %q, want one saying 2 frames, the first at 1.017 s", said)
 	}
 }

@@ -2,16 +2,22 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fpstop/fpstop/internal/adbtest"
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/internal/fakeadb"
 	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -20,8 +26,17 @@ import (
 // it answers gfxinfo as every phone here does and serves perfetto as Android 12–16 do.
 func tracingEnv(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env, *fakeadb.Tracing) {
 	t.Helper()
+	env, tr, _ := tracingEnvClock(t, ph, sdk, release)
+	return env, tr
+}
+
+// tracingEnvClock is tracingEnv whose tracing service's clock the test can move on (skip).
+func tracingEnvClock(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env, *fakeadb.Tracing, *atomic.Int64) {
+	t.Helper()
+	skip := &atomic.Int64{}
 	tr := fakeadb.NewTracing(fakeadb.TracingConfig{SDK: sdk, Package: pkg, Pid: func() int { return int(ph.pid.Load()) },
-		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20}})
+		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20},
+		Now:   func() time.Time { return time.Now().Add(time.Duration(skip.Load())) }})
 	ch := ph.subscribe()
 	done := make(chan struct{})
 	go func() {
@@ -37,7 +52,7 @@ func tracingEnv(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env,
 	}()
 	t.Cleanup(func() { ph.unsubscribe(ch); ph.stop(); <-done })
 	env := adbtest.Start(t, fakeadb.Config{Handler: tr.Wrap(ph.handler), Model: "Pixel 7", Android: release, SDK: sdk})
-	return env, tr
+	return env, tr, skip
 }
 
 // TestPerfettoLive (issue 33): a headless --source perfetto run of a 60 Hz and a 120 Hz app
@@ -71,6 +86,7 @@ func TestPerfettoLive(t *testing.T) {
 				}
 			}
 			checkPerfettoTruth(t, ph, tr, rec, r.Frames, r.JankyFrames, float64(*r.FPS))
+			checkPerfettoReplay(t, rec, r)
 		})
 	}
 }
@@ -183,3 +199,91 @@ func TestPerfettoRefused(t *testing.T) {
 
 // doneCh is closed once the simulated app has stopped.
 func (p *phone) doneCh() <-chan struct{} { return p.done }
+
+// checkPerfettoReplay: `fpstop report` of the live run's recording gives its numbers, blame
+// and worst frames (their sections and blame) again.
+func checkPerfettoReplay(t *testing.T, rec string, live metrics.Report) {
+	t.Helper()
+	var rb, eb bytes.Buffer
+	if code := cli.Main(context.Background(), []string{"report", rec}, cli.Env{Stdin: strings.NewReader(""), Stdout: &rb, Stderr: &eb,
+		Getenv: func(string) string { return "" }}); code != cli.ExitOK {
+		t.Fatalf("report: exit %d: %s", code, eb.String())
+	}
+	var rr metrics.Report
+	if err := json.Unmarshal(rb.Bytes(), &rr); err != nil {
+		t.Fatal(err)
+	}
+	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	if rr.Source != live.Source || rr.Frames != live.Frames || rr.JankyFrames != live.JankyFrames || js(rr.FPS) != js(live.FPS) ||
+		js(rr.Blame) != js(live.Blame) || js(rr.WorstFrames) != js(live.WorstFrames) || js(rr.Windows) != js(live.Windows) {
+		t.Errorf("report of the recording differs from the live run:\n%s %d %d %s %s\n%s %d %d %s %s", rr.Source, rr.Frames, rr.JankyFrames,
+			js(rr.Blame), js(rr.WorstFrames), live.Source, live.Frames, live.JankyFrames, js(live.Blame), js(live.WorstFrames))
+	}
+}
+
+// fpstopFiles lists fpstop's trace files on the phone.
+func fpstopFiles(tr *fakeadb.Tracing) []string {
+	var out []string
+	for f := range tr.Files() {
+		if strings.Contains(f, "/fpstop-") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// waitTracing waits until fpstop's session runs and its file has grown.
+func waitTracing(t *testing.T, tr *fakeadb.Tracing) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for f, n := range tr.Files() {
+			if strings.Contains(f, "/fpstop-") && n > 0 && len(tr.Running()) > 0 {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no fpstop session grew in 30 s (running %v, files %v)", tr.Running(), tr.Files())
+}
+
+// TestPerfettoSignals (issue 33): SIGINT ends fpstop's sessions at once and removes its files;
+// after SIGKILL (no chance to clean up) no session of fpstop's runs 60 s later (the fake
+// phone's clock is moved on rather than waited for): every session is bounded by duration_ms.
+func TestPerfettoSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs adb, the fake phone and the binary")
+	}
+	t.Parallel()
+	ph := startPhone(t, 60, "demo", 4, 0)
+	env, tr, skip := tracingEnvClock(t, ph, 34, "14")
+	cmd, _, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--headless", "--json")
+	waitTracing(t, tr)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if run, files := tr.Running(), fpstopFiles(tr); len(run) != 0 || len(files) != 0 {
+		t.Errorf("after SIGINT: perfetto running %v, files %v (stderr %s)", run, files, errb.String())
+	}
+	cmd, _, _ = startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--headless", "--json")
+	waitTracing(t, tr)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if len(tr.Running()) == 0 {
+		t.Fatal("no session running right after SIGKILL: the test proves nothing")
+	}
+	skip.Store(int64(60 * time.Second))
+	if run := tr.Running(); len(run) != 0 {
+		t.Errorf("60 s after SIGKILL perfetto still runs: %v", run)
+	}
+	before := tr.Files()
+	skip.Store(int64(65 * time.Second))
+	for f, n := range tr.Files() {
+		if before[f] != n {
+			t.Errorf("%s still grows 60 s after SIGKILL (%d → %d bytes)", f, before[f], n)
+		}
+	}
+}

@@ -61,6 +61,9 @@ type liveSession struct {
 
 // dedupMemory: keys older than this (trace time) behind the newest are forgotten; sessions
 // overlap by seconds, so a duplicate is never older.
+// startTimeout bounds one PerfettoStart (a few shell commands).
+const startTimeout = 15 * time.Second
+
 const (
 	dedupMemoryNs = 60_000_000_000
 	dedupPruneAt  = 1 << 13
@@ -90,12 +93,20 @@ func (r *liveRun) start(ctx context.Context) (*liveSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	pid, err := r.l.t.PerfettoStart(ctx, cfg, p)
+	// The start is not cut short by ctx: once perfetto printed its pid the session runs, and
+	// only that pid lets it be stopped. A start that ctx ended meanwhile is stopped at once.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	pid, err := r.l.t.PerfettoStart(sctx, cfg, p)
+	cancel()
 	if err != nil {
 		return nil, err
 	}
 	r.n++
 	s := &liveSession{name: name, path: p, pid: pid, started: r.now(), dur: time.Duration(dur) * time.Millisecond}
+	if ctx.Err() != nil {
+		r.stop(s)
+		return nil, ctx.Err()
+	}
 	s.lastGrow = s.started
 	s.p, s.j = pipeline(r.l.opts.Package, r.emitFrom(s))
 	s.p.SetWindow(liveWindowNs)

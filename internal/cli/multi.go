@@ -112,7 +112,7 @@ func (a *app) headlessMulti(ctx context.Context) error {
 	r.follow()
 	<-r.ctx.Done()
 	a.exportErr(r.stop())
-	return a.labReport(r.lab)
+	return a.labReport(r.lab, r.exports)
 }
 
 // labRun is a multi-device run under way, as the headless report and the overview both run it:
@@ -121,7 +121,7 @@ type labRun struct {
 	*lab
 	ctx         context.Context // ends at --duration (when given) or at stop
 	cancel      context.CancelFunc
-	stopExports func() error
+	exports     *exports
 	watchDone   chan struct{}
 }
 
@@ -134,13 +134,13 @@ func (a *app) startLabRun(ctx context.Context) (*labRun, error) {
 		cancelRun()
 		return nil, err
 	}
-	stopExports, err := a.startExports(ctx, l.feed)
+	exp, err := a.startExports(ctx, l.feed)
 	if err != nil {
 		cancelRun()
 		l.wg.Wait()
 		return nil, err
 	}
-	return &labRun{lab: l, ctx: runCtx, cancel: cancelRun, stopExports: stopExports.Stop, watchDone: make(chan struct{})}, nil
+	return &labRun{lab: l, ctx: runCtx, cancel: cancelRun, exports: exp, watchDone: make(chan struct{})}, nil
 }
 
 // follow starts watching the adb server's device list until the run ends. It is apart from
@@ -156,7 +156,7 @@ func (r *labRun) stop() error {
 	r.cancel()
 	<-r.watchDone
 	r.wg.Wait()
-	return r.stopExports()
+	return r.exports.Stop()
 }
 
 // initialDevices are the devices to start with: every online one (--all-devices), or each

@@ -38,6 +38,8 @@ type labSummary struct {
 	FPSMax       *metrics.R2 `json:"fps_max"`
 	Disconnected []string    `json:"disconnected"`
 	GateFailed   []string    `json:"gate_failed"`
+	// Warnings are the run's own, not a device's: the exports that failed, with their counts.
+	Warnings []string `json:"warnings"`
 }
 
 // labOutput is what a multi-device --json run prints.
@@ -47,9 +49,11 @@ type labOutput struct {
 }
 
 // labReport builds every device's report once its run ended, prints them and applies the gates
-// per device: the exit status is 1 when any device failed one.
-func (a *app) labReport(l *lab) error {
-	out := labOutput{Devices: []labDeviceReport{}, Summary: labSummary{Disconnected: []string{}, GateFailed: []string{}}}
+// per device: the exit status is 1 when any device failed one, 3 when every export failed (as
+// for one device).
+func (a *app) labReport(l *lab, exp *exports) error {
+	out := labOutput{Devices: []labDeviceReport{}, Summary: labSummary{Disconnected: []string{}, GateFailed: []string{},
+		Warnings: append([]string{}, exp.Warnings()...)}}
 	var failures []string
 	minFPS, maxFPS := math.NaN(), math.NaN()
 	for _, d := range l.list() {
@@ -96,6 +100,9 @@ func (a *app) labReport(l *lab) error {
 		if err := junit.WriteFile(a.opts.JUnit, a.labSuites(l, out.Devices)...); err != nil {
 			return runtimeErr(err)
 		}
+	}
+	if err := exp.Failed(); err != nil {
+		return runtimeErr(err)
 	}
 	var errs []error
 	for _, d := range out.Devices {
@@ -163,6 +170,11 @@ func writeLab(w io.Writer, out *labOutput, asJSON bool) error {
 	}
 	_, err := fmt.Fprintf(w, "== summary: %d devices · frames %d · janky %d (%s %%) · fps %s–%s · disconnected %d · gates failed %d\n",
 		s.Devices, s.Frames, s.JankyFrames, r2(s.JankPct), r2(s.FPSMin), r2(s.FPSMax), len(s.Disconnected), len(s.GateFailed))
+	for _, warn := range s.Warnings {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "warning: %s\n", warn)
+		}
+	}
 	return err
 }
 

@@ -169,7 +169,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		if p.cfg.KeepRaw {
 			evs = append(evs, &source.Raw{AtNs: st.lastNs, Stream: "gfxinfo", Text: data})
 		}
-		st.wallNs = start.UnixNano()
+		st.wallNs, st.wallEndNs = start.UnixNano(), clock.Now().UnixNano()
 		evs = st.apply(evs, data)
 		if gapFrom > 0 {
 			if st.lastNs > gapFrom {

@@ -172,9 +172,27 @@ func TestUptimeAheadOfRealtime(t *testing.T) {
 		{2500e6, 90_000e6, true}, // Realtime jumped (deep sleep, or its own digit): no verdict
 		{3000e6, 0, true},        // Realtime not readable
 	} {
-		if got := c.accept(s.up, s.rt, 0); got != s.want {
+		if got := c.accept(s.up, s.rt, 0, 0); got != s.want {
 			t.Errorf("step %d: accept(%d, %d) = %v", i, s.up, s.rt, got)
 		}
+	}
+}
+
+// A phone that hung for 15 s answers the poll asked before the hang with an Uptime 15 s past
+// the last one: against the wall clock from the last dump's request to this dump's arrival
+// that is no damage (against the request alone it was a false "damaged Uptime"); an Uptime
+// ahead of even the arrival is still refused.
+func TestUptimeAfterAHang(t *testing.T) {
+	const s = int64(1e9)
+	var c uptimeCheck
+	if !c.accept(100*s, 500*s, 1000*s, 1000*s+s/10) {
+		t.Fatal("the first Uptime refused")
+	}
+	if !c.accept(116*s, 516*s, 1001*s, 1016*s) {
+		t.Error("the dump answered after a 15 s hang refused as damaged")
+	}
+	if c.accept(150*s, 550*s, 1017*s, 1018*s) {
+		t.Error("an Uptime 32 s ahead of a 2 s wall-clock step accepted")
 	}
 }
 

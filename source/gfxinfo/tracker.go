@@ -40,7 +40,8 @@ type tracker struct {
 	failure      string
 	procs        procTable
 	clock        uptimeCheck
-	wallNs       int64 // wall clock when the dump was taken (poller), 0 unknown (file)
+	wallNs       int64 // wall clock when the dump was asked for (poller), 0 unknown (file)
+	wallEndNs    int64 // wall clock when it had arrived (poller), 0 unknown
 	fresh        []int // scratch: indexes of a window's new rows
 	// scratch for a dump's new frames and polls before they are copied into its events
 	scratchFrames []*source.Frame
@@ -80,7 +81,7 @@ func (t *tracker) apply(evs []source.Event, data []byte) []source.Event {
 
 // applyDump appends the events of one parsed dump.
 func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
-	if !t.clock.accept(d.UptimeNs, d.RealtimeNs, t.wallNs) {
+	if !t.clock.accept(d.UptimeNs, d.RealtimeNs, t.wallNs, t.wallEndNs) {
 		return append(evs, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
 			Text: "gfxinfo: dump with a damaged Uptime line skipped (its rows are read from the next dump)"})
 	}
@@ -224,8 +225,9 @@ func (t *tracker) tick(evs []source.Event, at int64) []source.Event {
 
 // uptimeCheck rejects a dump whose "Uptime:" cannot be right: device time never runs
 // backwards, never advances more than the "Realtime:" printed beside it (which also counts deep
-// sleep), and in a live poll never runs ahead of the wall clock (plus 10 s of slack for a slow
-// adb). A damaged Uptime would otherwise make every row of the dump look unfinished or move the
+// sleep), and in a live poll never runs ahead of the wall clock (plus 10 s of slack): no more
+// than from the last accepted dump's request to this one's arrival, so a phone that hung for a
+// while between the two is not taken for a damaged line. A damaged Uptime would otherwise make every row of the dump look unfinished or move the
 // session clock (in a capture, one flipped digit moved it 60 s ahead, and every later dump
 // without a readable Uptime with it). Three rejections in a row re-base it (the earlier value
 // was wrong).
@@ -237,11 +239,14 @@ type uptimeCheck struct {
 // realtimeSlackNs covers the two clocks being read a moment apart and printed in whole ms.
 const realtimeSlackNs = 10_000_000
 
-func (c *uptimeCheck) accept(up, rt, wall int64) bool {
+func (c *uptimeCheck) accept(up, rt, wall, wallEnd int64) bool {
 	if up == 0 {
 		return true // not printed: the dump's rows are checked without it
 	}
-	ok := c.last == 0 || (up >= c.last && (wall == 0 || c.lastWall == 0 || up-c.last <= wall-c.lastWall+10e9))
+	if wallEnd < wall {
+		wallEnd = wall
+	}
+	ok := c.last == 0 || (up >= c.last && (wall == 0 || c.lastWall == 0 || up-c.last <= wallEnd-c.lastWall+10e9))
 	if ok && c.last != 0 && rt > 0 && c.lastRt > 0 && rt >= c.lastRt {
 		ok = up-c.last <= rt-c.lastRt+realtimeSlackNs
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/fpstop/fpstop/device"
@@ -126,6 +127,13 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	}
 	loop := source.PollLoop{PollClock: p.cfg.PollClock, BackoffStart: backoffStart, BackoffMax: backoffMax,
 		Poll: r.step}
+	// The device time of the last good poll, for the not-responding notice: that notice is sent
+	// from a goroutine of its own while a poll waits, so it must not read the run's state.
+	var lastAt atomic.Int64
+	loop.Unanswered = func(ctx context.Context, after time.Duration) {
+		_ = send(ctx, out, []source.Event{&source.Notice{AtNs: lastAt.Load(), Level: source.LevelWarn,
+			Text: source.NotRespondingText("`dumpsys SurfaceFlinger`", after)}})
+	}
 	loop.Failed = func(ctx context.Context, err error, first bool) error {
 		if errors.Is(err, errPeriodOnly) {
 			return err
@@ -144,6 +152,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		if err := send(ctx, out, r.flush()); err != nil {
 			return 0, err
 		}
+		lastAt.Store(r.now())
 		return r.wait(begin), nil
 	}
 	err := loop.Run(ctx)

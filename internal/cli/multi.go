@@ -119,10 +119,10 @@ func (a *app) headlessMulti(ctx context.Context) error {
 // the lab, the run's context and the exports fed from it.
 type labRun struct {
 	*lab
-	ctx         context.Context // ends at --duration (when given) or at stop
-	cancel      context.CancelFunc
-	exports     *exports
-	watchDone   chan struct{}
+	ctx       context.Context // ends at --duration (when given) or at stop
+	cancel    context.CancelFunc
+	exports   *exports
+	watchDone chan struct{}
 }
 
 // startLabRun starts measuring the devices to start with, then the exports. On error nothing

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -132,5 +133,27 @@ func TestParsePerfettoLog(t *testing.T) {
 	}
 	if got := ParsePerfettoLog(out, 1); got != "" {
 		t.Errorf("a pid that logged nothing: %q", got)
+	}
+}
+
+// TestPerfettoRefusesBeforeAnyCall: bad paths, configs, offsets and pids are refused before
+// a connection is made (the client points at an address where nothing listens).
+func TestPerfettoRefusesBeforeAnyCall(t *testing.T) {
+	addr, _ := closedPort(t)
+	c := &Client{addr: addr, opts: Options{NoStartServer: true}}
+	ctx := context.Background()
+	good := "/data/misc/perfetto-traces/fpstop-a.pftrace"
+	for name, err := range map[string]error{
+		"start, bad path":   func() error { _, err := c.PerfettoStart(ctx, "s", testConfig, "/data/local/tmp/x"); return err }(),
+		"start, bad config": func() error { _, err := c.PerfettoStart(ctx, "s", "a'$(reboot)'", good); return err }(),
+		"read, bad path":    func() error { _, err := c.PerfettoRead(ctx, "s", "/sdcard/fpstop-a.pftrace", 0); return err }(),
+		"read, bad offset":  func() error { _, err := c.PerfettoRead(ctx, "s", good, -5); return err }(),
+		"stop, bad path":    c.PerfettoStop(ctx, "s", 42, good+";reboot"),
+		"stop, bad pid":     c.PerfettoStop(ctx, "s", 0, good),
+		"running, bad pid":  func() error { _, err := c.PerfettoRunning(ctx, "s", -1); return err }(),
+	} {
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v; want a refusal before any call", name, err)
+		}
 	}
 }

@@ -20,12 +20,6 @@ const (
 	sparkUnknown = ' '
 )
 
-// WriteMarkdown writes a Markdown summary of a report for a PR comment: totals, drop levels,
-// percentiles, per-window table, worst frames, top slow messages and warnings.
-func WriteMarkdown(w io.Writer, rep *metrics.Report) error {
-	return WriteMarkdownSeries(w, rep, nil)
-}
-
 // WriteMarkdownSeries is WriteMarkdown with an FPS sparkline drawn from the per-slice series
 // (ReportSeries returns it); a nil series leaves the chart out.
 func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.SlicePoint) error {

@@ -225,16 +225,9 @@ func (r *Reader) waitHeader() error {
 	return nil
 }
 
-// Path is the recording's file name.
-func (r *Reader) Path() string { return r.path }
-
 // End returns the recording's end line once Next has read it (nil for a recording that was not
 // closed, or before the end is reached).
 func (r *Reader) End() *End { return r.end }
-
-// Warnings counts the warnings the reader has emitted as Notices (torn or unreadable lines, a
-// cut gzip stream).
-func (r *Reader) Warnings() int { return r.warned }
 
 // Close closes the file.
 func (r *Reader) Close() error {

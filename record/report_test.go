@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -332,4 +333,10 @@ func TestReportOfCutRecording(t *testing.T) {
 	if _, err := Report(filepath.Join(dir, "missing.jsonl"), metrics.Config{}, metrics.ReportMeta{}); err == nil {
 		t.Error("report of a missing file succeeded")
 	}
+}
+
+// WriteMarkdown writes a Markdown summary of a report for a PR comment: totals, drop levels,
+// percentiles, per-window table, worst frames, top slow messages and warnings.
+func WriteMarkdown(w io.Writer, rep *metrics.Report) error {
+	return WriteMarkdownSeries(w, rep, nil)
 }

@@ -23,22 +23,6 @@ type ResetDumper interface {
 	GfxinfoReset(ctx context.Context, pkg string) ([]byte, error)
 }
 
-// DumperFunc adapts a function to Dumper.
-type DumperFunc func(ctx context.Context, pkg string) ([]byte, error)
-
-// Gfxinfo implements Dumper.
-func (f DumperFunc) Gfxinfo(ctx context.Context, pkg string) ([]byte, error) { return f(ctx, pkg) }
-
-// Args is the dumpsys command line a Dumper runs for pkg: `dumpsys gfxinfo <pkg> framestats`,
-// plus `reset` only when reset is true.
-func Args(pkg string, reset bool) []string {
-	a := []string{"dumpsys", "gfxinfo", pkg, "framestats"}
-	if reset {
-		a = append(a, "reset")
-	}
-	return a
-}
-
 // PollerConfig configures NewPoller.
 type PollerConfig struct {
 	// Package is the app to poll (already validated).

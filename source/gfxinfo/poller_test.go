@@ -443,3 +443,13 @@ func TestPollerFramesInTimeOrder(t *testing.T) {
 		t.Errorf("refresh first %v, %d frames", refreshFirst, len(frames(evs)))
 	}
 }
+
+// Args is the dumpsys command line a Dumper runs for pkg: `dumpsys gfxinfo <pkg> framestats`,
+// plus `reset` only when reset is true.
+func Args(pkg string, reset bool) []string {
+	a := []string{"dumpsys", "gfxinfo", pkg, "framestats"}
+	if reset {
+		a = append(a, "reset")
+	}
+	return a
+}

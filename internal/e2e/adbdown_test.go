@@ -13,6 +13,7 @@ import (
 // `adb start-server` — never the failed command; the numbers go stale; when the server is
 // back and the phone reconnected, the screen is live again.
 func TestAdbServerKilledOnScreen(t *testing.T) {
+	t.Parallel()
 	ph := startPhone(t, 60, "smooth", 5, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)

@@ -12,6 +12,7 @@ import (
 // the FPS headline say the same state — FROZEN with "frozen", IDLE with "idle", LIVE with a
 // figure or "waiting" — as both read the session's one state.
 func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
+	t.Parallel()
 	ph := startPhone(t, 60, "frozen", 29, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)

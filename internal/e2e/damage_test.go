@@ -94,6 +94,7 @@ func (d *damager) apply(b []byte) []byte {
 // seen ≤ frames drawn, frames seen + frames_lost within 97–102 % of them, and the damage is
 // counted in the report's warnings.
 func TestDamagedOutput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		rate   float64
 		source string
@@ -332,6 +333,7 @@ func TestSignalWhileLoadingConfig(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds and starts the real binary")
 	}
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "config.yaml")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatalf("mkfifo: %v", err)

@@ -21,6 +21,7 @@ import (
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/internal/fakeadb"
 	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
@@ -56,15 +57,20 @@ func fpstopVia(t *testing.T, env *adbtest.Env, port int, args ...string) (metric
 	return r, errb.String(), code
 }
 
-// TestMain gives fpstop a private home (log and config directories) for every test. The Go
-// toolchain keeps the caller's build and module caches (they default to directories under HOME
-// and XDG_CACHE_HOME): with a fresh HOME, building the binary for the tmux test would recompile
-// the standard library and download every module again, which also fails offline.
+// TestMain gives fpstop a private home (log and config directories) for every test, keeping
+// the go command's caches where they are (see keepGoCaches). The tests wait on real time far
+// more than they compute (the package is 80–110 s of CPU over ~14 min when run two at a time),
+// so unless -parallel is given, 6 parallel tests run at once instead of GOMAXPROCS. go test
+// runs the serial ones first, alone: those that load the CPU (burners, hostile inputs, captures
+// parsed in-process), those that hold fpstop's real-time reactions to a bound (the idle app's
+// resume, a host stall's pace, two runs compared frame for frame) and those that change the
+// process's environment.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() {
 		os.Exit(m.Run()) // every test here starts processes: each skips itself under -short
 	}
+	testkit.DefaultParallel(6)
 	if err := keepGoCaches(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
@@ -85,7 +91,9 @@ func TestMain(m *testing.M) {
 }
 
 // keepGoCaches pins the go command's caches and settings file to where they are now, before
-// HOME changes.
+// HOME changes: they default to directories under HOME and XDG_CACHE_HOME, and with a fresh
+// HOME building the binary for the tmux tests would recompile the standard library and
+// download every module again, which also fails offline.
 func keepGoCaches() error {
 	vars := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"}
 	out, err := exec.Command("go", append([]string{"env"}, vars...)...).Output()
@@ -162,6 +170,7 @@ func truthBetween(t *testing.T, truth []byte, first, lastPoll int64) []byte {
 // TestGfxinfoAgainstTruth: fpstop alone (no --package: the foreground app) over 60 s at 120 Hz
 // and 20 s at 60 Hz loses no frame and agrees with the truth.
 func TestGfxinfoAgainstTruth(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		hz  float64
 		dur string

@@ -51,6 +51,7 @@ func TestExportFailureHeadless(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts the binary")
 	}
+	t.Parallel()
 	secs := 12
 	if s, err := strconv.Atoi(os.Getenv("FPSTOP_EXPORT_FAIL_SECONDS")); err == nil && s > 0 {
 		secs = s

@@ -18,6 +18,7 @@ var nowFigure = regexp.MustCompile(`now (\d+\.\d) fps( \(history\))?`)
 // figure showed (scripts/first-figure.sh repeats it for BENCHMARKS.md); the deadline here
 // is a failure bound, not a timing assertion.
 func TestFirstFigure(t *testing.T) {
+	t.Parallel()
 	ph := startPhone(t, 120, "smooth", 11, 0)
 	env := startEnv(t, ph)
 	binary(t)                           // built before the clock starts

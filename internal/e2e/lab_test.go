@@ -93,6 +93,7 @@ func decodeLab(t *testing.T, out, errs string) labOut {
 // single-device run of that phone gives over the same 20 s (fps within 1, frames within 2 % plus
 // what the phone draws in the runs' start skew and one poll interval).
 func TestLabAllDevicesEqualsSingle(t *testing.T) {
+	t.Parallel()
 	env, x := twoPhones(t, "janky", "stress", 90)
 	type result struct {
 		out, errs string
@@ -166,6 +167,7 @@ func TestLabAllDevicesEqualsSingle(t *testing.T) {
 // TestLabUnplug: one of two phones is unplugged mid-run; its report says so and keeps what was
 // measured, while the other phone is measured to the end.
 func TestLabUnplug(t *testing.T) {
+	t.Parallel()
 	// Both phones draw alike, so the one measured to the end has several times the frames of
 	// the one unplugged early.
 	env, x := twoPhones(t, "stress", "stress", 60)
@@ -268,6 +270,7 @@ func TestLabPrometheus(t *testing.T) {
 // TestLabJUnit: --junit with several devices writes one testsuite per device, each with its
 // gates as testcases (docs/ci.md), and the file passes the JUnit schema checks.
 func TestLabJUnit(t *testing.T) {
+	t.Parallel()
 	env, x := twoPhones(t, "smooth", "stress", 90)
 	xml := filepath.Join(t.TempDir(), "junit.xml")
 	_, errs, code := runCLI(env.Port, "--all-devices", "--headless", "--duration", "3s", "--fail-under-fps", "1000", "--max-jank-pct", "100", "--junit", xml)

@@ -53,6 +53,7 @@ func TestMCPDocsExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts the real binary as an MCP server and an adb server")
 	}
+	t.Parallel()
 	blocks := docBlocks(t)
 	configs, calls := 0, 0
 	for _, b := range blocks {

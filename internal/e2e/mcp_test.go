@@ -129,6 +129,7 @@ type measureOut struct {
 
 // TestMCPToolList: the binary lists the tools the golden file pins, with the same schemas.
 func TestMCPToolList(t *testing.T) {
+	t.Parallel()
 	c := startMCP(t)
 	res, err := c.cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -220,6 +221,7 @@ func TestMCPMeasureDevice(t *testing.T) {
 // TestMCPCancelMeasure: cancelling a long measure stops the device session: the phone is no
 // longer polled, and the server goes on answering.
 func TestMCPCancelMeasure(t *testing.T) {
+	t.Parallel()
 	ph := startPhone(t, 60, "smooth", 5, 0)
 	defer ph.stop()
 	env := adbtest.Start(t, fakeadb.Config{Handler: ph.handler, Model: "Pixel 7", Android: "14", SDK: 34})
@@ -278,6 +280,7 @@ func TestMCPCancelMeasure(t *testing.T) {
 // TestMCPReportRealdata: report on a real capture, allowed by --root, gives the numbers the
 // command line gives; without --root it is refused with what to do.
 func TestMCPReportRealdata(t *testing.T) {
+	t.Parallel()
 	dir := realdata.Dir(t, "gfxinfo")
 	file := filepath.Join(dir, "choi890-soundviz-android13plus-120hz-framestats-scroll.txt")
 	out, errs, code := cliLocal("--headless", "--json", "--input", file)
@@ -322,6 +325,7 @@ func TestMCPReportRealdata(t *testing.T) {
 // TestMCPCompareSim: two simulator builds measured through measure and compared: a second seed
 // of the same build is unchanged, a janky build worse — as fpstop compare says.
 func TestMCPCompareSim(t *testing.T) {
+	t.Parallel()
 	c := startMCP(t)
 	ctx := context.Background()
 	runs := map[string]map[string]any{
@@ -374,6 +378,7 @@ func TestMCPCompareSim(t *testing.T) {
 // --allow-commands (on the simulator, so only the refusal can fail the call), and runs when it
 // was.
 func TestMCPDriverCommand(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	args := func(c *mcpClient) map[string]any {
 		return map[string]any{"source": "sim", "speed": 0, "duration_s": 2, "command": "touch " + filepath.Join(c.dir, "ran")}
@@ -399,6 +404,7 @@ func TestMCPDriverCommand(t *testing.T) {
 // TestMCPSession: a live session on the simulator: a snapshot while it runs, then its final
 // figures and recording when stopped.
 func TestMCPSession(t *testing.T) {
+	t.Parallel()
 	c := startMCP(t)
 	ctx := context.Background()
 	type sessOut struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -30,8 +31,8 @@ type metronome struct {
 	drawing atomic.Bool
 
 	mu     sync.Mutex
-	frames []int64 // the vsync of every frame drawn
-	subs   map[chan []source.Event]struct{}
+	frames []int64        // the vsync of every frame drawn
+	fan    testkit.Fanout // the open logcat streams
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -46,7 +47,7 @@ const (
 func startMetronome(t testing.TB, hz float64) *metronome {
 	t.Helper()
 	m := &metronome{hz: hz, period: int64(1e9 / hz), t0: time.Now(), done: make(chan struct{}),
-		dump: sim.NewGfxinfoDump(pkg, metroPid, metroBaseNs), subs: map[chan []source.Event]struct{}{}}
+		dump: sim.NewGfxinfoDump(pkg, metroPid, metroBaseNs)}
 	m.dump.SetWindow(metroWindow, "", true, metroBaseNs)
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
@@ -87,17 +88,9 @@ func (m *metronome) run(ctx context.Context) {
 			m.frames = append(m.frames, next)
 			m.mu.Unlock()
 		}
-		if len(batch) == 0 {
-			continue
+		if len(batch) > 0 {
+			m.fan.Send(batch)
 		}
-		m.mu.Lock()
-		for sub := range m.subs {
-			select {
-			case sub <- batch:
-			default:
-			}
-		}
-		m.mu.Unlock()
 	}
 }
 
@@ -167,15 +160,8 @@ func (m *metronome) handler(ctx context.Context, cmd string, w io.Writer) error 
 
 // stream writes the app's vsync messages as `logcat -v monotonic -v usec` prints them.
 func (m *metronome) stream(ctx context.Context, w io.Writer) error {
-	sub := make(chan []source.Event, 256)
-	m.mu.Lock()
-	m.subs[sub] = struct{}{}
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		delete(m.subs, sub)
-		m.mu.Unlock()
-	}()
+	sub := m.fan.Subscribe()
+	defer m.fan.Unsubscribe(sub)
 	for {
 		select {
 		case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 // and never shows the simulator, before or after the picker is closed; the headless run and
 // `--source gfxinfo` exit 3 with one sentence that names the serial.
 func TestNamedDeviceMissing(t *testing.T) {
+	t.Parallel()
 	env, x := twoPhones(t, "demo", "demo", 120)
 	const missing = "127.0.0.1:9999"
 	port := fmt.Sprint(env.Port)

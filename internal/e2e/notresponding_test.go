@@ -18,6 +18,7 @@ func TestPhoneNotResponding(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts adb and the binary")
 	}
+	t.Parallel()
 	ph := startPhone(t, 60, "smooth", 3, 0)
 	env := startEnv(t, ph)
 	cmd := exec.Command(binary(t), "--adb-port", fmt.Sprint(env.Port), "--source", "gfxinfo", "--headless", "--json",

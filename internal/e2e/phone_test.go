@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -52,8 +53,8 @@ type phone struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	fan    testkit.Fanout // the open logcat streams
 	mu     sync.Mutex
-	subs   map[chan []source.Event]struct{}
 	recent []source.Event // the last logged events, for `logcat -d`
 }
 
@@ -73,8 +74,7 @@ func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffset
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &phone{sim: s, hz: hz, logOffsetNs: logOffsetNs, done: make(chan struct{}),
-		subs: map[chan []source.Event]struct{}{}}
+	p := &phone{sim: s, hz: hz, logOffsetNs: logOffsetNs, done: make(chan struct{})}
 	p.pid.Store(int64(s.Config().Pid))
 	p.tracing = fakeadb.NewTracing(fakeadb.TracingConfig{Package: pkg, Pid: func() int { return int(p.pid.Load()) },
 		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: tracingSFJankEvery, BootOffsetNs: tracingBootOffsetNs}})
@@ -102,13 +102,8 @@ func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffset
 					p.recent = append(p.recent, ev)
 				}
 			}
-			for sub := range p.subs {
-				select {
-				case sub <- b:
-				default: // a stalled reader loses lines, as logd drops them
-				}
-			}
 			p.mu.Unlock()
+			p.fan.Send(b)
 		}
 	}()
 	t.Cleanup(p.stop)
@@ -119,20 +114,6 @@ func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffset
 func (p *phone) stop() {
 	p.cancel()
 	<-p.done
-}
-
-func (p *phone) subscribe() chan []source.Event {
-	ch := make(chan []source.Event, 256)
-	p.mu.Lock()
-	p.subs[ch] = struct{}{}
-	p.mu.Unlock()
-	return ch
-}
-
-func (p *phone) unsubscribe(ch chan []source.Event) {
-	p.mu.Lock()
-	delete(p.subs, ch)
-	p.mu.Unlock()
 }
 
 // handler serves the shell commands fpstop sends, as a device running the app would answer.
@@ -197,9 +178,9 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 
 // streamLogcat writes the app's log as `logcat -v monotonic -v usec` prints it, as it happens.
 func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
-	sub := p.subscribe()
+	sub := p.fan.Subscribe()
 	p.streamedAt.CompareAndSwap(0, p.sim.Now())
-	defer p.unsubscribe(sub)
+	defer p.fan.Unsubscribe(sub)
 	start := time.Now()
 	announced := map[int64]bool{} // a long message's Dispatching line is printed while it runs
 	for {

@@ -17,6 +17,7 @@ func TestAutoProbesLooper(t *testing.T) {
 	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	for _, printer := range []bool{true, false} {
 		t.Run(fmt.Sprintf("printer=%v", printer), func(t *testing.T) {
+			t.Parallel()
 			ph := startPhone(t, 60, "demo", 41, 0)
 			ph.printer.Store(printer)
 			env := startEnv(t, ph)

@@ -30,6 +30,7 @@ func headerClock(screen string) int {
 // words (no adb command), the clock keeps counting; the phone comes back and the screen is
 // LIVE again with the clock not jumping.
 func TestUnplugOnScreen(t *testing.T) {
+	t.Parallel()
 	ph := startPhone(t, 60, "demo", 51, 0)
 	env := startEnv(t, ph)
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")

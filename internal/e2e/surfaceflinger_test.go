@@ -46,7 +46,7 @@ func startGamePhoneWith(t testing.TB, hz float64, scenario string, style fakeadb
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &gamePhone{phone: &phone{sim: s, hz: hz, done: make(chan struct{}), subs: map[chan []source.Event]struct{}{}},
+	g := &gamePhone{phone: &phone{sim: s, hz: hz, done: make(chan struct{})},
 		sf: fakeadb.NewSurfaceFlinger(style, hz)}
 	g.sf.AddLayer("com.example.other", "com.example.other.Main", false)
 	g.layer = g.sf.AddLayer(pkg, sim.GameActivity(pkg, scenario), true)
@@ -129,6 +129,7 @@ func classified(t *testing.T, path string) map[int64]int64 {
 // phase, a 2.5 s loading freeze. fps within 0.5 of the truth's, nothing janky in the steady
 // phase, every stutter and freeze frame dropped exactly what the truth says.
 func TestSurfaceFlingerGameAgainstTruth(t *testing.T) {
+	t.Parallel()
 	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid14)
 	env := g.env(t)
 	rec := filepath.Join(t.TempDir(), "game.jsonl")
@@ -211,6 +212,7 @@ func TestSurfaceFlingerNamingStyles(t *testing.T) {
 		style fakeadb.SFStyle
 	}{{"android11", fakeadb.SFAndroid11}, {"android12", fakeadb.SFAndroid12}, {"android14", fakeadb.SFAndroid14}, {"android15", fakeadb.SFAndroid15}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			g := startGamePhone(t, 120, "game", c.style)
 			env := g.env(t)
 			r, errs, code := fpstop(t, env, "--source", "surfaceflinger", "-p", pkg, "--headless", "--json", "--duration", "5s")
@@ -230,6 +232,7 @@ func TestSurfaceFlingerNamingStyles(t *testing.T) {
 // Android 16: --latency prints the period only; fpstop falls back to timestats (which it
 // enables, and disables again at the end) with fps within 2 of the truth's 60.
 func TestSurfaceFlingerAndroid16Timestats(t *testing.T) {
+	t.Parallel()
 	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid16)
 	env := g.env(t)
 	r, errs, code := fpstop(t, env, "--source", "sf", "-p", pkg, "--headless", "--json", "--duration", "9s")
@@ -262,6 +265,7 @@ func TestSurfaceFlingerAndroid16Timestats(t *testing.T) {
 // --source auto with -p: the game's gfxinfo window draws nothing, its layer presents, so
 // fpstop measures the layer by itself (the run-level numbers are the layer's).
 func TestSurfaceFlingerAutoPicksLayer(t *testing.T) {
+	t.Parallel()
 	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid15)
 	env := g.env(t)
 	r, errs, code := fpstop(t, env, "-p", pkg, "--headless", "--json", "--duration", "6s")
@@ -278,6 +282,7 @@ func TestSurfaceFlingerAutoPicksLayer(t *testing.T) {
 
 // A hostile layer name in --list is refused with a warning and never reaches the device.
 func TestSurfaceFlingerHostileLayerName(t *testing.T) {
+	t.Parallel()
 	g := startGamePhone(t, 60, "game", fakeadb.SFAndroid14)
 	g.sf.AddListLine("SurfaceView[" + pkg + "/x'; reboot; echo '](BLAST)#1")
 	g.sf.AddListLine("SurfaceView[" + pkg + "/y`reboot`](BLAST)#2")
@@ -307,6 +312,7 @@ func TestSurfaceFlingerHostileLayerName(t *testing.T) {
 
 // A poll slower than the 127-record ring (2 s at 120 fps) provably misses frames: counted.
 func TestSurfaceFlingerSlowPollLosesFrames(t *testing.T) {
+	t.Parallel()
 	g := startGamePhone(t, 120, "flutter", fakeadb.SFAndroid14)
 	env := g.env(t)
 	r, errs, code := fpstop(t, env, "--source", "sf", "-p", pkg, "--headless", "--json", "--duration", "8s", "--interval", "2s")

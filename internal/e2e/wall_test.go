@@ -36,6 +36,7 @@ func TestWallNeverAboveRefresh(t *testing.T) {
 	t.Parallel() // waits on real time mostly: overlapped with the other parallel tests
 	for _, hz := range []float64{60, 120} {
 		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
+			t.Parallel()
 			ph := startPhone(t, hz, "stress", 31, 0)
 			env := startEnv(t, ph)
 			time.Sleep(1500 * time.Millisecond) // the phone's ring fills: the first poll has history

@@ -101,7 +101,9 @@ func profileDir(t *testing.T) string {
 	return dir
 }
 
-func loadInChromium(t *testing.T, exe, file string) browserResult {
+// browser starts a headless Chromium with a private profile, no network and a 90 s limit;
+// stop ends it.
+func browser(t *testing.T, exe string) (ctx context.Context, stop func()) {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.WindowSize(1200, 900),
@@ -110,11 +112,19 @@ func loadInChromium(t *testing.T, exe, file string) browserResult {
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"), chromedp.ProxyServer("127.0.0.1:9"),
 		chromedp.UserDataDir(profileDir(t)))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
 	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
+	return bctx, func() {
+		bcancel()
+		acancel()
+		cancel()
+	}
+}
+
+func loadInChromium(t *testing.T, exe, file string) browserResult {
+	t.Helper()
+	bctx, stop := browser(t, exe)
+	defer stop()
 	url := "file://" + file
 	var mu sync.Mutex
 	res := browserResult{}
@@ -379,16 +389,8 @@ func TestChromiumSharedTimeAxis(t *testing.T) {
 // evalInChromium opens file in the browser and evaluates js into out.
 func evalInChromium(t *testing.T, exe, file, js string, out any) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.WindowSize(1200, 900),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"), chromedp.ProxyServer("127.0.0.1:9"),
-		chromedp.UserDataDir(profileDir(t)))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
+	bctx, stop := browser(t, exe)
+	defer stop()
 	if err := chromedp.Run(bctx, chromedp.Navigate("file://"+file), chromedp.WaitReady("footer", chromedp.ByQuery),
 		chromedp.Evaluate(js, out)); err != nil {
 		t.Fatalf("chromium: %v", err)

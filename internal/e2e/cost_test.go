@@ -58,7 +58,6 @@ func TestIdleAppCostAndResume(t *testing.T) {
 	}
 	for _, src := range []string{"gfxinfo+logcat", "gfxinfo"} {
 		t.Run(src, func(t *testing.T) {
-			t.Parallel()
 			m := startMetronome(t, 120)
 			m.drawing.Store(true)
 			var mt meter

@@ -344,7 +344,7 @@ func TestSignalWhileLoadingConfig(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // blocked opening the FIFO by now
+	waitOpeningFIFO(cmd.Process.Pid, 10*time.Second)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -361,5 +361,25 @@ func TestSignalWhileLoadingConfig(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != cli.ExitRuntime || !strings.Contains(msg, "interrupted while reading "+fifo) ||
 		strings.Count(msg, "\n") != 0 {
 		t.Errorf("exit %d, stderr %q; want 3 and one sentence naming the file", code, msg)
+	}
+}
+
+// waitOpeningFIFO waits until one of pid's threads is blocked opening a FIFO (Linux shows
+// wait_for_partner as the thread's wait channel), at most d: a fixed pause was too short for a
+// binary starting on a loaded machine (the signal came before its handler) and too long
+// otherwise. Without /proc it pauses half a second.
+func waitOpeningFIFO(pid int, d time.Duration) {
+	tasks := fmt.Sprintf("/proc/%d/task", pid)
+	if _, err := os.Stat(tasks); err != nil {
+		time.Sleep(500 * time.Millisecond)
+		return
+	}
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		ids, _ := os.ReadDir(tasks)
+		for _, id := range ids {
+			if w, err := os.ReadFile(filepath.Join(tasks, id.Name(), "wchan")); err == nil && string(w) == "wait_for_partner" {
+				return
+			}
+		}
 	}
 }

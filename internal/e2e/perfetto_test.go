@@ -37,7 +37,7 @@ func tracingEnvClock(t *testing.T, ph *phone, sdk int, release string) (*adbtest
 	tr := fakeadb.NewTracing(fakeadb.TracingConfig{SDK: sdk, Package: pkg, Pid: func() int { return int(ph.pid.Load()) },
 		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20},
 		Now:   func() time.Time { return time.Now().Add(time.Duration(skip.Load())) }})
-	ch := ph.subscribe()
+	ch := ph.fan.Subscribe()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -50,7 +50,7 @@ func tracingEnvClock(t *testing.T, ph *phone, sdk int, release string) (*adbtest
 			}
 		}
 	}()
-	t.Cleanup(func() { ph.unsubscribe(ch); ph.stop(); <-done })
+	t.Cleanup(func() { ph.fan.Unsubscribe(ch); ph.stop(); <-done })
 	env := adbtest.Start(t, fakeadb.Config{Handler: tr.Wrap(ph.handler), Model: "Pixel 7", Android: release, SDK: sdk})
 	return env, tr, skip
 }

@@ -19,6 +19,12 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		SlowLooper: p.msgs.slowList(), FramesLost: p.framesLost, LostKnown: p.lostKnown,
 		Warnings: p.warn.list(),
 	}
+	if l := p.layers[p.session.Layer]; p.session.Layer != "" && l != nil && l.cadence > 0 && l.periodNs > 0 {
+		// the measured layer's frames are judged at its own pace (DESIGN §4a): so are the
+		// thresholds the screen labels its levels with
+		s.DropPaceFPS = l.paceFPS()
+		s.DropThresholds = Thresholds(p.cfg.DropLevels, RateHz(l.periodNs*l.cadenceOr1()))
+	}
 	s.State, s.Busy, s.StateForNs = p.State()
 	if s.RefreshHz == 0 && p.learnedT > 0 {
 		s.RefreshHz = float64(RateHz(p.learnedT))

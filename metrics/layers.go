@@ -384,6 +384,9 @@ type LayerReport struct {
 	Totals      *Totals      `json:"-"`
 }
 
+// cadenceOr1 is the cadence, 1 before it is known.
+func (l *layerState) cadenceOr1() int64 { return max(l.cadence, 1) }
+
 // paceFPS is the display rate over the cadence; NaN before the pace is known.
 func (l *layerState) paceFPS() float64 {
 	if l.cadence <= 0 || l.periodNs <= 0 {

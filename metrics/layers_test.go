@@ -262,3 +262,13 @@ func TestTargetAtThePace(t *testing.T) {
 		t.Errorf("target %v, want 55 (0.92 × the 60 fps pace)", s.TargetFPS)
 	}
 }
+
+// TestDropThresholdsAtThePace: the snapshot's drop thresholds, which the screen labels its
+// levels with, are at the measured layer's pace (60: 3/9/24/42), as its frames were judged,
+// and say so (DropPaceFPS); not the display's 120 Hz ones (6/18/48/84).
+func TestDropThresholdsAtThePace(t *testing.T) {
+	s := layerRun(t, repeat(2, 600)).Snapshot()
+	if math.Abs(s.DropPaceFPS-60) > 0.01 || s.DropThresholds != Thresholds(DefaultDropLevels, 60) {
+		t.Errorf("pace %v, thresholds %v; want 60 and %v", s.DropPaceFPS, s.DropThresholds, Thresholds(DefaultDropLevels, 60))
+	}
+}

@@ -111,6 +111,10 @@ type Snapshot struct {
 	// DropThresholds are the NORMAL, MIDDLE, HIGH, FROZEN thresholds in dropped vsyncs at the
 	// current refresh rate (Matrix's 60 Hz counts scaled, DESIGN §4).
 	DropThresholds [4]int64
+	// DropPaceFPS is the pace drops are counted at when a measured SurfaceFlinger layer has one
+	// (a 60 fps game on a 120 Hz display: 60; DropThresholds are then at that pace); 0 when
+	// they count the display's refreshes.
+	DropPaceFPS float64
 
 	Totals Totals
 	Series []SlicePoint // whole-run FPS series, oldest first

@@ -21,6 +21,7 @@ type dropsModel struct {
 	lost   int64    // frames provably missed between polls (run-wide)
 	thr    [4]int64 // NORMAL..FROZEN thresholds in dropped vsyncs (zero: unknown)
 	hz     float64
+	pace   float64 // a measured layer's pace the drops count at (0: the display's vsyncs)
 	lines  []string
 }
 
@@ -37,7 +38,7 @@ func (m dropsModel) Update(msg tea.Msg) (dropsModel, tea.Cmd) {
 	if d, ok := msg.(dataMsg); ok && d.snap != nil {
 		m.window = d.window
 		m.totals = d.snap.Totals
-		m.thr, m.hz = d.snap.DropThresholds, d.snap.RefreshHz
+		m.thr, m.hz, m.pace = d.snap.DropThresholds, d.snap.RefreshHz, d.snap.DropPaceFPS
 		m.lost = 0
 		if d.snap.LostKnown {
 			m.lost = d.snap.FramesLost
@@ -106,10 +107,15 @@ func (m dropsModel) render() dropsModel {
 	right := ""
 	if labels[1] != metrics.LevelNormal.String() {
 		var say []string
-		if m.hz > 0 {
+		what := "vsyncs dropped"
+		switch {
+		case m.pace > 0: // a measured layer's frames, at its own pace
+			what = "frames dropped"
+			say = append(say, fmt.Sprintf("frames dropped at its %.0f fps pace", m.pace), fmt.Sprintf("dropped at %.0f fps pace", m.pace))
+		case m.hz > 0:
 			say = append(say, fmt.Sprintf("vsyncs dropped at %.0f Hz", m.hz))
 		}
-		for _, r := range append(say, "vsyncs dropped") {
+		for _, r := range append(say, what) {
 			if width(title)+width(r)+8 <= m.w {
 				right = st.Muted.Render(r)
 				break

@@ -14,7 +14,8 @@ import (
 
 // TestGameAtItsPaceGolden: a steady 60 fps game measured on its SurfaceView layer of a 120 Hz
 // display. The FPS panel colours it against the target metrics derived from the layer's pace
-// (55), so every bar and the headline are good, never red against 110; golden View().
+// (55), so every bar and the headline are good, never red against 110; drop levels and worst
+// frames count at its 60 fps pace (a 33.3 ms frame drops 1, not 2 vsyncs); golden View().
 func TestGameAtItsPaceGolden(t *testing.T) {
 	s := fixture.Live(1)
 	s.Session.Source, s.Session.Layer = source.KindSurfaceFlinger, "SurfaceView[com.example.game/com.example.game.GameActivity]@0(BLAST)#402"
@@ -27,7 +28,16 @@ func TestGameAtItsPaceGolden(t *testing.T) {
 	pace := metrics.R2(60)
 	s.Layers = []metrics.LayerReport{{Name: s.Session.Layer, Measured: true, PaceFPS: &pace}}
 	s.Windows, s.Messages, s.Worst = nil, nil, nil
+	// metrics judges the layer's frames at its pace: drops and their thresholds at 60 fps
+	s.DropPaceFPS, s.DropThresholds = 60, metrics.Thresholds(metrics.DefaultDropLevels, 60)
+	s.Worst = []metrics.WorstFrame{{StartMs: 1200, CostMs: 33.3, Dropped: 1, Window: s.Session.Layer}}
 	m := dashboard(t, testOpts(), 120, 40, s)
+	if d := ansi.Strip(strings.Join(m.drops.View(), "\n")); !strings.Contains(d, "dropped at 60 fps pace") || strings.Contains(d, "at 120 Hz") {
+		t.Errorf("drop levels panel:\n%s", d)
+	}
+	if w := ansi.Strip(strings.Join(m.worst.View(), "\n")); !strings.Contains(w, "33.3 ms   1 dropped") {
+		t.Errorf("worst frames panel:\n%s", w)
+	}
 	fps := strings.Join(m.fps.View(), "\n")
 	if !strings.Contains(fps, "now 60.0 fps") || !strings.Contains(fps, "target 55") {
 		t.Errorf("FPS panel:\n%s", fps)

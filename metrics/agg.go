@@ -120,14 +120,17 @@ func newAgg(seriesLen int) *agg {
 // frameFacts is what the pipeline computed for one frame.
 type frameFacts struct {
 	cost, interval, dropped, displayNs, histNs int64
-	histIdx                                    int // hwui.Index(histNs), when inHist
-	level                                      Level
-	flagged, inHist                            bool
-	hasDeadline, deadlineJanky                 bool
-	endIdx                                     int64 // the slice of the frame's completion
-	legacyKnown, legacyJanky                   bool
-	history                                    bool
-	late                                       bool // charged against a budget not its own (latestart.go)
+	// budget is the time after its vsync the frame had before it dropped a refresh (its
+	// deadline, for the timeline's cursor); 0 when no single deadline applies (Looper frames)
+	budget                     int64
+	histIdx                    int // hwui.Index(histNs), when inHist
+	level                      Level
+	flagged, inHist            bool
+	hasDeadline, deadlineJanky bool
+	endIdx                     int64 // the slice of the frame's completion
+	legacyKnown, legacyJanky   bool
+	history                    bool
+	late                       bool // charged against a budget not its own (latestart.go)
 }
 
 // add counts frame ff in a: every frame in count, a rate frame (not history) in the rates too.

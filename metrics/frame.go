@@ -97,7 +97,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 		}
 		if p.hist.max >= 0 {
 			p.hist.add(FrameMark{Window: w.name, VsyncNs: vsync, CostNs: cost, Dropped: ff.dropped, Level: ff.level,
-				Detail: frameDetail(f, ff.dropped)})
+				BudgetNs: ff.budget, Detail: frameDetail(f, ff.dropped)})
 		}
 	}
 	if p.onFrame != nil {
@@ -113,7 +113,7 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, t, cost, looperDrop
 	var af AndroidFrame
 	w.jank.frame(f, t, &af)
 	ff.cost, ff.interval = cost, t
-	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped, &ff.late)
+	ff.dropped = p.dropped(f, w, t, cost, af.Counted, af.DurationNs, looperDropped, &ff.late, &ff.budget)
 	ff.inHist, ff.histNs = af.Counted, af.DurationNs
 	if af.Counted {
 		ff.histIdx = hwui.Index(af.DurationNs)
@@ -150,7 +150,7 @@ func (p *Pipeline) sliceOf(rel int64) int64 {
 // past the first), and from the main thread's own vsync grid for Looper-derived frames
 // (looperDropped ≥ 0: LooperFrames' pipelined rule). *late is set for a frame charged against
 // a budget other than its own printed one (Report settles it).
-func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, counted bool, durNs, looperDropped int64, late *bool) int64 {
+func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, counted bool, durNs, looperDropped int64, late *bool, budget *int64) int64 {
 	if looperDropped >= 0 {
 		return looperDropped
 	}
@@ -158,17 +158,21 @@ func (p *Pipeline) dropped(f *source.Frame, w *windowState, t, cost int64, count
 		// no deadline to be late against, or jank no user saw (DESIGN §4b)
 		return 0
 	}
+	// the era's rule: late past one period
+	*budget = t
 	if f.DoneNs == 0 { // main-thread cost only, from elsewhere than LooperFrames
 		return Dropped(cost, t)
 	}
 	if f.DeadlineNs != 0 {
 		if b, onTime := onTimeBudget(f, t); onTime {
 			w.budgets.add(b)
+			*budget = b
 			return overDropped(f, t, b)
 		}
 		// charged now against the budget known so far; Report settles it (latestart.go)
 		*late = true
 		if b, ok := p.lateBudget(w, t, saneDeadline(f)); ok {
+			*budget = b
 			return overDropped(f, t, b)
 		}
 	}

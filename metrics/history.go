@@ -14,6 +14,10 @@ type FrameMark struct {
 	CostNs  int64 // the frame's cost (DESIGN §4)
 	Dropped int64
 	Level   Level
+	// BudgetNs is how long after its vsync the frame had before it dropped a refresh (its
+	// deadline: hwui's printed one, one period on older rows, the pace for a layer's frame);
+	// 0 when no single deadline applies (frames derived from Looper lines)
+	BudgetNs int64
 	// Detail is FrameTimeline's verdict and the frame's slowest sections, for the frames it
 	// has something to say of (blamed or dropping; Perfetto sources only), nil otherwise.
 	Detail *FrameDetail

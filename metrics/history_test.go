@@ -124,3 +124,20 @@ func TestHistorySharedWhileGrowing(t *testing.T) {
 		t.Errorf("the last history ends at %v, want the last frame %d", h[len(h)-1:], v-t60)
 	}
 }
+
+// TestHistoryBudget: each frame of the history carries the deadline it was judged against,
+// for the timeline's cursor: a pipelined 120 Hz frame's printed one (2 periods: its 14 ms is
+// on time), one period on a row without a deadline (its 10 ms is late).
+func TestHistoryBudget(t *testing.T) {
+	const T = int64(8_333_333)
+	p := NewPipeline(Config{HistoryLen: 8})
+	p.Add(&source.Refresh{AtNs: origin, Hz: 120})
+	v := origin + T
+	p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 14_000_000, IntervalNs: T, DeadlineNs: v + 2*T, VsyncID: 1})
+	v += 4 * T
+	p.Add(&source.Frame{Window: "w", VsyncNs: v, DoneNs: v + 10_000_000, IntervalNs: T, VsyncID: 2})
+	h := p.Snapshot().History
+	if len(h) != 2 || h[0].BudgetNs != 2*T || h[0].Dropped != 0 || h[1].BudgetNs != T || h[1].Dropped != 1 {
+		t.Errorf("history %+v; want budgets %d (0 dropped) and %d (1 dropped)", h, 2*T, T)
+	}
+}

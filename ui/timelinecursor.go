@@ -40,6 +40,11 @@ func (m timelineModel) cursorLine() string {
 	case f.Dropped > 0:
 		what = fmt.Sprintf("janky: %d vsync(s) dropped, %s level", f.Dropped, f.Level)
 	}
+	if f.BudgetNs > 0 {
+		// the deadline the verdict was made against: a 29.5 ms frame with 33.3 ms is on time
+		// where a 24.1 ms one with 16.7 ms is janky
+		what += " · deadline " + msu(float64(f.BudgetNs)/1e6)
+	}
 	s := st.Muted.Render(fmt.Sprintf(" frame %d/%d at ", m.cursor+1, len(m.frames))) +
 		st.Text.Render(fmt.Sprintf("%s.%03d", clock(rel/1e9), rel/1e6%1000)) + st.Muted.Render(" · ") +
 		lvl.Render(msu(float64(f.CostNs)/1e6)+" "+what)

@@ -62,7 +62,7 @@ func TestTypedAnnotationsMatchJSON(t *testing.T) {
 	cases := [][]traceArg{
 		{{"cost_ms", 16.0}, {"dropped", int64(0)}, {"level", "BEST"}, {"interval_ms", 8.33}},
 		{{"cost_ms", 1e20}, {"dropped", int64(-3)}, {"vsync_id", int64(math.MaxInt64)}, {"flags", int64(4)}},
-		{{"cost_ms", -0.0}, {"x", 9.3e18}, {"y", 2.5e-7}, {"z", -1.5}},
+		{{"cost_ms", math.Copysign(0, -1)}, {"x", 9.3e18}, {"y", 2.5e-7}, {"z", -1.5}},
 		{{"what", 7}, {"duration", "unknown"}},
 		{{"kind", "dispatch"}, {"ms", int64(120)}, {"handler", "=HYPERLINK(\"x\")\u202e<b>&"}, {"callback", "a\xff\xfeb"}},
 		{{"frames", 31}, {"what", 0}},

@@ -39,7 +39,6 @@ type sigStats struct {
 	worst   []Occurrence // by ms, descending, at most worstPerSig
 	hist    *[durBuckets]uint32
 	idx     int  // position in messageTable.least
-	gone    bool // evicted: a recentSig that still points here is stale
 }
 
 // lessSevere orders signatures for eviction: the smaller max first, then the fewer occurrences.
@@ -159,28 +158,11 @@ type messageTable struct {
 	// still holds while the ring is writing it.
 	cur, old [msgRingLen / ringChunk]ringSpan
 
-	// recent is a direct-mapped cache in front of normalize and sigs, by what a message says
-	// (handler, callback without its identity hash, what): a few signatures make most
-	// messages, and comparing the names (the handler interned by the source, so one pointer
-	// compare) costs less than normalising the callback and hashing the key for the map.
-	recent [64]recentSig
-	// norms caches normalizeLambda by the callback without its identity hash (real logs print
-	// a new hash per Runnable, for the same few classes), in a slot chosen by its length.
-	norms [16]struct{ cb, norm string }
 
 	skipped   SkippedReport
 	slow      []SlowLooperReport // ring of the newest slowLooperKeep
 	slowHead  int
 	slowTotal int64
-}
-
-// recentSig is a place in messageTable.recent. Its names are the message's own strings (not
-// copies: a copy per new signature would be garbage per message on logs of distinct handlers),
-// so each place may keep the source's buffer they came from alive: 64 places, bounded.
-type recentSig struct {
-	handler, base string
-	what          int
-	s             *sigStats
 }
 
 // ringChunk is how many ring records one ringSpan covers.
@@ -268,16 +250,8 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 	}
 	t.timed++
 	ms := nsToMs(m.EndNs - m.StartNs)
-	base := withoutHash(m.Callback)
-	c := &t.recent[recentSlot(m.Handler, base, m.What)]
-	s := c.s
-	if s == nil || s.gone || c.what != m.What || c.handler != m.Handler || c.base != base {
-		key := sigKey{handler: m.Handler, callback: t.normalizeBase(base), what: m.What}
-		if s = t.signature(key, ms); s != nil {
-			*c = recentSig{handler: m.Handler, base: base, what: m.What, s: s}
-		}
-	}
-	if s != nil {
+	key := sigKey{handler: m.Handler, callback: NormalizeCallback(m.Callback), what: m.What}
+	if s := t.signature(key, ms); s != nil {
 		s.add(ms, m.StartNs-originNs, m.StartNs)
 		t.down(s.idx) // its max and count only grow
 	}
@@ -321,7 +295,6 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 			return nil
 		}
 		delete(t.sigs, victim.key)
-		victim.gone = true
 		t.pop()
 		hist = victim.hist // reused: 3 KB per signature would be garbage per distinct message
 		if hist != nil {
@@ -336,47 +309,6 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 	t.least = append(t.least, s)
 	t.up(s.idx)
 	return s
-}
-
-// recentSlot is a message's place in messageTable.recent: from the names' lengths, its what
-// and the callback's last byte (cheap, and enough to spread the few common signatures).
-func recentSlot(handler, base string, what int) int {
-	h := len(handler)*131 + len(base)*31 + what
-	if n := len(base); n > 0 {
-		h += int(base[n-1]) * 7
-	}
-	return h & 63
-}
-
-// withoutHash is the callback without its identity hash ("…$1@3f6a0e" → "…$1"), as
-// NormalizeCallback strips it (the text after the last '@', when all hex, and not the whole
-// callback). One backward scan over the hash: the index search and hex check apart cost twice
-// as much, on every message.
-func withoutHash(cb string) string {
-	i := len(cb) - 1
-	for i >= 0 && hexDigit[cb[i]] {
-		i--
-	}
-	if i > 0 && i < len(cb)-1 && cb[i] == '@' {
-		return cb[:i]
-	}
-	return cb
-}
-
-var hexDigit = func() (t [256]bool) {
-	for _, c := range "0123456789abcdefABCDEF" {
-		t[c] = true
-	}
-	return t
-}()
-
-// normalizeBase is normalize of a callback without its identity hash.
-func (t *messageTable) normalizeBase(base string) string {
-	c := &t.norms[len(base)&15]
-	if base != c.cb {
-		c.cb, c.norm = base, normalizeLambda(base)
-	}
-	return c.norm
 }
 
 // pop removes the heap's root.

@@ -112,23 +112,8 @@ func TestImpossibleMessageIgnored(t *testing.T) {
 	}
 }
 
-// TestNormalizeCached: the table's cached normalisation gives NormalizeCallback's result for
-// callbacks that share a length (one cache slot) or a class, in any order, hashes or not.
-func TestNormalizeCached(t *testing.T) {
-	cbs := []string{"a.B$1@1f2e3d", "a.B$1@9", "a.B$2@1f2e3d", "a.C$$ExternalSyntheticLambda3@77", "a.C$$ExternalSyntheticLambda4@77",
-		"a.C$$Lambda$12/0x0000000801234@5", "a@1@2", "a@1", "null", "x.Y@zz", "a.C$$ExternalSyntheticLambda3", "x$Lambda$7@abc"}
-	r := rand.New(rand.NewSource(7))
-	tab := newMessageTable()
-	for i := 0; i < 2000; i++ {
-		cb := cbs[r.Intn(len(cbs))]
-		if got, want := tab.normalize(cb), NormalizeCallback(cb); got != want {
-			t.Fatalf("normalize(%q) = %q after %d calls, want %q", cb, got, i, want)
-		}
-	}
-}
-
-// TestEvictedSignatureForgotten: a signature evicted from the table is not found again through
-// the cache of recent ones: when it recurs it starts over.
+// TestEvictedSignatureForgotten: a signature evicted from the table is forgotten: when it
+// recurs it starts over.
 func TestEvictedSignatureForgotten(t *testing.T) {
 	tab := newMessageTable()
 	msg := func(h string, ms int64) *source.Message {
@@ -140,9 +125,6 @@ func TestEvictedSignatureForgotten(t *testing.T) {
 	}
 	tab.add(msg("v", 1), 0) // v is the recent one in its place
 	w := "w.Evicts"
-	if recentSlot(w, "null", 0) == recentSlot("v", "null", 0) {
-		t.Fatal("pick names with different cache places")
-	}
 	tab.add(msg(w, 5), 0) // evicts v, the least severe
 	if _, ok := tab.sigs[sigKey{handler: "v", callback: "null"}]; ok {
 		t.Fatal("v was not evicted")
@@ -151,59 +133,6 @@ func TestEvictedSignatureForgotten(t *testing.T) {
 	s := tab.sigs[sigKey{handler: "v", callback: "null"}]
 	if s == nil || s.count != 1 || s.maxMs != 3 {
 		t.Fatalf("v after eviction: %+v", s)
-	}
-}
-
-// TestRecentSignaturesCounted: messages found through the cache of recent signatures are
-// counted on the signature their normalised names make, as a plain map of them counts: names
-// that share lengths and last bytes (one cache place), hashes that change per message, lambdas
-// whose index is dropped, the same callback under other handlers and whats.
-func TestRecentSignaturesCounted(t *testing.T) {
-	handlers := []string{"a.H", "b.H", "android.os.Handler", "android.os.Handlex"}
-	cbs := []string{"a.B$1", "a.C$1", "a.C$$ExternalSyntheticLambda3", "a.C$$ExternalSyntheticLambda4", "null", "a.C$$Lambda$12/0x0000000801234"}
-	r := rand.New(rand.NewSource(3))
-	tab := newMessageTable()
-	want := map[sigKey]int64{}
-	for i := 0; i < 5000; i++ {
-		h, cb, what := handlers[r.Intn(len(handlers))], cbs[r.Intn(len(cbs))], r.Intn(3)
-		if r.Intn(2) == 0 {
-			cb += fmt.Sprintf("@%x", r.Intn(1<<24))
-		}
-		// the names as a source gives them: a new string per message
-		h, cb = strings.Clone(h), strings.Clone(cb)
-		tab.add(&source.Message{Handler: h, Callback: cb, What: what, StartNs: 1e9, EndNs: 1e9 + 1e6}, 0)
-		want[sigKey{handler: h, callback: NormalizeCallback(cb), what: what}]++
-	}
-	if len(tab.sigs) != len(want) {
-		t.Fatalf("%d signatures, want %d", len(tab.sigs), len(want))
-	}
-	for k, n := range want {
-		if s := tab.sigs[k]; s == nil || s.count != n {
-			t.Errorf("%+v: %+v, want count %d", k, s, n)
-		}
-	}
-}
-
-// TestWithoutHash: the one-scan hash strip agrees with NormalizeCallback's rule (the text after
-// the last '@' when it is all hex, never the whole callback) on callbacks built from the
-// characters that matter.
-func TestWithoutHash(t *testing.T) {
-	ref := func(cb string) string {
-		if i := strings.LastIndexByte(cb, '@'); i > 0 && isHex(cb[i+1:]) {
-			return cb[:i]
-		}
-		return cb
-	}
-	alphabet := "@a9Fg$."
-	r := rand.New(rand.NewSource(5))
-	for i := 0; i < 20000; i++ {
-		b := make([]byte, r.Intn(9))
-		for j := range b {
-			b[j] = alphabet[r.Intn(len(alphabet))]
-		}
-		if got, want := withoutHash(string(b)), ref(string(b)); got != want {
-			t.Fatalf("withoutHash(%q) = %q, want %q", b, got, want)
-		}
 	}
 }
 
@@ -358,7 +287,3 @@ func TestNsToMs(t *testing.T) {
 		}
 	}
 }
-
-// normalize is NormalizeCallback, skipping the lambda search for a callback (without its
-// identity hash) seen recently.
-func (t *messageTable) normalize(cb string) string { return t.normalizeBase(withoutHash(cb)) }

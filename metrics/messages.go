@@ -38,7 +38,7 @@ type sigStats struct {
 	lastNs  int64
 	worst   []Occurrence // by ms, descending, at most worstPerSig
 	hist    *[durBuckets]uint32
-	idx     int  // position in messageTable.least
+	idx     int // position in messageTable.least
 }
 
 // lessSevere orders signatures for eviction: the smaller max first, then the fewer occurrences.
@@ -157,7 +157,6 @@ type messageTable struct {
 	// chunk since the ring last entered it, old the records of the lap before that the chunk
 	// still holds while the ring is writing it.
 	cur, old [msgRingLen / ringChunk]ringSpan
-
 
 	skipped   SkippedReport
 	slow      []SlowLooperReport // ring of the newest slowLooperKeep

@@ -11,7 +11,7 @@ import (
 func (p *Pipeline) Snapshot() *Snapshot {
 	lastIdx, lastLen := p.lastSlice()
 	s := &Snapshot{
-		Seq: p.seq, Session: p.session, State: p.state, StateText: p.stateText,
+		Seq: p.seq, Session: p.session, State: p.state, StateText: source.Visible(p.stateText),
 		OriginNs: p.originNs, NowNs: p.endNs, RefreshHz: p.refreshHz,
 		TargetFPS: p.cfg.TargetFPS, SlowMs: p.SlowMs(), SliceNs: p.cfg.SliceNs,
 		DropThresholds: Thresholds(p.cfg.DropLevels, RateHz(p.currentInterval())),

@@ -33,6 +33,7 @@ type layerIv struct {
 // layerState is one SurfaceFlinger layer.
 type layerState struct {
 	name        string
+	shown       string // name as every output shows it (source.Visible)
 	agg         *agg
 	lastPresent int64
 	pending     int64 // a first frame waiting for the next one to show the pace
@@ -64,7 +65,7 @@ type layerState struct {
 }
 
 func newLayerState(name string, seriesLen int) *layerState {
-	return &layerState{name: name, agg: newAgg(seriesLen), secIdx: -1, perSec: map[int64]int64{}}
+	return &layerState{name: name, shown: source.Visible(name), agg: newAgg(seriesLen), secIdx: -1, perSec: map[int64]int64{}}
 }
 
 func (p *Pipeline) layer(name string) *layerState {
@@ -231,11 +232,11 @@ func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int
 		p.total.markStalled(startIdx, idx-1)
 	}
 	rf := &p.recent[p.rhead]
-	*rf = recentFrame{window: l.name, vsync: present - display, cost: display, interval: t, dropped: dropped, level: ff.level, doneNs: present}
+	*rf = recentFrame{window: l.shown, vsync: present - display, cost: display, interval: t, dropped: dropped, level: ff.level, doneNs: present}
 	p.rhead = (p.rhead + 1) % len(p.recent)
 	p.rlen = min(p.rlen+1, len(p.recent))
-	fr := source.Frame{Window: l.name, VsyncNs: present - display, DoneNs: present, PresentNs: present, IntervalNs: t}
-	p.considerWorst(l.name, &fr, display, dropped)
+	fr := source.Frame{Window: l.shown, VsyncNs: present - display, DoneNs: present, PresentNs: present, IntervalNs: t}
+	p.considerWorst(l.shown, &fr, display, dropped)
 	if p.onFrame != nil {
 		p.onFrame(ClassifiedFrame{Frame: fr, IntervalNs: t, CostNs: display, Dropped: dropped, Level: ff.level})
 	}
@@ -421,7 +422,7 @@ func (p *Pipeline) layerReports(series bool) []LayerReport {
 	out := make([]LayerReport, 0, len(ls))
 	for _, l := range ls {
 		a := l.agg
-		lr := LayerReport{Name: l.name, Measured: l.name == p.session.Layer, PerInterval: l.perInterval,
+		lr := LayerReport{Name: l.shown, Measured: l.name == p.session.Layer, PerInterval: l.perInterval,
 			Frames: a.frames, FPS: P2(a.fps()), CadenceRefreshes: l.cadence, JankyFrames: a.janky,
 			JankPct: P2(a.jankPct()), DropLevels: a.dropLevels(), PercentilesMs: a.percentiles(),
 			PerfDog: LayerPerfDog{Jank: a.jank, BigJank: a.bigJank},

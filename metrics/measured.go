@@ -57,7 +57,7 @@ func (p *Pipeline) measuredReport() []MeasuredChange {
 	}
 	out := make([]MeasuredChange, len(p.measured))
 	for i, m := range p.measured {
-		c := MeasuredChange{What: "windows", Layer: m.layer, Kind: m.kind, Source: string(m.src)}
+		c := MeasuredChange{What: "windows", Layer: source.Visible(m.layer), Kind: m.kind, Source: string(m.src)}
 		switch {
 		case m.layer != "":
 			c.What = "layer"

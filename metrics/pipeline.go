@@ -73,6 +73,7 @@ type warnTable struct {
 }
 
 func (w *warnTable) add(s string) {
+	s = source.Visible(s) // a warning may quote a name the app chose
 	if w.counts == nil {
 		w.counts = make(map[string]int64)
 	}

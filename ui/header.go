@@ -119,7 +119,7 @@ func (m headerModel) render() headerModel {
 		}
 		left = append(left, st.BadgeSim.Render(b))
 	case m.sess.Device.Model != "" || m.sess.Device.Serial != "":
-		d := m.sess.Device.Model
+		d := source.Visible(m.sess.Device.Model)
 		if d == "" {
 			d = m.sess.Device.Serial
 		}

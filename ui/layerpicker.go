@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/themes"
 )
 
@@ -130,7 +131,7 @@ func (m layerPickerModel) View() []string {
 			tag = "● " + tag
 		}
 		kind := spread("  "+c.Kind, tag, inner)
-		name := truncate(c.Name, inner)
+		name := truncate(source.Visible(c.Name), inner) // an app names its own layers
 		switch {
 		case i == sel:
 			body = append(body, st.Selected.Render(spread(name, "", inner)), st.Selected.Render(kind))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,11 +45,19 @@ func BenchmarkDeviceCost(b *testing.B) {
 			return g.handler, nil
 		}
 	}
+	perf := func(hz float64) func(b *testing.B) (fakeadb.Handler, func()) {
+		return func(b *testing.B) (fakeadb.Handler, func()) {
+			ph := startPhone(b, hz, "smooth", 7, 0)
+			return newTracing(b, ph, 34, &atomic.Int64{}).Wrap(ph.handler), nil
+		}
+	}
 	for _, c := range []struct {
 		name  string
 		src   string
 		phone func(b *testing.B) (fakeadb.Handler, func())
 	}{
+		{"perfetto/120Hz-scrolling", "perfetto", perf(120)},
+		{"perfetto/60Hz-scrolling", "perfetto", perf(60)},
 		{"gfxinfo/120Hz-scrolling", "gfxinfo", sim(120, "smooth", false)},
 		{"gfxinfo/60Hz-scrolling", "gfxinfo", sim(60, "smooth", false)},
 		{"gfxinfo/idle-app", "gfxinfo", idle},

@@ -110,9 +110,12 @@ func (m *meter) window(from, to time.Time, getpropsFrom, getpropsTo int) cost {
 // cmdKind names a command without its package, pid or layer: "dumpsys gfxinfo framestats",
 // "dumpsys gfxinfo", "pidof", "logcat", "dumpsys SurfaceFlinger --latency", "getprop".
 func cmdKind(cmd string) string {
+	if strings.Contains(cmd, "| perfetto --background") {
+		return "perfetto start"
+	}
 	var keep []string
 	for i, w := range fakeadb.Args(cmd) {
-		if i > 0 && (strings.ContainsAny(w, "./=:$") || w[0] >= '0' && w[0] <= '9') {
+		if i > 0 && (strings.ContainsAny(w, "./=:$+") || w[0] >= '0' && w[0] <= '9') {
 			continue
 		}
 		if w == "-v" || w == "monotonic" || w == "usec" || w == "-T" {

@@ -34,6 +34,13 @@ func tracingEnv(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env,
 func tracingEnvClock(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env, *fakeadb.Tracing, *atomic.Int64) {
 	t.Helper()
 	skip := &atomic.Int64{}
+	tr := newTracing(t, ph, sdk, skip)
+	env := adbtest.Start(t, fakeadb.Config{Handler: tr.Wrap(ph.handler), Model: "Pixel 7", Android: release, SDK: sdk})
+	return env, tr, skip
+}
+
+// newTracing is the tracing service of ph's phone, fed by its app until the test ends.
+func newTracing(t testing.TB, ph *phone, sdk int, skip *atomic.Int64) *fakeadb.Tracing {
 	tr := fakeadb.NewTracing(fakeadb.TracingConfig{SDK: sdk, Package: pkg, Pid: func() int { return int(ph.pid.Load()) },
 		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20},
 		Now:   func() time.Time { return time.Now().Add(time.Duration(skip.Load())) }})
@@ -51,8 +58,7 @@ func tracingEnvClock(t *testing.T, ph *phone, sdk int, release string) (*adbtest
 		}
 	}()
 	t.Cleanup(func() { ph.fan.Unsubscribe(ch); ph.stop(); <-done })
-	env := adbtest.Start(t, fakeadb.Config{Handler: tr.Wrap(ph.handler), Model: "Pixel 7", Android: release, SDK: sdk})
-	return env, tr, skip
+	return tr
 }
 
 // TestPerfettoLive (issue 33): a headless --source perfetto run of a 60 Hz and a 120 Hz app

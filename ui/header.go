@@ -218,10 +218,11 @@ func (m headerModel) stateBadge() string {
 }
 
 // clockNs is the session clock: wall time since the session started, live; a replay's
-// position in the recording's device time. (Disconnected, the device time stands still but the
+// position in the recording's device time, the simulator's own time (exact, and --speed runs
+// it faster than the wall). (Disconnected, the device time stands still but the
 // session goes on: so does the clock.)
 func (m headerModel) clockNs() int64 {
-	if m.replay || m.startAt.IsZero() || m.now.Before(m.startAt) {
+	if m.replay || m.sess.Source == source.KindSim || m.startAt.IsZero() || m.now.Before(m.startAt) {
 		return m.spanNs + int64(m.staleFor())
 	}
 	now := m.now

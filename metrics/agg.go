@@ -512,29 +512,19 @@ func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Total
 // timestamp; keys at 1 ms resolution (well under the 6.9 ms period at 144 Hz) tolerate rounding.
 const vsyncKeyNs = 1_000_000
 
-// slotSet remembers the last len(ring) vsync keys seen, so frames of several windows for one
+// slotSet remembers the last slotKeys vsync keys seen, so frames of several windows for one
 // refresh count once. Frames arrive in near time order (sorted per poll), so a key newer than
-// every key seen is new at once, and an older one is looked up among the recent keys only:
-// bounded, and cheaper than a map on the per-frame path.
-//
-// The lookup goes through last, indexed by the key's low bits, which holds the serial number
-// of the newest key added with those bits: when that key is the one looked up it is there,
-// when that serial is older than the ring no key with those bits is, and only when another
-// recent key shares the bits (keys 4 s apart: a window drawing frames that old) is the ring
-// scanned.
+// every key seen is new at once, and an older one is looked up among the recent keys only.
 type slotSet struct {
 	ring  [slotKeys]int64 // the key of serial number n is at ring[(n-1)%slotKeys]
 	added int64           // serial number of the newest key (keys added so far)
 	max   int64
-	last  [slotSpan]int64 // key&(slotSpan-1) → serial number of the newest such key; 0 none
+	last  map[int64]int64 // key → serial number of its newest addition, for the keys in ring
 }
 
-const (
-	slotKeys = 256
-	slotSpan = 4096 // keys are ms: 4.1 s of refreshes
-)
+const slotKeys = 256
 
-func newSlotSet() *slotSet { return &slotSet{} }
+func newSlotSet() *slotSet { return &slotSet{last: make(map[int64]int64, slotKeys)} }
 
 // add records key and reports whether it was new.
 func (s *slotSet) add(key int64) bool {
@@ -544,25 +534,17 @@ func (s *slotSet) add(key int64) bool {
 		return false
 	}
 	s.added++
-	// (serials are ≥ 1)
-	s.ring[uint64(s.added-1)%slotKeys] = key
-	s.last[key&(slotSpan-1)] = s.added
+	i := (s.added - 1) % slotKeys
+	if old := s.ring[i]; s.added > slotKeys && s.last[old] == s.added-slotKeys {
+		delete(s.last, old) // forgotten: the ring's place is taken
+	}
+	s.ring[i] = key
+	s.last[key] = s.added
 	return true
 }
 
 // has reports whether key is among the last slotKeys keys added.
 func (s *slotSet) has(key int64) bool {
-	n := s.last[key&(slotSpan-1)]
-	switch {
-	case n == 0 || n <= s.added-slotKeys:
-		return false // no recent key has these low bits
-	case s.ring[uint64(n-1)%slotKeys] == key:
-		return true
-	}
-	for i := int64(0); i < slotKeys && i < s.added; i++ {
-		if s.ring[i] == key {
-			return true
-		}
-	}
-	return false
+	n, ok := s.last[key]
+	return ok && n > s.added-slotKeys
 }

@@ -77,3 +77,20 @@ func blameTop(b *metrics.Blame) string {
 	}
 	return "none"
 }
+
+// telling drops the wrappers every frame has (Choreographer#doFrame, DrawFrames, traversal)
+// from a frame's sections when anything else is left: the frame's cost already says how long
+// they took; what ran inside them is what tells why.
+func telling(secs []metrics.FrameSectionReport) []metrics.FrameSectionReport {
+	var out []metrics.FrameSectionReport
+	for _, s := range secs {
+		if strings.HasPrefix(s.Name, "Choreographer#doFrame") || strings.HasPrefix(s.Name, "DrawFrames") || s.Name == "traversal" {
+			continue
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return secs
+	}
+	return out
+}

@@ -103,7 +103,7 @@ func (m timelineModel) messagesLine() string {
 		f.VsyncNs, f.CostNs = fz.lo, f.VsyncNs+f.CostNs-fz.lo
 	}
 	msgs, exact := frameMessages(m.snap, f)
-	if secs := frameSectionsOf(m.snap, f); len(secs) > 0 && len(msgs) == 0 {
+	if secs := telling(frameSectionsOf(m.snap, f)); len(secs) > 0 && len(msgs) == 0 {
 		var parts []string
 		for i, sec := range secs {
 			if i == maxWorstSections {

@@ -80,7 +80,7 @@ func (m worstModel) render() worstModel {
 			head += st.Muted.Render(" · ") + st.Accent.Render(blameNames(f.Blame))
 		}
 		body = append(body, head)
-		body = m.sectionLines(body, f.Sections, inner, ih)
+		body = m.sectionLines(body, telling(f.Sections), inner, ih)
 		for i, msg := range f.Messages {
 			if len(body) >= ih {
 				break
@@ -169,7 +169,7 @@ func frameMessageLabel(msg metrics.FrameMessage, w int) string {
 func (m worstModel) Want() int {
 	n := 0
 	for _, f := range m.frames {
-		n += 1 + min(len(f.Sections), maxWorstSections)
+		n += 1 + min(len(telling(f.Sections)), maxWorstSections)
 		switch k := len(f.Messages); {
 		case k > 3:
 			n += 3

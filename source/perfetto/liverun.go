@@ -31,6 +31,12 @@ type liveRun struct {
 	offset, lagSum, lagN int64
 	haveOffset           bool
 	startFails           int
+	// failingSince is when every session's read began to fail (zero: the last poll read);
+	// away, once that lasted awayAfter, is why the phone is gone, and lost its sessions, to
+	// be stopped and their files removed as soon as it answers again.
+	failingSince time.Time
+	away         error
+	lost         []*liveSession
 }
 
 type frameKey struct {
@@ -57,12 +63,17 @@ type liveSession struct {
 	growths    int
 	lastGrow   time.Time
 	broken     bool
+	failed     error // the last read's error (nil: read, or the file is not there yet)
 }
 
 // dedupMemory: keys older than this (trace time) behind the newest are forgotten; sessions
 // overlap by seconds, so a duplicate is never older.
 // startTimeout bounds one PerfettoStart (a few shell commands).
 const startTimeout = 15 * time.Second
+
+// awayAfter is how long every read must fail before the phone counts as gone (a pulled cable,
+// adb offline): one failed read is not enough to give up a session.
+const awayAfter = time.Second
 
 const (
 	dedupMemoryNs = 60_000_000_000
@@ -121,12 +132,31 @@ func (r *liveRun) start(ctx context.Context) (*liveSession, error) {
 // poll reads every session's file from where it stopped, ends the sessions that are over and
 // starts the next one when the newest nears its end.
 func (r *liveRun) poll(ctx context.Context) error {
+	if r.away != nil && !r.back(ctx) {
+		return ctx.Err()
+	}
+	failed := 0
+	var why error
 	for _, s := range r.sessions {
 		if err := r.read(ctx, s); err != nil {
 			return err
 		}
+		if s.failed != nil {
+			failed, why = failed+1, s.failed
+		}
 	}
 	now := r.now()
+	if failed > 0 && failed == len(r.sessions) {
+		// the phone does not answer: nothing is decided, ended or started meanwhile
+		if r.failingSince.IsZero() {
+			r.failingSince = now
+		}
+		if now.Sub(r.failingSince) >= awayAfter {
+			r.goAway(why)
+		}
+		return nil
+	}
+	r.failingSince = time.Time{}
 	kept := r.sessions[:0]
 	for _, s := range r.sessions {
 		if s.broken || s.over(now) {
@@ -137,6 +167,11 @@ func (r *liveRun) poll(ctx context.Context) error {
 	}
 	r.sessions = kept
 	r.decide(now)
+	return r.next(ctx, now)
+}
+
+// next starts the next session when none runs or the newest nears its end.
+func (r *liveRun) next(ctx context.Context, now time.Time) error {
 	var newest *liveSession
 	if len(r.sessions) > 0 {
 		newest = r.sessions[len(r.sessions)-1]
@@ -159,10 +194,47 @@ func (r *liveRun) poll(ctx context.Context) error {
 	return nil
 }
 
+// goAway parks the sessions of a phone that stopped answering: what they read goes out, and
+// they are stopped (their files removed) as soon as the phone answers again, since they run on
+// there until their duration_ms.
+func (r *liveRun) goAway(why error) {
+	for _, s := range r.sessions {
+		r.finish(s)
+	}
+	r.lost = append(r.lost, r.sessions...)
+	r.sessions = nil
+	r.away = why
+	r.evs = append(r.evs, &source.Notice{AtNs: r.monoNow(), Level: source.LevelErr, State: source.OutageState(why),
+		Text: fmt.Sprintf("perfetto: the phone does not answer (%v); its tracing session is stopped as soon as it is back", why)})
+}
+
+// back tries to stop the sessions of a phone that was away; once all are stopped the phone is
+// back, and tracing starts again with a new session.
+func (r *liveRun) back(ctx context.Context) bool {
+	kept := r.lost[:0]
+	for _, s := range r.lost {
+		if ctx.Err() != nil || r.stopErr(s) != nil {
+			kept = append(kept, s)
+		}
+	}
+	r.lost = kept
+	if len(r.lost) > 0 {
+		return false
+	}
+	r.away, r.failingSince, r.startFails = nil, time.Time{}, 0
+	r.evs = append(r.evs, &source.Notice{AtNs: r.monoNow(), Level: source.LevelInfo, State: source.StateLive,
+		Text: "perfetto: the phone is back; its sessions from before are stopped and a new one starts"})
+	return true
+}
+
 // read takes what a session's file gained since the last read.
 func (r *liveRun) read(ctx context.Context, s *liveSession) error {
 	now := r.now()
 	b, err := r.l.t.PerfettoRead(ctx, s.path, s.off)
+	s.failed = nil
+	if err != nil && !isNotExist(err) {
+		s.failed = err
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return ctx.Err()
@@ -197,6 +269,12 @@ func (r *liveRun) read(ctx context.Context, s *liveSession) error {
 // end finishes a session: the rest of its frames out, the phone's session stopped and its
 // file removed.
 func (r *liveRun) end(s *liveSession) {
+	r.finish(s)
+	r.stop(s)
+}
+
+// finish sends what a session's pipeline still holds.
+func (r *liveRun) finish(s *liveSession) {
 	s.p.Finish()
 	s.j.finish()
 	s.j.fallbackAdvance(true)
@@ -204,23 +282,28 @@ func (r *liveRun) end(s *liveSession) {
 		n.AtNs = s.p.ToMono(s.j.now)
 		r.emitFrom(s)(n)
 	}
-	r.stop(s)
 }
 
 func (r *liveRun) stop(s *liveSession) {
-	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-	defer cancel()
-	if err := r.l.t.PerfettoStop(ctx, s.pid, s.path); err != nil {
+	if err := r.stopErr(s); err != nil {
 		r.notice(source.LevelWarn, fmt.Sprintf("perfetto: stopping session %s (pid %d): %v", s.name, s.pid, err))
 	}
 }
 
-// stopAll stops every session still running (the context ended: quit, disconnect, switch).
+// stopErr stops a session on the phone and removes its file.
+func (r *liveRun) stopErr(s *liveSession) error {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	return r.l.t.PerfettoStop(ctx, s.pid, s.path)
+}
+
+// stopAll stops every session still running, and those of a phone that went away (the
+// context ended: quit, source switch).
 func (r *liveRun) stopAll() {
-	for _, s := range r.sessions {
+	for _, s := range append(r.sessions, r.lost...) {
 		r.stop(s)
 	}
-	r.sessions = nil
+	r.sessions, r.lost = nil, nil
 }
 
 func (r *liveRun) notice(level source.Level, text string) {

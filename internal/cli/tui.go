@@ -98,7 +98,7 @@ func showChanges(ctx context.Context, prog *tea.Program, sess *session.Session) 
 
 func deviceKind(s string) string {
 	switch s {
-	case "logcat", "gfxinfo+logcat", "surfaceflinger", "gfxinfo":
+	case "logcat", "gfxinfo+logcat", "surfaceflinger", "gfxinfo", "perfetto":
 		return s
 	}
 	return "auto" // gfxinfo, or the app's SurfaceView layer when only that presents

@@ -1,0 +1,178 @@
+package e2e
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
+)
+
+// worstRow is a frame of the worst-frames panel as the screen shows it: the blame on its row
+// and its first (slowest) section with its length.
+type worstRow struct {
+	blame, section string
+	ms             float64
+}
+
+// worstRows reads the worst-frames panel (the right-hand column of the lower panels).
+func worstRows(screen string) []worstRow {
+	var out []worstRow
+	var cur *worstRow
+	for _, l := range strings.Split(screen, "\n") {
+		f := strings.Split(strings.TrimRight(l, " "), "│")
+		if len(f) < 3 {
+			continue
+		}
+		cell := strings.TrimSpace(f[len(f)-2])
+		switch {
+		case strings.HasPrefix(cell, "+") && strings.Contains(cell, " ms "):
+			out = append(out, worstRow{})
+			cur = &out[len(out)-1]
+			if i := strings.LastIndex(cell, "· "); i >= 0 {
+				cur.blame = cell[i+len("· "):]
+			}
+		case strings.HasPrefix(cell, "├ ") && cur != nil && cur.section == "":
+			w := strings.Fields(strings.TrimPrefix(cell, "├ "))
+			if len(w) >= 3 && w[len(w)-1] == "ms" {
+				if v, err := strconv.ParseFloat(w[len(w)-2], 64); err == nil {
+					cur.section, cur.ms = strings.Join(w[:len(w)-2], " "), v
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestPerfettoScreen (issue 33): the dashboard (the real binary in tmux) on --source perfetto
+// against the fake phone's tracing service over a real adb server. The header says
+// `perfetto · FrameTimeline`; each janky frame that enters the worst frames shows the blame
+// and the slowest section the fake injected (its slow work, to 0.1 ms) within 2 s of the frame's
+// end on the phone (the median; none later than 3 s: the live source holds events 1 s to put
+// them in order, as the phone writes them late by up to its flush period). Then a switch on
+// screen (d, the same phone, its foreground app): refused while tracing is busy, the previous
+// source stays (its session runs on) and the screen says why; accepted, the previous source's session is stopped at once and its file removed.
+//
+// It runs alone (not parallel): the delay it checks is the screen's, not a loaded machine's.
+func TestPerfettoScreen(t *testing.T) {
+	ph := startPhone(t, 60, "janky", 34, 0)
+	env, tr := tracingEnv(t, ph, 34, "14")
+	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--no-mouse")
+	p.waitFor(20*time.Second, "perfetto · FrameTimeline", "blame")
+	p.key("w") // the app's window: the worst frames' rows then have room for the blame
+	p.waitFor(5*time.Second, "Worst frames · FeedActivity")
+	var delays []time.Duration
+	seen := map[worstRow]bool{}
+	checked, worstDelay := 0, time.Duration(0)
+	for until := time.Now().Add(8 * time.Second); time.Now().Before(until); time.Sleep(100 * time.Millisecond) {
+		s := p.screen()
+		now := ph.sim.Now()
+		for _, w := range worstRows(s) {
+			if seen[w] || (w.section != "inflate" && w.section != "RV OnLayout") {
+				seen[w] = true
+				continue
+			}
+			seen[w] = true
+			tf, ok := truthFrame(tr.Truth(), w)
+			if !ok {
+				t.Errorf("the screen shows a frame whose slowest section is %s %.1f ms: no frame of the fake's has it\n%s", w.section, w.ms, s)
+				continue
+			}
+			checked++
+			delay := time.Duration(now - tf.EndNs)
+			worstDelay = max(worstDelay, delay)
+			delays = append(delays, delay)
+			if delay > 3*time.Second {
+				t.Errorf("frame %d (%s %.1f ms) shown %s after it ended", tf.Token, w.section, w.ms, delay.Round(time.Millisecond))
+			}
+			if want := blameOf(tf.Jank); w.blame == "" || !strings.HasPrefix(want, strings.TrimSuffix(w.blame, "…")) {
+				t.Errorf("frame %d: the screen blames %q, the fake injected %q (jank %#x)", tf.Token, w.blame, want, tf.Jank)
+			}
+		}
+	}
+	if checked < 3 {
+		t.Fatalf("only %d janky frames with the fake's slow work entered the worst frames:\n%s", checked, p.screen())
+	}
+	slices.Sort(delays)
+	if med := delays[len(delays)/2]; med > 2*time.Second {
+		t.Errorf("janky frames shown a median %s after their end on the phone (%v), more than 2 s", med.Round(time.Millisecond), delays)
+	}
+	t.Logf("%d janky frames checked on screen: shown a median %s, at most %s after its end on the phone (load %s)", checked, delays[len(delays)/2].Round(time.Millisecond), worstDelay.Round(time.Millisecond), loadavg())
+
+	old, oldFiles := tr.Running(), fpstopFiles(tr)
+	tr.SetBusy(true)
+	switchSame(t, p, env.Serial)
+	s := p.waitFor(20*time.Second, "busy")
+	if !slices.Equal(tr.Running(), old) || !strings.Contains(s, "perfetto · FrameTimeline") {
+		t.Errorf("a refused switch: the previous session should run on (%v → %v):\n%s", old, tr.Running(), s)
+	}
+	tr.SetBusy(false)
+	switchSame(t, p, env.Serial)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		run, files := tr.Running(), fpstopFiles(tr)
+		left := 0
+		for _, x := range old {
+			if slices.Contains(run, x) {
+				left++
+			}
+		}
+		for _, f := range oldFiles {
+			if slices.Contains(files, f) {
+				left++
+			}
+		}
+		if left == 0 && len(run) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the switch: running %v (before %v), files %v (before %v)\n%s", run, old, files, oldFiles, p.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.key("q")
+	if !p.exited(10 * time.Second) {
+		t.Fatalf("q did not quit:\n%s", p.screen())
+	}
+	if run, files := tr.Running(), fpstopFiles(tr); len(run) != 0 || len(files) != 0 {
+		t.Errorf("after q: running %v, files %v", run, files)
+	}
+}
+
+// blameOf names the party the fake's jank bits blame first, as the worst frames' rows do.
+func blameOf(jank int64) string {
+	switch {
+	case jank&source.JankAppDeadline != 0:
+		return "app"
+	case jank&source.JankBufferStuffing != 0:
+		return "buffer stuffing"
+	case jank&source.JankSFCPU != 0:
+		return "SurfaceFlinger"
+	}
+	return ""
+}
+
+// switchSame switches the dashboard to the same phone's foreground app (d, enter, enter).
+func switchSame(t *testing.T, p *pane, serial string) {
+	t.Helper()
+	p.key("d")
+	p.waitFor(10*time.Second, serial)
+	p.key("Enter")
+	time.Sleep(500 * time.Millisecond)
+	p.key("Enter")
+}
+
+// truthFrame is the fake's frame whose slowest section is w's, to the 0.1 ms shown.
+func truthFrame(truth []sim.TraceFrame, w worstRow) (sim.TraceFrame, bool) {
+	for _, tf := range truth {
+		if tf.Slowest == w.section && math.Abs(float64(tf.SlowestNs)/1e6-w.ms) < 0.051 {
+			return tf, true
+		}
+	}
+	return sim.TraceFrame{}, false
+}

@@ -182,7 +182,8 @@ func slowestOwn(f *source.Frame) string {
 }
 
 // TestPerfettoRefused (issue 33): a phone whose perfetto cannot record FrameTimeline
-// (Android 11): an explicit --source perfetto exits 3 with one line; auto keeps gfxinfo.
+// (Android 11) or whose tracing service is busy: an explicit --source perfetto exits 3 with
+// one line; auto keeps gfxinfo.
 func TestPerfettoRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs adb and the fake phone")
@@ -200,6 +201,23 @@ func TestPerfettoRefused(t *testing.T) {
 	}
 	if run := tr.Running(); len(run) != 0 {
 		t.Errorf("perfetto running: %v", run)
+	}
+	// Android 14 whose tracing service is busy (another tool holds it): the same exit and one
+	// line saying so; nothing of fpstop's is left; auto reads gfxinfo.
+	ph14 := startPhone(t, 60, "demo", 6, 0)
+	env14, tr14 := tracingEnv(t, ph14, 34, "14")
+	tr14.SetBusy(true)
+	_, errs, code = fpstop(t, env14, "-p", pkg, "--source", "perfetto", "--headless", "--json", "--duration", "3s")
+	if code != cli.ExitRuntime || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "busy") {
+		t.Errorf("busy: exit %d, stderr %q; want 3 and one line saying tracing is busy", code, errs)
+	}
+	t.Logf("busy: %s", strings.TrimSpace(errs))
+	if run, files := tr14.Running(), fpstopFiles(tr14); len(run) != 0 || len(files) != 0 {
+		t.Errorf("busy: perfetto running %v, files %v", run, files)
+	}
+	r, errs, code = fpstop(t, env14, "-p", pkg, "--headless", "--json", "--duration", "3s")
+	if code != cli.ExitOK || r.Source != "gfxinfo" || r.Frames == 0 {
+		t.Errorf("busy, auto: exit %d source %q frames %d: %s", code, r.Source, r.Frames, errs)
 	}
 }
 

@@ -199,19 +199,25 @@ func traceFormat(format, out string) (perfetto bool, err error) {
 }
 
 func (a *app) exportCmd() *cobra.Command {
-	var trace, from, to, format string
+	var trace, from, to, format, rawDir string
 	c := &cobra.Command{
-		Use:   "export FILE --trace OUT.json|OUT.pftrace [--from D|TIME] [--to D|TIME]",
+		Use:   "export FILE --trace OUT.json|OUT.pftrace [--from D|TIME] [--to D|TIME] | export FILE --raw-traces DIR",
 		Short: "export a recording (or a part of it) as a trace for Perfetto UI: Chrome trace-event JSON or Perfetto's protobuf format",
 		Long: "export writes a recording as Chrome trace-event JSON (Perfetto UI, chrome://tracing), or, for an OUT\n" +
 			"ending in .pftrace (or --format perfetto), as Perfetto's native protobuf trace: the same tracks and\n" +
 			"events, about 2.5 times smaller. --from/--to select a part: a duration from the recording's start\n" +
 			"(10m, 1h5m) or an RFC 3339 time. Before writing more than 500 MB it prints the estimated size and\n" +
-			"refuses (exit 2) unless --force is given: Perfetto UI opens about 2 GB at most.",
+			"refuses (exit 2) unless --force is given: Perfetto UI opens about 2 GB at most.\n" +
+			"--raw-traces DIR writes instead the phone's own Perfetto traces of a --source perfetto run recorded\n" +
+			"with --record-raw: one file per tracing session (at most 30 s each, overlapping its neighbours by\n" +
+			"about 5 s, so they are not joined: a joined trace would show the overlaps' frames twice).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if rawDir != "" {
+				return a.exportRawTraces(cmd, args[0], rawDir, trace)
+			}
 			if trace == "" {
-				return usageErr("export needs --trace OUT.json")
+				return usageErr("export needs --trace OUT.json (or --raw-traces DIR)")
 			}
 			opts := record.TraceOptions{}
 			var err error
@@ -262,8 +268,33 @@ func (a *app) exportCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&trace, "trace", "", "output file (Chrome trace-event JSON; Perfetto protobuf for .pftrace)")
 	c.Flags().StringVar(&format, "format", "", "json or perfetto (default: perfetto for a .pftrace or .perfetto-trace file, else json)")
+	c.Flags().StringVar(&rawDir, "raw-traces", "", "write the Perfetto traces kept by --record-raw (a --source perfetto run) into this directory, one .pftrace per tracing session")
 	c.Flags().StringVar(&from, "from", "", "start of the part to export: a duration from the recording's start (10m, 1h5m) or an RFC 3339 time")
 	c.Flags().StringVar(&to, "to", "", "end of the part to export (same forms as --from)")
 	c.Flags().BoolVar(&a.opts.Force, "force", false, "overwrite OUT.json, and write a trace over 500 MB")
 	return c
+}
+
+// exportRawTraces is `export FILE --raw-traces DIR`: the phone's own traces of a recorded
+// --source perfetto run, one per tracing session.
+func (a *app) exportRawTraces(cmd *cobra.Command, rec, dir, trace string) error {
+	if trace != "" {
+		return usageErr("--raw-traces writes the phone's traces as they were: give it or --trace, not both")
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usageErr("--raw-traces %s: not a directory", dir)
+	}
+	files, err := record.ExportRawTraces(rec, dir, a.opts.Force)
+	if err != nil {
+		for _, f := range files {
+			os.Remove(f)
+		}
+		if errors.Is(err, outfile.ErrExists) {
+			return usageErr("%v (--force overwrites)", err)
+		}
+		return runtimeErr(err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d Perfetto traces (one per tracing session) to %s: open each at https://ui.perfetto.dev (Open trace file)\n",
+		len(files), dir)
+	return nil
 }

@@ -76,7 +76,7 @@ func TestPerfettoLive(t *testing.T) {
 			ph := startPhone(t, hz, "janky", 33, 0)
 			env, tr := tracingEnv(t, ph, 34, "14")
 			rec := filepath.Join(t.TempDir(), "run.jsonl")
-			r, errs, code := fpstop(t, env, "-p", pkg, "--source", "perfetto", "--headless", "--json", "--duration", "15s", "--record", rec)
+			r, errs, code := fpstop(t, env, "-p", pkg, "--source", "perfetto", "--headless", "--json", "--duration", "15s", "--record", rec, "--record-raw")
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
@@ -93,6 +93,7 @@ func TestPerfettoLive(t *testing.T) {
 			}
 			checkPerfettoTruth(t, ph, tr, rec, r.Frames, r.JankyFrames, float64(*r.FPS))
 			checkPerfettoReplay(t, rec, r)
+			checkRawTraces(t, rec)
 		})
 	}
 }

@@ -39,7 +39,10 @@ func checkRawTraces(t *testing.T, rec string) {
 		}
 		out := make(chan []source.Event, 16)
 		errc := make(chan error, 1)
-		go func() { errc <- perfetto.FromReader(f, perfetto.Options{Name: name, Package: pkg}).Run(context.Background(), out); close(out) }()
+		go func() {
+			errc <- perfetto.FromReader(f, perfetto.Options{Name: name, Package: pkg}).Run(context.Background(), out)
+			close(out)
+		}()
 		for batch := range out {
 			for _, e := range batch {
 				if fr, ok := e.(*source.Frame); ok && fr.Timeline != nil {

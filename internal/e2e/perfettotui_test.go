@@ -108,6 +108,11 @@ func TestPerfettoScreen(t *testing.T) {
 	tr.SetBusy(true)
 	switchSame(t, p, env.Serial)
 	s := p.waitFor(20*time.Second, "busy")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "busy") {
+			t.Logf("refused switch: %s", strings.TrimSpace(l))
+		}
+	}
 	if !slices.Equal(tr.Running(), old) || !strings.Contains(s, "perfetto · FrameTimeline") {
 		t.Errorf("a refused switch: the previous session should run on (%v → %v):\n%s", old, tr.Running(), s)
 	}

@@ -284,14 +284,8 @@ func checkDamaged(t *testing.T, r metrics.Report, rec string, truth []byte, rate
 	if seenIn > drawn {
 		t.Errorf("frames seen %d > drawn %d", seenIn, drawn)
 	}
-	// At 30 % of lines damaged, frames_lost undercounts what the damaged counters hid (seen
-	// 95.6 % + 0 lost once): an open item of issue 31. The bound there is 94 % until it is fixed.
-	low := 97.0
-	if rate >= 0.3 {
-		low = 94
-	}
-	if pct := float64(seenIn+lost) * 100 / float64(drawn); pct < low || pct > 102 {
-		t.Errorf("seen %d + lost %d is %.1f%% of the %d drawn, want %.0f–102%%", seenIn, lost, pct, drawn, low)
+	if pct := float64(seenIn+lost) * 100 / float64(drawn); pct < 97 || pct > 102 {
+		t.Errorf("seen %d + lost %d is %.1f%% of the %d drawn, want 97–102%%", seenIn, lost, pct, drawn)
 	}
 	warn := strings.Join(r.Warnings, "\n")
 	if !strings.Contains(warn, "damaged") && !strings.Contains(warn, "torn") {

@@ -43,6 +43,9 @@ type winState struct {
 	// (the frames that counter counted are at or before it).
 	countedHwm int64
 	deferred   *deferredCounter // the last counter, when deferred (nil once one is reported)
+	// firstDeferred is the window's first counter when it came before any was accepted and
+	// was deferred (with the frames accounted up to it): the base of the first accepted one.
+	firstDeferred *deferredCounter
 	// used is the tracker's matchRound when a window of the process block being read was
 	// matched to it (a set per block was a map made per block and dump).
 	used int64
@@ -458,7 +461,7 @@ func (ps *procState) byTitle(w *Window, used int64) *winState {
 			// again; its rows are none of the memory's, or byRows would have matched): its
 			// counters start again. A block with hardly a readable row cannot tell that from a
 			// damaged view-root id, unless its counter started again with it.
-			s.root, s.total, s.gaps = w.Root, counter{}, nil
+			s.root, s.total, s.gaps, s.firstDeferred = w.Root, counter{}, nil, nil
 			ps.replaced = true
 		}
 		return s

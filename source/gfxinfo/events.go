@@ -89,6 +89,9 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	case !histogramAgrees(w.Summary):
 		a.warn(histogramWarning)
 	default:
+		if a.firstDeferredBase(t, ps, ws, w.TotalFrames) {
+			prev = ws.total.v
+		}
 		verdict = ws.total.check(w.TotalFrames, a.at, len(w.Frames), 1, t.reset)
 	}
 	if verdict != counterSkip {
@@ -108,6 +111,10 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	case deferred && w.TotalFrames >= 0:
 		a.warn("gfxinfo: counters deferred to the next dump (rows of the app could not be read or placed)")
 		ws.deferred = &deferredCounter{v: w.TotalFrames, at: a.at}
+		if !ws.total.known && (ws.firstDeferred == nil || ws.firstDeferred.at == a.at) && histogramProves(w.Summary) {
+			// (A later block of the same dump is the newer copy of the window.)
+			ws.firstDeferred = &deferredCounter{v: w.TotalFrames, at: a.at, acct: ws.acct, newest: newestDone(w)}
+		}
 	case w.TotalFrames >= 0:
 		a.warn("gfxinfo: a damaged \"Total frames rendered\" counter skipped (its frames are charged at the next good one)")
 	}
@@ -258,7 +265,45 @@ func (t *tracker) flush() []source.Event {
 
 // deferredCounter is a window's counter left unreported because rows of the dump could not be
 // read or placed.
-type deferredCounter struct{ v, at int64 }
+type deferredCounter struct {
+	v, at int64
+	// For firstDeferred: the window's frames accounted up to it; the newest FrameCompleted of
+	// its block's readable rows (0: none), by which it had counted every frame; and the new
+	// frames read since that completed after newest but by the window's baseNs (rows not
+	// accounted, as older than the base, yet maybe not counted by this counter).
+	acct   int
+	newest int64
+	early  int
+}
+
+// firstDeferredBase takes ws's first deferred counter as the base of its first accepted
+// counter v, when there is one: frames drawn since then that no dump showed are charged as
+// lost rather than being neither seen nor lost. The frames read since it are those accounted
+// after it, plus the early ones: its block may be an older copy of the window than its dump's
+// time says (dumps run together), and a frame it did count among them only lowers the charge,
+// so what is charged is never more than what was drawn and not read. (A window of a process
+// that started during the session has its base already: 0.) It reports whether the base was
+// taken.
+func (a *assembly) firstDeferredBase(t *tracker, ps *procState, ws *winState, v int64) bool {
+	base := ws.firstDeferred
+	ws.firstDeferred = nil
+	if base == nil || base.at >= a.at || ws.total.known || t.reset || ps.fresh || v < base.v {
+		return false
+	}
+	ws.total.check(base.v, base.at, 0, 1, false)
+	ws.acct += base.early - min(base.acct, ws.acct)
+	a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: base.v}))
+	return true
+}
+
+// newestDone returns the newest FrameCompleted among w's readable rows (0 when none).
+func newestDone(w *Window) int64 {
+	var n int64
+	for i := range w.Frames {
+		n = max(n, w.Frames[i].DoneNs)
+	}
+	return n
+}
 
 // flushDeferred reports the deferred counter of ws at the session's end (nil when there is
 // none, or it fails the counter checks): the frames it counted less those accounted since the
@@ -277,6 +322,12 @@ func (t *tracker) flushDeferred(ps *procState, ws *winState) *source.Poll {
 }
 
 const histogramWarning = "gfxinfo: a \"Total frames rendered\" counter that disagrees with its HISTOGRAM skipped (damaged)"
+
+// histogramProves reports whether a summary's counter is confirmed by a readable histogram
+// that sums to it (a counter trusted with no later one to check it against).
+func histogramProves(s *source.AndroidSummary) bool {
+	return s != nil && s.TotalFrames != nil && len(s.Histogram) > 0 && histogramSum(s.Histogram) == *s.TotalFrames
+}
 
 // histogramAgrees reports whether a summary's counter can be trusted as far as its histogram
 // tells: Android's HISTOGRAM counts every frame "Total frames rendered" counts (every real

@@ -52,8 +52,13 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 				continue
 			}
 		}
-		if f.Flags&source.FlagSkippedFrame == 0 && f.DoneNs > ws.baseNs {
-			acct++ // (Android's counter does not count the frames it skipped)
+		if f.Flags&source.FlagSkippedFrame == 0 { // (Android's counter does not count the frames it skipped)
+			switch fd := ws.firstDeferred; {
+			case f.DoneNs > ws.baseNs:
+				acct++
+			case fd != nil && f.DoneNs > fd.newest:
+				fd.early++ // (firstDeferredBase)
+			}
 		}
 	}
 	asm.frames(t, ps, ws, w, t.fresh)

@@ -442,3 +442,39 @@ func TestIntern(t *testing.T) {
 		}
 	}
 }
+
+// heldBackCopy is dump d with the window's title damaged (its view-root line cut, an empty
+// "Window:" line, the view hierarchy damaged) and its rows from..to torn: held back.
+func heldBackCopy(d []byte, from, to int64) []byte {
+	d = tearRows(d, from, to)
+	d = bytes.Replace(d, []byte("\t"+pkg+"/.Main/android.view.ViewRootImpl@1a2b30 (visibility=0)\n"), []byte("\tcom.ex\n"), 1)
+	d = bytes.Replace(d, []byte("Window: "+pkg+"/.Main\n"), []byte("Window:\n"), 1)
+	return bytes.Replace(d, []byte("  "+pkg+"/.Main/android.view"), []byte("  "+pkg+"/.Main/a8droid.view"), 1)
+}
+
+// Two dumps run together, the newer copy held back: the older copy's counter (60) is deferred
+// as the window's first, at the newer copy's time, and is the base of the next dump's counter.
+// Frames of the ring that completed between the two copies (61–120) and are read at the next
+// dump are not lost (as older than the window's first dump they were not counted as read, and
+// were charged as lost as well: 60 too many). Frames no dump showed are lost (the older copy's
+// rows torn too, the next dump two seconds on: 61–120 are never read).
+func TestFirstDeferredCounterOfAnOlderCopy(t *testing.T) {
+	for _, c := range []struct {
+		older  []byte
+		next   synthWin
+		frames int
+		lost   int64
+	}{
+		{dumpAt(11_000, 5, win(60, 10, 1, 60)), win(120, 11, 61, 180), 180, 0},
+		{tearRows(dumpAt(11_000, 5, win(60, 10, 1, 60)), 1, 60), win(120, 12, 121, 240), 120, 60},
+	} {
+		newer := heldBackCopy(dumpAt(12_000, 5, win(120, 10, 1, 120)), 1, 120)
+		evs := feed(t, runTogether(c.older, newer), dumpAt(14_000, 5, c.next))
+		if n := onceEach(t, evs); n != c.frames {
+			t.Errorf("%d frames, want %d", n, c.frames)
+		}
+		if l := charged(evs); l != c.lost {
+			t.Errorf("%d frames charged as lost, want %d: %v", l, c.lost, polls(evs))
+		}
+	}
+}

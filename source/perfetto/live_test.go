@@ -140,6 +140,16 @@ type fakeTracer struct {
 	sessions []*fakeSession
 	running  map[string]bool // unique session names now running
 	cancel   bool
+	// offFrom–offTo (from the epoch) the phone does not answer (a pulled cable)
+	offFrom, offTo time.Duration
+}
+
+var errOffline = errors.New("device offline")
+
+// offline reports whether the phone is unplugged now.
+func (f *fakeTracer) offline() bool {
+	d := f.now.Sub(f.epoch)
+	return f.offTo > 0 && d >= f.offFrom && d < f.offTo
 }
 
 type fakeSession struct {
@@ -179,6 +189,9 @@ func (f *fakeTracer) PerfettoStart(ctx context.Context, config, path string) (in
 	defer f.mu.Unlock()
 	if f.refuse != nil {
 		return 0, f.refuse
+	}
+	if f.offline() {
+		return 0, errOffline
 	}
 	name := between(config, "unique_session_name: \"", "\"")
 	if f.running[name] {
@@ -228,6 +241,9 @@ func (f *fakeTracer) PerfettoRead(ctx context.Context, path string, off int64) (
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.now = f.now.Add(f.step)
+	if f.offline() {
+		return nil, errOffline
+	}
 	for _, s := range f.sessions {
 		if s.path != path || s.removed {
 			continue
@@ -255,6 +271,10 @@ func (f *fakeTracer) PerfettoRead(ctx context.Context, path string, off int64) (
 func (f *fakeTracer) PerfettoStop(ctx context.Context, pid int, path string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.offline() {
+		f.now = f.now.Add(f.step) // the phone's time runs on while fpstop waits
+		return errOffline
+	}
 	for _, s := range f.sessions {
 		if s.pid == pid && s.path == path {
 			s.stoppedBeforeEnd = f.now.Before(s.to)
@@ -441,6 +461,61 @@ func TestConfigRefusesBadText(t *testing.T) {
 		"file_write_period_ms: 250", "duration_ms: 30000", `unique_session_name: "fpstop_t_a"`, "linux.process_stats"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("config lacks %q:\n%s", want, c)
+		}
+	}
+}
+
+// TestLiveDisconnect: a phone that stops answering for 4 s in the middle of a session. The
+// source says disconnected (not a fallback, not an error ending the run), stops that session
+// and removes its file as soon as the phone answers again (well before its duration_ms), says
+// it is back, and traces on with a new session; no frame is sent twice.
+func TestLiveDisconnect(t *testing.T) {
+	evs := simEvents(t, "janky", 60, 25*time.Second)
+	f := newFakeTracer(t, evs)
+	f.offFrom, f.offTo = 5*time.Second, 9*time.Second
+	got, err := runLive(t, f, LiveOptions{SessionMs: 20000}, 14*time.Second)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	var states []source.State
+	for _, e := range got {
+		if n, ok := e.(*source.Notice); ok && n.State != "" {
+			states = append(states, n.State)
+		}
+	}
+	if len(states) != 2 || states[0] != source.StateDisconnected || states[1] != source.StateLive {
+		t.Errorf("states %v, want disconnected then live (notices %q)", states, notices(got))
+	}
+	if liveNotice(got, "perfetto: fallback") {
+		t.Errorf("an outage taken for an old tracing service: %q", notices(got))
+	}
+	if len(f.sessions) < 2 {
+		t.Fatalf("%d sessions: none started after the phone came back", len(f.sessions))
+	}
+	first, next := f.sessions[0], f.sessions[1]
+	if !first.stopped || !first.removed || !first.stoppedBeforeEnd {
+		t.Errorf("the session of the outage: stopped %v, removed %v, before its end %v", first.stopped, first.removed, first.stoppedBeforeEnd)
+	}
+	if d := next.from.Sub(f.epoch); d < f.offTo || d > f.offTo+time.Second {
+		t.Errorf("the next session started %s after the epoch, want just after the phone came back at %s", d, f.offTo)
+	}
+	seen := map[int64]bool{}
+	after := 0
+	for _, fr := range framesOf(got) {
+		if seen[fr.VsyncID] {
+			t.Errorf("frame %d sent twice", fr.VsyncID)
+		}
+		seen[fr.VsyncID] = true
+		if next.tokens[fr.VsyncID] {
+			after++
+		}
+	}
+	if after == 0 {
+		t.Error("no frame of the session after the outage")
+	}
+	for _, s := range f.sessions {
+		if !s.removed {
+			t.Errorf("%s left on the phone", s.path)
 		}
 	}
 }

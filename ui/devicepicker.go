@@ -97,6 +97,9 @@ type devicePickerModel struct {
 	// chosen is the device enter picked, taken by the dashboard in the same Update (take):
 	// through a Cmd, a key typed right after enter would still reach this picker.
 	chosen string
+	// pending: enter was pressed while the first list was loading (the dashboard's status line
+	// already names the devices); the row under the cursor is picked when the list arrives.
+	pending bool
 	// inUse is the phone the dashboard shows (marked in the list, so picking another is a
 	// choice, not a guess)
 	inUse string
@@ -121,7 +124,7 @@ func (m devicePickerModel) SetStyles(st *themes.Styles) devicePickerModel { m.st
 // Load starts fetching the device list.
 func (m devicePickerModel) Load() (devicePickerModel, tea.Cmd) {
 	m.gen++
-	m.loading, m.err = true, nil
+	m.loading, m.err, m.pending = true, nil, false
 	fetch, gen := m.fetch, m.gen
 	if fetch == nil {
 		m.loading = false
@@ -154,6 +157,10 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 					m.list = m.list.Select(i)
 				}
 			}
+			if m.pending {
+				m.pending = false
+				m = m.choose()
+			}
 			gen := m.gen
 			return m, m.after(DevicePollInterval, func(time.Time) tea.Msg { return devicePollMsg{gen: gen} })
 		}
@@ -171,9 +178,10 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 		case listClosed:
 			return m, func() tea.Msg { return closePickerMsg{} }
 		case listPicked:
-			if i, _ := m.list.Selected(); m.items[i].State == "device" {
-				m.chosen = m.items[i].Serial
-				return m, nil
+			return m.choose(), nil
+		case listMoved:
+			if m.loading && key.Matches(msg, m.keys.Pick) {
+				m.pending = true
 			}
 		case listNone:
 			if key.Matches(msg, m.keys.Refresh) {
@@ -182,6 +190,14 @@ func (m devicePickerModel) Update(msg tea.Msg) (devicePickerModel, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// choose picks the device under the cursor when it is usable (state "device").
+func (m devicePickerModel) choose() devicePickerModel {
+	if i, ok := m.list.Selected(); ok && i < len(m.items) && m.items[i].State == "device" {
+		m.chosen = m.items[i].Serial
+	}
+	return m
 }
 
 // take returns the device enter picked ("" when none) and forgets it.

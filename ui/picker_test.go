@@ -133,3 +133,39 @@ func collect(cmd tea.Cmd, out *[]tea.Msg) {
 		*out = append(*out, msg)
 	}
 }
+
+// TestDevicePickerEnterWhileLoading: with several phones the picker opens by itself and the
+// status line already names them; an enter typed before the picker has listed them picks the
+// first usable phone once the list arrives (it was dropped: the picker stayed open) and opens
+// its app picker. An offline first row is never picked that way.
+func TestDevicePickerEnterWhileLoading(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		devices []DeviceItem
+		want    overlay
+	}{
+		{"usable", []DeviceItem{{Serial: "one", State: "device"}, {Serial: "two", State: "device"}}, overlayApps},
+		{"offline first", []DeviceItem{{Serial: "one", State: "offline"}, {Serial: "two", State: "device"}}, overlayDevices},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := topts{
+				Devices: func(context.Context) ([]DeviceItem, error) { return tc.devices, nil },
+				Apps: func(context.Context, string) ([]AppItem, error) {
+					return []AppItem{{Package: "com.example.feed", Foreground: true}}, nil
+				},
+			}
+			o.Options.After = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+			var tm tea.Model = New(o.build())
+			tm, _ = tm.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			tm, load := tm.Update(openDevicePickerMsg{})
+			tm, _ = tm.Update(tea.KeyMsg{Type: tea.KeyEnter}) // before the devices are listed
+			if got := tm.(Model).overlay; got != overlayDevices {
+				t.Fatalf("enter on a loading picker changed the overlay to %v", got)
+			}
+			tm, _ = tm.Update(load())
+			if got := tm.(Model).overlay; got != tc.want {
+				t.Fatalf("after the list arrived the overlay is %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

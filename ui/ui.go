@@ -310,7 +310,7 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, flashCmd(FlashInfo, "statistics cleared")
 	case devicesMsg:
 		m.devs, cmd = m.devs.Update(msg)
-		return m, cmd
+		return m.takePick(cmd) // an enter typed while the devices were listed
 	case openDevicePickerMsg:
 		m.overlay = overlayDevices
 		m.devs, cmd = m.devs.Load()

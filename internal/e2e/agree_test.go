@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fpstop/fpstop/internal/tmuxctl"
 )
 
 // TestFreezeBadgeAndHeadlineAgree: a phone whose app freezes now and then (the frozen
-// scenario, Looper lines on), read every 200 ms for 15 s: on every screen the header badge and
+// scenario, Looper lines on), read every 200 ms through one tmux control client for 15 s
+// (FPSTOP_LOAD_SECONDS for longer): on every screen the header badge and
 // the FPS headline say the same state — FROZEN with "frozen", IDLE with "idle", LIVE with a
 // figure or "waiting" — as both read the session's one state.
 func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
@@ -19,12 +23,18 @@ func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
 	time.Sleep(time.Second)
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
 	p.waitFor(20*time.Second, "gfxinfo+logcat", "LIVE")
+	ctl, err := tmuxctl.Attach(context.Background(), p.sock, p.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ctl.Close)
 	frozen, n := 0, 0
-	for until := time.Now().Add(15 * time.Second); time.Now().Before(until); time.Sleep(200 * time.Millisecond) {
-		s := p.screen()
+	stop := make(chan struct{})
+	time.AfterFunc(loadSeconds(15), func() { close(stop) })
+	sm := sampleScreen(t, ctl, p.target, stop, func(_ time.Time, s string) {
 		lines := strings.SplitN(s, "\n", 5)
 		if len(lines) < 5 {
-			continue
+			return
 		}
 		header, head := lines[0], lines[3]
 		n++
@@ -41,7 +51,7 @@ func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
 				want = "waiting"
 			}
 		default:
-			continue
+			return
 		}
 		if !strings.Contains(head, want) {
 			t.Errorf("badge %s, headline %q:\n%s\n%s", badge, strings.TrimSpace(head), header, head)
@@ -51,7 +61,9 @@ func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
 				t.Errorf("badge %s beside headline %q", badge, strings.TrimSpace(head))
 			}
 		}
-	}
+	})
+	// (no bound on the intervals here: this test runs beside others; the load tests hold it)
+	t.Logf("sampling: %v; loadavg %s", sm, loadavg())
 	p.key("q")
 	if frozen == 0 {
 		t.Errorf("no FROZEN screen in %d reads of a freezing app", n)

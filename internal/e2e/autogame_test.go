@@ -234,7 +234,7 @@ func TestSurfaceFlingerSmooth120Loaded(t *testing.T) {
 		return false
 	})
 	env := g.env(t)
-	burnCPU(t, 4, false)
+	burnCPU(t, 4, true)
 	stop := make(chan struct{})
 	var stalls int
 	go func() {

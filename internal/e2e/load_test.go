@@ -49,14 +49,23 @@ func loadSeconds(def int) time.Duration {
 	return time.Duration(def) * time.Second
 }
 
-// favouredSampler renices the pane's tmux server and every thread of this test process to
-// -10 (root; the fake phone, in this process, is a device of its own on a real desk) and
-// returns a control-mode client on the pane: reads with no process started per sample, which a
-// loaded machine delayed by up to 18 s. The threads go back to priority 0 when the test ends.
+// loadBurners is how many CPU burners the load tests start: with fpstop, the fake phone and
+// the sampler, the load issue 27 asks (15 or more), not the 35 where a busy machine's own
+// noise swamps what fpstop does.
+const loadBurners = 14
+
+// favouredSampler gives this test process (the sampler and the fake phone, a device of its own
+// on a real desk) and the pane's tmux server nice -10, thread by thread and for their autogroups
+// (with autogroup scheduling, nice counts within the session's group: the group's weight is
+// what the burners compete with), and returns a control-mode client on the pane: reads with no
+// process started per sample. fpstop, in a session of its own under the tmux server, keeps
+// priority 0. All go back to 0 when the test ends.
 func (p *pane) favouredSampler() *tmuxctl.Client {
 	p.t.Helper()
 	if out, err := exec.Command("tmux", "-L", p.sock, "display-message", "-p", "#{pid}").Output(); err == nil {
-		_ = exec.Command("renice", "-n", "-10", "-p", strings.TrimSpace(string(out))).Run()
+		pid := strings.TrimSpace(string(out))
+		_ = exec.Command("renice", "-n", "-10", "-p", pid).Run()
+		_ = os.WriteFile("/proc/"+pid+"/autogroup", []byte("-10"), 0)
 	}
 	setNice := func(n int) {
 		tasks, _ := filepath.Glob("/proc/self/task/*")
@@ -67,7 +76,6 @@ func (p *pane) favouredSampler() *tmuxctl.Client {
 		}
 	}
 	setNice(-10)
-	// (with autogroup scheduling, nice counts within the session's group: the group too)
 	_ = os.WriteFile("/proc/self/autogroup", []byte("-10"), 0)
 	p.t.Cleanup(func() {
 		setNice(0)
@@ -81,14 +89,84 @@ func (p *pane) favouredSampler() *tmuxctl.Client {
 	return c
 }
 
+// sampleLimit is the longest a screen may go unread (issue 27: every ≤ 250 ms, plus 10 ms for
+// the clock's own jitter); samplePeriod reads faster than that so that a late wake-up or a slow
+// reply of up to 50 ms still keeps within it.
+const (
+	samplePeriod = 200 * time.Millisecond
+	sampleLimit  = 260 * time.Millisecond
+)
+
+// sampling is what a run of screen reads saw of its own timing. longest is the longest interval
+// between two replies (how long the screen went unread); lateWake, how long after its tick the
+// sampler woke at worst (the test process starved); slowReply, how long tmux took to answer at
+// worst (the tmux server starved): the last two say where a long interval came from.
+type sampling struct {
+	n, over                      int
+	longest, lateWake, slowReply time.Duration
+}
+
+func (s sampling) String() string {
+	return fmt.Sprintf("%d samples, longest interval %v (%d over %v); sampler woke late by up to %v, tmux answered in up to %v",
+		s.n, s.longest.Round(time.Millisecond), s.over, sampleLimit, s.lateWake.Round(time.Millisecond), s.slowReply.Round(time.Millisecond))
+}
+
+// sampleScreen reads target through ctl on a fixed grid of samplePeriod until stop closes and
+// hands each screen, with the time its reply came, to f. A grid, not a sleep after each read,
+// so that one late read does not push every later one.
+func sampleScreen(t *testing.T, ctl *tmuxctl.Client, target string, stop <-chan struct{}, f func(at time.Time, screen string)) sampling {
+	t.Helper()
+	tick := time.NewTicker(samplePeriod)
+	defer tick.Stop()
+	var s sampling
+	var prev time.Time
+	for {
+		var due time.Time
+		select {
+		case <-stop:
+			return s
+		case due = <-tick.C:
+		}
+		start := time.Now()
+		s.lateWake = max(s.lateWake, start.Sub(due))
+		out, err := ctl.Capture(target)
+		if err != nil {
+			t.Error(err)
+			return s
+		}
+		at := time.Now()
+		s.slowReply = max(s.slowReply, at.Sub(start))
+		if !prev.IsZero() {
+			d := at.Sub(prev)
+			s.longest = max(s.longest, d)
+			if d > sampleLimit {
+				s.over++
+			}
+		}
+		prev = at
+		s.n++
+		f(at, out)
+	}
+}
+
+// checkSampling fails the test when a screen went unread longer than sampleLimit.
+func checkSampling(t *testing.T, s sampling) {
+	t.Helper()
+	t.Logf("sampling: %v; loadavg %s", s, loadavg())
+	if s.over > 0 {
+		t.Errorf("%d of %d intervals between screen reads over %v (longest %v)", s.over, s.n-1, sampleLimit, s.longest.Round(time.Millisecond))
+	}
+}
+
 func loadavg() string {
 	b, _ := os.ReadFile("/proc/loadavg")
 	return strings.TrimSpace(string(b))
 }
 
 // TestAutoUnderLoad is issue 27's blocker as a user meets it: `fpstop` in its default mode
-// (auto: gfxinfo+logcat, the app prints its Looper lines) on a steady 120 Hz app, with 16 CPU
-// burners on the machine and the adb server stalled for 1.5 s every 15 s. The header is read every 250 ms: never FROZEN or IDLE while the
+// (auto: gfxinfo+logcat, the app prints its Looper lines) on a steady 120 Hz app, with
+// loadBurners CPU burners on the machine and the adb server stalled for 1.5 s every 15 s. The
+// header is read every 200 ms, never more than sampleLimit apart: never FROZEN or IDLE while the
 // phone draws (it draws 120 frames a second throughout), and the header clock keeps wall
 // time within 2 % (plus the clock's one-second resolution). Before, a Tick extrapolated
 // ahead of late logcat lines ran the clock at 2× wall time and showed FROZEN for minutes.
@@ -99,9 +177,9 @@ func TestAutoUnderLoad(t *testing.T) {
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
 	p.waitFor(30*time.Second, "gfxinfo+logcat", "LIVE", "120 Hz")
 	// the sampler, not fpstop, is favoured: the tmux server and this test's threads read the
-	// screen every 250 ms however busy the machine is (fpstop, started before, keeps priority 0)
+	// screen every 200 ms however busy the machine is (fpstop keeps priority 0)
 	ctl := p.favouredSampler()
-	burnCPU(t, 16, true)
+	burnCPU(t, loadBurners, true)
 	dur := loadSeconds(30)
 	type sample struct {
 		at     time.Time
@@ -123,16 +201,12 @@ func TestAutoUnderLoad(t *testing.T) {
 		}
 	}()
 	defer func() { <-stallDone }()
-	for until := time.Now().Add(dur); time.Now().Before(until); {
-		at := time.Now()
-		out, err := ctl.Capture(p.target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		samples = append(samples, sample{at, strings.SplitN(out, "\n", 2)[0]})
-		time.Sleep(time.Until(at.Add(250 * time.Millisecond)))
-	}
-	t.Logf("loadavg at the end: %s", loadavg())
+	stop := make(chan struct{})
+	time.AfterFunc(dur, func() { close(stop) })
+	sm := sampleScreen(t, ctl, p.target, stop, func(at time.Time, screen string) {
+		samples = append(samples, sample{at, strings.SplitN(screen, "\n", 2)[0]})
+	})
+	checkSampling(t, sm)
 	bad := 0
 	for _, s := range samples {
 		if strings.Contains(s.header, "FROZEN") || strings.Contains(s.header, "IDLE") {
@@ -160,15 +234,6 @@ func TestAutoUnderLoad(t *testing.T) {
 	if d := float64(c1 - c0); d > wall*1.02+1.5 || d < wall*0.98-1.5 {
 		t.Errorf("the header clock moved %.0f s in %.1f s of wall time", d, wall)
 	}
-	var gap time.Duration
-	late := 0
-	for i := 1; i < len(samples); i++ {
-		d := samples[i].at.Sub(samples[i-1].at)
-		gap = max(gap, d)
-		if d > 260*time.Millisecond {
-			late++
-		}
-	}
-	t.Logf("%d samples over %v (longest interval %v, %d over 260 ms); clock %d → %d s over %.1f s wall", len(samples), dur, gap.Round(time.Millisecond), late, c0, c1, wall)
+	t.Logf("%d samples over %v, %d FROZEN or IDLE; clock %d → %d s over %.1f s wall", len(samples), dur, bad, c0, c1, wall)
 	p.key("q")
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestFreezeBadgeAndHeadlineAgree: a phone whose app freezes now and then (the frozen
-// scenario, Looper lines on), read every 200 ms through one tmux control client for 15 s
+// scenario, Looper lines on), read every samplePeriod through one tmux control client for 15 s
 // (FPSTOP_LOAD_SECONDS for longer): on every screen the header badge and
 // the FPS headline say the same state — FROZEN with "frozen", IDLE with "idle", LIVE with a
 // figure or "waiting" — as both read the session's one state.

@@ -39,7 +39,7 @@ func slowestShown(screen string) float64 {
 }
 
 // TestReplugInventsNoMessage: auto mode on a 120 Hz app that prints its Looper lines, under
-// loadBurners CPU burners, through three unplug/replug cycles, the screen read every 200 ms. A
+// loadBurners CPU burners, through three unplug/replug cycles, the screen read every samplePeriod. A
 // message open when the phone went away is closed unpaired at the gap, so the messages panel
 // never lists one longer than the phone's longest (before, each replug paired a Dispatching line from before the gap with a Finished
 // line after it: an invented ~11 s message at the top of the table).
@@ -51,7 +51,7 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	p.waitFor(60*time.Second, "gfxinfo+logcat", "LIVE", "max ms") // (auto's Looper probe, on a machine busy with other tests)
 	ctl := p.favouredSampler()
 	burnCPU(t, loadBurners, true)
-	// the messages panel is read every 200 ms throughout the three cycles, not only once the
+	// the messages panel is read every samplePeriod throughout the three cycles, not only once the
 	// phone is back: an invented message shown for a second counts
 	worst, live := -1.0, 0
 	var last string

@@ -466,7 +466,8 @@ func TestConfigRefusesBadText(t *testing.T) {
 }
 
 // TestLiveDisconnect: a phone that stops answering for 4 s in the middle of a session. The
-// source says disconnected (not a fallback, not an error ending the run), stops that session
+// source says disconnected (not a fallback, not an error ending the run) and marks the time not
+// seen as a gap, stops that session
 // and removes its file as soon as the phone answers again (well before its duration_ms), says
 // it is back, and traces on with a new session; no frame is sent twice.
 func TestLiveDisconnect(t *testing.T) {
@@ -485,6 +486,15 @@ func TestLiveDisconnect(t *testing.T) {
 	}
 	if len(states) != 2 || states[0] != source.StateDisconnected || states[1] != source.StateLive {
 		t.Errorf("states %v, want disconnected then live (notices %q)", states, notices(got))
+	}
+	var gaps []*source.Gap
+	for _, e := range got {
+		if g, ok := e.(*source.Gap); ok {
+			gaps = append(gaps, g)
+		}
+	}
+	if len(gaps) != 1 || gaps[0].ToNs-gaps[0].FromNs < int64(time.Second) || gaps[0].ToNs-gaps[0].FromNs > int64(6*time.Second) {
+		t.Errorf("gaps %v, want one of 1–6 s (the phone was away 4 s; the fake writes its file by bytes, not by time)", gapText(gaps))
 	}
 	if liveNotice(got, "perfetto: fallback") {
 		t.Errorf("an outage taken for an old tracing service: %q", notices(got))
@@ -518,4 +528,12 @@ func TestLiveDisconnect(t *testing.T) {
 			t.Errorf("%s left on the phone", s.path)
 		}
 	}
+}
+
+func gapText(gs []*source.Gap) []string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, fmt.Sprintf("%s %.2f s", g.Reason, float64(g.ToNs-g.FromNs)/1e9))
+	}
+	return out
 }

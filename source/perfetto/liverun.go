@@ -37,6 +37,9 @@ type liveRun struct {
 	failingSince time.Time
 	away         error
 	lost         []*liveSession
+	// gapFrom is the phone's time (monotonic) when it went away, until the next session's
+	// first packet ends the gap (0: none open)
+	gapFrom int64
 }
 
 type frameKey struct {
@@ -198,13 +201,14 @@ func (r *liveRun) next(ctx context.Context, now time.Time) error {
 // they are stopped (their files removed) as soon as the phone answers again, since they run on
 // there until their duration_ms.
 func (r *liveRun) goAway(why error) {
+	r.gapFrom = r.monoNow()
 	for _, s := range r.sessions {
 		r.finish(s)
 	}
 	r.lost = append(r.lost, r.sessions...)
 	r.sessions = nil
 	r.away = why
-	r.evs = append(r.evs, &source.Notice{AtNs: r.monoNow(), Level: source.LevelErr, State: source.OutageState(why),
+	r.evs = append(r.evs, &source.Notice{AtNs: r.gapFrom, Level: source.LevelErr, State: source.OutageState(why),
 		Text: fmt.Sprintf("perfetto: the phone does not answer (%v); its tracing session is stopped as soon as it is back", why)})
 }
 
@@ -222,7 +226,7 @@ func (r *liveRun) back(ctx context.Context) bool {
 		return false
 	}
 	r.away, r.failingSince, r.startFails = nil, time.Time{}, 0
-	r.evs = append(r.evs, &source.Notice{AtNs: r.monoNow(), Level: source.LevelInfo, State: source.StateLive,
+	r.evs = append(r.evs, &source.Notice{AtNs: r.gapFrom, Level: source.LevelInfo, State: source.StateLive,
 		Text: "perfetto: the phone is back; its sessions from before are stopped and a new one starts"})
 	return true
 }
@@ -256,6 +260,10 @@ func (r *liveRun) read(ctx context.Context, s *liveSession) error {
 		if latest := s.p.Latest(); latest > 0 {
 			if off := now.UnixNano() - latest; !r.haveOffset || off < r.offset {
 				r.offset, r.haveOffset = off, true
+			}
+			if to := s.p.ToMono(latest); r.gapFrom > 0 && r.away == nil && to > r.gapFrom {
+				r.evs = append(r.evs, &source.Gap{FromNs: r.gapFrom, ToNs: to, Reason: "device disconnected"})
+				r.gapFrom = 0
 			}
 		}
 	}

@@ -38,10 +38,12 @@ func TestPerfettoDisconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(2 * time.Second)
+	replug := time.Now()
 	if err := env.Replug(ctx); err != nil {
 		t.Fatal(err)
 	}
 	back := time.Now()
+	t.Logf("the adb server took %.1f s to reconnect the phone", back.Sub(replug).Seconds())
 	for {
 		old := 0
 		for _, p := range tr.Running() {

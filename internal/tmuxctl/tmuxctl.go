@@ -23,6 +23,7 @@ type Client struct {
 	in      io.WriteCloser
 	replies chan reply
 	mu      sync.Mutex
+	seq     int // numbers each command's end marker
 	done    chan struct{}
 }
 
@@ -101,18 +102,28 @@ func (c *Client) read(r io.Reader) {
 	}
 }
 
-// Command runs one tmux command (one line, as typed after `tmux`) and returns its output.
+// Command runs one tmux command (one line, as typed after `tmux`) and returns its output. A
+// numbered marker command follows it and its reply is the one just before the marker's: a
+// block tmux sends on its own (the attach's, which may come late) then shifts no reply.
 func (c *Client) Command(line string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, err := io.WriteString(c.in, line+"\n"); err != nil {
+	c.seq++
+	marker := fmt.Sprintf("fpstop-tmuxctl-%d", c.seq)
+	if _, err := io.WriteString(c.in, line+"\ndisplay-message -p "+marker+"\n"); err != nil {
 		return "", fmt.Errorf("tmux %q: %w", line, err)
 	}
-	r, ok := <-c.replies
-	if !ok {
-		return "", ErrClosed
+	var last *reply
+	for r := range c.replies {
+		if r.err == nil && r.text == marker {
+			if last == nil {
+				return "", fmt.Errorf("tmux %q: no reply before its marker", line)
+			}
+			return last.text, last.err
+		}
+		last = &r
 	}
-	return r.text, r.err
+	return "", ErrClosed
 }
 
 // Capture returns the visible text of target's pane (plain text, no attributes).

@@ -164,7 +164,7 @@ func TestPerfettoScreen(t *testing.T) {
 	}
 }
 
-// blameOf names the party the fake's jank bits blame first, as the worst frames' rows do.
+// blameOf names every party the fake's jank bits blame, in the order the worst frames' rows name them.
 func blameOf(jank int64) string {
 	var parts []string
 	if jank&source.JankAppDeadline != 0 {

@@ -38,7 +38,7 @@ func slowestShown(screen string) float64 {
 	return -1
 }
 
-// TestReplugInventsNoMessage: auto mode on a 120 Hz app that prints its Looper lines, under
+// TestReplugInventsNoMessage: gfxinfo+logcat on a 120 Hz app that prints its Looper lines, under
 // loadBurners CPU burners, through three unplug/replug cycles, the screen read every samplePeriod. A
 // message open when the phone went away is closed unpaired at the gap, so the messages panel
 // never lists one longer than the phone's longest (before, each replug paired a Dispatching line from before the gap with a Finished
@@ -47,8 +47,11 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	ph := startPhone(t, 120, "demo", 13, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)
-	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
-	p.waitFor(60*time.Second, "gfxinfo+logcat", "LIVE", "max ms") // (auto's Looper probe, on a machine busy with other tests)
+	// The source is named: in two whole-package runs auto's Looper probe stayed on gfxinfo for
+	// 60 s on this phone (alone it switches in seconds; open, issue 27), and this test is about
+	// the messages across the gaps.
+	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse", "--source", "gfxinfo+logcat")
+	p.waitFor(60*time.Second, "gfxinfo+logcat", "LIVE", "max ms")
 	ctl := p.favouredSampler()
 	burnCPU(t, loadBurners, true)
 	// the messages panel is read every samplePeriod throughout the three cycles, not only once the

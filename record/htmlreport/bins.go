@@ -12,21 +12,30 @@ const maxBins = timelineCols * 32
 // bin summarises the frames of one stretch of time the way a timeline column does: the on-time
 // frames' count and cost range, and per janky class the count and the costliest frame.
 type bin struct {
-	n          int32
-	lo, hi     float32
+	onTime
 	jankyCount [numCls]int32
 	worst      [numCls]frameRec
 }
 
+// onTime is the on-time frames' count and cost range, a column's band and a bin's alike.
+type onTime struct {
+	n      int32
+	lo, hi float32
+}
+
+func (r *onTime) add(costMs float32) {
+	if r.n == 0 || costMs < r.lo {
+		r.lo = costMs
+	}
+	if r.n == 0 || costMs > r.hi {
+		r.hi = costMs
+	}
+	r.n++
+}
+
 func (b *bin) add(f frameRec) {
 	if f.cls == clsOK {
-		if b.n == 0 || f.costMs < b.lo {
-			b.lo = f.costMs
-		}
-		if b.n == 0 || f.costMs > b.hi {
-			b.hi = f.costMs
-		}
-		b.n++
+		b.onTime.add(f.costMs)
 		return
 	}
 	if b.jankyCount[f.cls] == 0 || b.worst[f.cls].costMs < f.costMs {

@@ -134,8 +134,7 @@ func frameTitle(f *frameRec, toS func(int64) float64) string {
 
 // column is one pixel column's summary.
 type column struct {
-	n          int
-	lo, hi     float32
+	onTime
 	worst      [numCls]int32 // index+1 of the costliest frame of each janky class
 	jankyCount [numCls]int32
 }
@@ -154,13 +153,7 @@ func drawColumns(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64)
 		f := &fs.frames[i]
 		c := &cols[colOf(f.vsync)]
 		if f.cls == clsOK {
-			if c.n == 0 || f.costMs < c.lo {
-				c.lo = f.costMs
-			}
-			if c.n == 0 || f.costMs > c.hi {
-				c.hi = f.costMs
-			}
-			c.n++
+			c.add(f.costMs)
 			continue
 		}
 		c.jankyCount[f.cls]++

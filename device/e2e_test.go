@@ -1,7 +1,7 @@
 package device_test
 
 // End-to-end tests: the device package against Debian's real adb server, connected to a fake
-// device (internal/fakeadb) through internal/adbtest. Skipped when adb is not installed unless
+// device (internal/testkit/fakeadb) through internal/testkit/adbtest. Skipped when adb is not installed unless
 // FPSTOP_REQUIRE_ADB=1.
 
 import (
@@ -23,9 +23,9 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/device"
-	"github.com/fpstop/fpstop/internal/adbtest"
-	"github.com/fpstop/fpstop/internal/fakeadb"
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/adbtest"
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 // guard bounds waits so a bug fails a test instead of hanging it; no test asserts durations.

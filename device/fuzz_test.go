@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 )
 
 // shellSafe reports whether cmd, outside single-quoted words, uses only characters the shell

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 func TestServerAddr(t *testing.T) {

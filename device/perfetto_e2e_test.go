@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/device"
-	"github.com/fpstop/fpstop/internal/adbtest"
-	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/adbtest"
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/perfetto"
 	"github.com/fpstop/fpstop/source/sim"

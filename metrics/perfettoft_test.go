@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source/perfetto"
 )

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
-	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/reference"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"
@@ -17,7 +17,7 @@ import (
 
 // TestRealCapturesEqualReference: on every real Android 12+ capture with framestats rows, each
 // window's numbers from the pipeline (read as `--input FILE` reads it) equal DESIGN §4's rule
-// applied to the window's rows by internal/reference, which shares no code with metrics:
+// applied to the window's rows by internal/testkit/reference, which shares no code with metrics:
 // frames, janky, drop levels, Android's deadline jank exactly, fps to 0.5 %.
 func TestRealCapturesEqualReference(t *testing.T) {
 	dir := realdata.Dir(t, "gfxinfo")

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/internal/testkit/reference"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"

@@ -9,4 +9,4 @@ dur=${1:-10m}
 cd "$(dirname "$0")/.."
 command -v adb >/dev/null || { echo "needs adb: apt-get install adb" >&2; exit 2; }
 FPSTOP_LAB_BENCH_DURATION=$dur go test -run '^$' -bench '^BenchmarkLab4Devices$' -benchtime 1x \
-  -timeout 0 -v ./internal/e2e/ 2>&1 | grep -v '^goos\|^goarch\|^pkg\|^cpu'
+  -timeout 0 -v ./internal/testkit/e2e/ 2>&1 | grep -v '^goos\|^goarch\|^pkg\|^cpu'

@@ -13,5 +13,5 @@ cd "$(dirname "$0")/.."
 command -v adb >/dev/null || { echo "needs adb: apt-get install adb" >&2; exit 2; }
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 FPSTOP_LIVE_CPU_SECONDS=$secs go test -run '^$' -bench '^BenchmarkLiveCPU$' -benchtime 1x -count "$count" \
-  -timeout 0 -v ./internal/e2e/ 2>&1 | grep -E 'cpu%|of one core|FAIL|panic|^ok|livecpu_test'
+  -timeout 0 -v ./internal/testkit/e2e/ 2>&1 | grep -E 'cpu%|of one core|FAIL|panic|^ok|livecpu_test'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/config"
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 // TestRecordingCannotBeCreated (issue 13): a --record path that cannot be created exits 2 at

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/buildinfo"
-	"github.com/fpstop/fpstop/internal/realdata"
-	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/reference"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"

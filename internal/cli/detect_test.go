@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 // TestDetectRealCaptures (issue 31): every real gfxinfo and logcat capture is recognised as

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 // TestReportHTML: `fpstop report FILE --format html` writes the page to stdout or to -o FILE

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 // TestPackageWithInput: -p with --input keeps only that process's windows, or says on stderr

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 // sfText is what a saved --latency text says, read here without fpstop's parser: the period

@@ -42,9 +42,18 @@ var flowRules = []flowRule{
 		"colours know nothing of frames"},
 }
 
+// harness is where the test harnesses live (the fake phone, the private adb server, the tmux
+// driver, the end-to-end suite, the real-capture locator, reference implementations, benchmark
+// input generators). Only the harness itself and scripts/ may import it from non-test code: a
+// product package that needs one would ship test scaffolding in the binary.
+const harness = "internal/testkit"
+
+// harnessUsers are the non-test importers a harness package may have.
+var harnessUsers = []string{harness, "scripts"}
+
 // adbTalkers are the only packages that may speak to adb (its client library, a process or a
 // socket): device/ itself and the test harness that starts a real adb against the fake phone.
-var adbTalkers = []string{"device", "internal/adbtest", "internal/fakeadb", "internal/e2e", "internal/tmuxtest"}
+var adbTalkers = []string{"device", "internal/testkit/adbtest", "internal/testkit/fakeadb", "internal/testkit/e2e", "internal/testkit/tmuxtest"}
 
 // adbClient reports whether the import p can reach adb: its client library, starting a process
 // or opening a socket (net itself; net/http and the like are not counted).
@@ -107,6 +116,9 @@ func flowViolations(edges []importEdge) []string {
 				out = append(out, e.file+" imports "+e.path+": "+r.why)
 			}
 		}
+		if underAny(e.path, []string{harness}) && !underAny(e.pkg, harnessUsers) {
+			out = append(out, e.file+" imports "+e.path+": product code never imports a test harness")
+		}
 		if adbClient(e.path) && !underAny(e.pkg, adbTalkers) && !execForNonAdb(e) {
 			out = append(out, e.file+" imports "+e.path+": only device/ talks to adb")
 		}
@@ -124,15 +136,16 @@ func execForNonAdb(e importEdge) bool {
 	switch e.file {
 	case "internal/cli/driver_unix.go", "internal/cli/driver_other.go", "internal/cli/testrun.go",
 		"internal/junit/check.go", "internal/export/prom/serve.go",
-		"internal/export/otlp/otlptest/receiver.go", "internal/tmuxctl/tmuxctl.go",
+		"internal/export/otlp/otlptest/receiver.go", "internal/testkit/tmuxctl/tmuxctl.go",
 		"scripts/keylatency/main.go":
 		return true
 	}
 	return false
 }
 
-// TestImportFlow: no package imports against source → metrics → ui | record, and only device/
-// talks to adb. It parses import blocks only, so it runs in `go test -short`.
+// TestImportFlow: no package imports against source → metrics → ui | record, only device/
+// talks to adb, and no product package imports a test harness (internal/testkit/…). It parses
+// import blocks only, so it runs in `go test -short`.
 func TestImportFlow(t *testing.T) {
 	edges := imports(t, moduleRoot(t))
 	if len(edges) == 0 {
@@ -157,6 +170,9 @@ func TestFlowRulesCatchOffenders(t *testing.T) {
 		{"source/logcat/x.go", "source/logcat", "os/exec"},
 		{"ui/x.go", "ui", "github.com/electricbubble/gadb"},
 		{"metrics/x.go", "metrics", "net"},
+		{"internal/cli/x.go", "internal/cli", "internal/testkit/fakeadb"},
+		{"record/x.go", "record", "internal/testkit"},
+		{"x.go", ".", "internal/testkit/realdata"},
 	}
 	for _, e := range bad {
 		if got := flowViolations([]importEdge{e}); len(got) != 1 {
@@ -172,6 +188,8 @@ func TestFlowRulesCatchOffenders(t *testing.T) {
 		{"device/x.go", "device", "os/exec"},
 		{"ui/x.go", "ui", "net/http"}, // net/http is not net
 		{"internal/cli/x.go", "internal/cli", "ui"},
+		{"internal/testkit/adbtest/x.go", "internal/testkit/adbtest", "internal/testkit/fakeadb"},
+		{"scripts/benchgen/main.go", "scripts/benchgen", "internal/testkit/benchgen"},
 	}
 	for _, e := range good {
 		if got := flowViolations([]importEdge{e}); len(got) != 0 {

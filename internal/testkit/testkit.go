@@ -1,4 +1,4 @@
-// Package testkit holds what the process-starting test suites (internal/e2e, internal/tmuxtest)
+// Package testkit holds what the process-starting test suites (internal/testkit/e2e, internal/testkit/tmuxtest)
 // share: the parallelism of suites that wait on real time, and the fan-out of a fake app's
 // events to its open logcat streams. It is a test harness: no product package
 // imports it.

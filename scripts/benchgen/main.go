@@ -5,7 +5,7 @@
 //	benchgen logcat -mb 200 -o log.txt         # threadtime logcat; prints the Looper pairs written
 //	benchgen framestats -layout 17 -rows 1000000 -o fs.txt   # concatenated framestats dumps
 //
-// The generators are package internal/benchgen's, which source/logcat's benchmarks use too.
+// The generators are package internal/testkit/benchgen's, which source/logcat's benchmarks use too.
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/fpstop/fpstop/internal/benchgen"
+	"github.com/fpstop/fpstop/internal/testkit/benchgen"
 )
 
 func main() {

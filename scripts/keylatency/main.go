@@ -1,7 +1,7 @@
 // Command keylatency measures how long a terminal program takes to answer a key, as a person
 // sees it: the program runs in a private tmux server beside CPU burners, a key is pressed and
 // the pane is read every 2 ms until the answer is on screen. Keys and reads go through one tmux
-// control-mode client (internal/tmuxctl): starting a tmux client per read cost a fork and an
+// control-mode client (internal/testkit/tmuxctl): starting a tmux client per read cost a fork and an
 // exec each, which a loaded machine delayed by hundreds of milliseconds, so the old shell loop
 // measured itself. The tmux server and this process run at nice -10 (the terminal, favoured as
 // a desktop's is); the program measured runs at nice 0, like the burners. scripts/key-latency.sh
@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fpstop/fpstop/internal/tmuxctl"
+	"github.com/fpstop/fpstop/internal/testkit/tmuxctl"
 )
 
 func main() {

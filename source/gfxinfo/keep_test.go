@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 	"github.com/fpstop/fpstop/source"
 )
 

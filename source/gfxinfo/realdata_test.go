@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/hwui"
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"

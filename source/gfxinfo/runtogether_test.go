@@ -12,7 +12,7 @@ import (
 )
 
 // Damage that runs dumps together or moves the clock, found by the 30 % damage runs over
-// the simulator (internal/e2e TestDamagedCapture): each case once counted frames twice or
+// the simulator (internal/testkit/e2e TestDamagedCapture): each case once counted frames twice or
 // charged frames_lost for frames the dumps showed.
 
 // charged returns what metrics charges as frames_lost for evs' polls (the same rule as

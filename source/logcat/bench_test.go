@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/benchgen"
+	"github.com/fpstop/fpstop/internal/testkit/benchgen"
 	"github.com/fpstop/fpstop/source"
 )
 
 // genThreadtime is `benchgen logcat` (seed 1) of about size bytes, in memory: the text and the
-// Dispatching/Finished pairs written. One generator (internal/benchgen) serves the command the
+// Dispatching/Finished pairs written. One generator (internal/testkit/benchgen) serves the command the
 // whole-process comparisons run on and these benchmarks, so both measure the same mix.
 func genThreadtime(tb testing.TB, size int) ([]byte, int) {
 	tb.Helper()

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 // readTrace parses a whole trace file and returns its FrameTimeline slices and sections in

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 

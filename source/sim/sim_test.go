@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fpstop/fpstop/internal/reference"
+	"github.com/fpstop/fpstop/internal/testkit/reference"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -347,7 +347,7 @@ func cost(f *source.Frame) int64 { return f.DoneNs - f.VsyncNs }
 
 // TestSmoothSteady: the smooth scenario is a steady pipelined scroll at every rate: each frame
 // takes more than one period from its vsync to GPU completion (9–13 ms at 120 Hz), none is
-// late by the rule (DESIGN §4, internal/reference), and no vsync is missed.
+// late by the rule (DESIGN §4, internal/testkit/reference), and no vsync is missed.
 func TestSmoothSteady(t *testing.T) {
 	for _, hz := range []float64{60, 90, 120, 144} {
 		for seed := int64(1); seed <= 2; seed++ {

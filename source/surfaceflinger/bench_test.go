@@ -5,7 +5,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 )
 
 // A full 127-record --latency dump, as polled twice a second at 120 Hz.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 	"github.com/fpstop/fpstop/source"
 )
 

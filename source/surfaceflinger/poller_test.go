@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/device"
-	"github.com/fpstop/fpstop/internal/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 	"github.com/fpstop/fpstop/source"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/device"
-	"github.com/fpstop/fpstop/internal/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/realdata"
 )
 
 func readReal(t *testing.T, name string) []byte {

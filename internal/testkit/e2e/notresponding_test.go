@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+)
+
+// TestPhoneNotResponding (issue 31): a phone that stops answering (the adb server frozen for
+// 5 s, so `dumpsys gfxinfo` goes unanswered) gets a "not responding" warning in the report —
+// neither damage nor idle — and the run goes on.
+func TestPhoneNotResponding(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts adb and the binary")
+	}
+	t.Parallel()
+	ph := startPhone(t, 60, "smooth", 3, 0)
+	env := startEnv(t, ph)
+	cmd := exec.Command(binary(t), "--adb-port", fmt.Sprint(env.Port), "--source", "gfxinfo", "--headless", "--json",
+		"--duration", "14s")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second)
+	if err := env.Stall(5 * time.Second); err != nil {
+		t.Error(err)
+	}
+	_ = cmd.Wait()
+	if !strings.Contains(out.String(), "the phone is not responding: `dumpsys gfxinfo` unanswered for 3 s") {
+		t.Errorf("no not-responding warning; stderr %q\n%s", errb.String(), out.String())
+	}
+	if !strings.Contains(out.String(), `"frames": `) || strings.Contains(out.String(), `"frames": 0,`) {
+		t.Errorf("the run did not go on measuring:\n%.1500s", out.String())
+	}
+	if strings.Contains(out.String(), "damaged") {
+		t.Errorf("a hung phone reported as damage:\n%.3000s", out.String())
+	}
+}
+
+// TestPhoneNotRespondingSurfaceFlinger: the same in SurfaceFlinger mode — the stalled adb server
+// leaves `dumpsys SurfaceFlinger` unanswered, the report says the phone is not responding, and
+// the run goes on measuring the layer.
+func TestPhoneNotRespondingSurfaceFlinger(t *testing.T) {
+	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid14) // (skips under -short)
+	env := g.env(t)
+	cmd := exec.Command(binary(t), "--adb-port", fmt.Sprint(env.Port), "--source", "sf", "-p", pkg, "--headless", "--json",
+		"--duration", "14s")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second)
+	if err := env.Stall(5 * time.Second); err != nil {
+		t.Error(err)
+	}
+	_ = cmd.Wait()
+	g.stop()
+	if !strings.Contains(out.String(), "the phone is not responding: `dumpsys SurfaceFlinger` unanswered for 3 s") {
+		t.Errorf("no not-responding warning; stderr %q\n%.3000s", errb.String(), out.String())
+	}
+	if !strings.Contains(out.String(), `"frames": `) || strings.Contains(out.String(), `"frames": 0,`) {
+		t.Errorf("the run did not go on measuring:\n%.1500s", out.String())
+	}
+	if strings.Contains(out.String(), "damaged") {
+		t.Errorf("a hung phone reported as damage:\n%.3000s", out.String())
+	}
+}

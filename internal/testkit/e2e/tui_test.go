@@ -1,0 +1,177 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string // removed by TestMain
+	binPath   string
+	buildErr  error
+)
+
+// binary builds the real fpstop once per test binary (so once for -count=N) for the tmux tests.
+func binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fpstop-e2e-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDir = dir
+		binPath = filepath.Join(dir, "fpstop")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/fpstop/fpstop").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// pane is the real binary running in a private tmux server.
+type pane struct {
+	t      *testing.T
+	sock   string
+	target string // its tmux session
+}
+
+func startPane(t *testing.T, args ...string) *pane {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the dashboard test starts tmux and the real binary")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("FPSTOP_REQUIRE_TMUX") == "1" {
+			t.Fatal("tmux not found (FPSTOP_REQUIRE_TMUX=1)")
+		}
+		t.Skip("tmux not found: skipping the dashboard test")
+	}
+	p := &pane{t: t, sock: fmt.Sprintf("fpstop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), target: "fpstop"}
+	home := t.TempDir()
+	cmd := []string{"env", "HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config", "XDG_CACHE_HOME=" + home + "/.cache",
+		"LANG=C.UTF-8", "TERM=xterm-256color", binary(t)}
+	cmd = append(cmd, args...)
+	if out, err := exec.Command("tmux", append([]string{"-L", p.sock, "-f", "/dev/null", "new-session", "-d", "-s", p.target, "-x", "120", "-y", "40"}, cmd...)...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", p.sock, "kill-server").Run() })
+	return p
+}
+
+func (p *pane) screen() string {
+	out, _ := exec.Command("tmux", "-L", p.sock, "capture-pane", "-p").Output()
+	return string(out)
+}
+
+// waitFor polls the screen until every text appears (deadline, not a timing assertion).
+func (p *pane) waitFor(d time.Duration, texts ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		s := p.screen()
+		ok := true
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				ok = false
+			}
+		}
+		if ok {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waited %v for %q; the screen shows:\n%s", d, texts, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (p *pane) key(k string) {
+	_ = exec.Command("tmux", "-L", p.sock, "send-keys", k).Run()
+	time.Sleep(150 * time.Millisecond)
+}
+
+// exited reports whether the pane's program is gone (the session closes with it).
+func (p *pane) exited(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if exec.Command("tmux", "-L", p.sock, "has-session").Run() != nil {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
+// TestDashboardOnDevice: `fpstop` alone, one device: straight to the foreground app with live
+// numbers; `d` lists the device. Then a second device: the picker opens by itself, and picking
+// the device and the app starts the numbers.
+func TestDashboardOnDevice(t *testing.T) {
+	t.Parallel()
+	ph := startPhone(t, 90, "demo", 8, 0)
+	env := startEnv(t, ph)
+
+	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
+	p.waitFor(15*time.Second, "Pixel 7", "com.example.feed", "90 Hz", "gfxinfo")
+	s := p.waitFor(15*time.Second, "FeedActivity")
+	if strings.Contains(s, "SIMULATOR") {
+		t.Fatalf("the dashboard fell back to the simulator:\n%s", s)
+	}
+	p.key("d")
+	p.waitFor(10*time.Second, env.Serial)
+	p.key("Escape")
+	p.key("q")
+	if !p.exited(5 * time.Second) {
+		t.Fatalf("q did not quit:\n%s", p.screen())
+	}
+
+	// A second device on the same server.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	second, err := fakeadb.Start(ctx, fakeadb.Config{Handler: ph.handler, Model: "Pixel 8", Android: "15", SDK: 35})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if out, err := env.Adb("connect", second.Addr()); err != nil {
+		t.Fatalf("adb connect: %v %s", err, out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _ := env.Adb("devices")
+		if strings.Count(string(out), "\tdevice") >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("second device not online: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	p2 := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
+	p2.waitFor(15*time.Second, env.Serial, second.Addr()) // the picker opened by itself
+	p2.key("Enter")                                       // the first device
+	p2.waitFor(10*time.Second, "com.example.feed")        // the app picker, foreground app first
+	p2.key("Enter")
+	s = p2.waitFor(20*time.Second, "FeedActivity", "90 Hz")
+	if strings.Contains(s, "SIMULATOR") {
+		t.Fatalf("fell back to the simulator:\n%s", s)
+	}
+	p2.key("q")
+	if !p2.exited(5 * time.Second) {
+		t.Fatalf("q did not quit:\n%s", p2.screen())
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fpstop/fpstop/compare"
+	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/junit"
 )
 
@@ -169,7 +170,7 @@ func (a *app) runCompare(cmd *cobra.Command, args []string, f *compareFlags) err
 		}
 	}
 	if len(failed) > 0 {
-		return &gateErr{failures: failed}
+		return &exit.GateError{Failures: failed}
 	}
 	return nil
 }

@@ -126,12 +126,12 @@ func (a *app) headless(ctx context.Context) error {
 	if neverSeen && op.live && rep.Frames == 0 && rep.Messages.Paired == 0 {
 		// A run that never saw the app fails every gate given (exit 1), else it is an error:
 		// an empty report must not pass for a clean one.
-		if err := a.finishGates(rep, "headless", clock.start); err != nil {
+		if err := a.opts.gates().Finish(rep, "headless", clock.start); err != nil {
 			return err
 		}
 		return runtimeErr(errors.New("the app was never seen running: no frames were measured (is -p right?)"))
 	}
-	return a.finishGates(rep, "headless", clock.start)
+	return a.opts.gates().Finish(rep, "headless", clock.start)
 }
 
 // lostDevice ends a run whose device was lost (deviceLost): the gates are written (JUnit) and
@@ -141,7 +141,7 @@ func (a *app) lostDevice(snap *metrics.Snapshot, live bool, rep *metrics.Report,
 	if lost == nil {
 		return nil
 	}
-	if gerr := a.finishGates(rep, "headless", start); gerr != nil {
+	if gerr := a.opts.gates().Finish(rep, "headless", start); gerr != nil {
 		fmt.Fprintf(a.env.Stderr, "fpstop: %v\n", gerr)
 	}
 	return lost

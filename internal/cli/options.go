@@ -9,8 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/internal/gate"
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
 )
 
 // Options are the main command's flags (DESIGN §7). Names in DESIGN and the issues win.
@@ -244,6 +246,18 @@ func bindGates(fs *pflag.FlagSet, o *Options) {
 	fs.Float64Var(&o.FailUnderFPS, "fail-under-fps", 0, "gate: exit 1 when fps is below N (a run without frames fails)")
 	fs.Float64Var(&o.MaxJankPct, "max-jank-pct", 0, "gate: exit 1 when the janky-frame share exceeds P % (a run without frames fails)")
 	fs.StringVar(&o.JUnit, "junit", "", "write the gates as JUnit XML to FILE (one testcase per gate)")
+}
+
+// gates are the gate flags as the gates a run is held to (a flag not given is off).
+func (o *Options) gates() gate.Gates {
+	g := gate.Gates{FPS: record.GateOff, Jank: record.GateOff, JUnit: o.JUnit}
+	if o.gateFPSSet {
+		g.FPS = o.FailUnderFPS
+	}
+	if o.gateJankSet {
+		g.Jank = o.MaxJankPct
+	}
+	return g
 }
 
 const defaultRefresh = 250 * time.Millisecond

@@ -15,21 +15,6 @@ import (
 	"github.com/fpstop/fpstop/record"
 )
 
-// gateFPS and gateJank turn the gate flags into record.Gate's arguments (unset = off).
-func (a *app) gateFPS() float64 {
-	if !a.opts.gateFPSSet {
-		return record.GateOff
-	}
-	return a.opts.FailUnderFPS
-}
-
-func (a *app) gateJank() float64 {
-	if !a.opts.gateJankSet {
-		return record.GateOff
-	}
-	return a.opts.MaxJankPct
-}
-
 // replaySource opens a recording as a source.
 func (a *app) replaySource(path string, speed float64) (*opened, error) {
 	rp, err := record.NewReplay(path, record.ReplayOptions{Speed: speed})
@@ -165,7 +150,7 @@ func (a *app) reportCmd() *cobra.Command {
 			if rep == nil {
 				return nil
 			}
-			return a.gateReport(rep)
+			return a.opts.gates().Finish(rep, "report", time.Now())
 		},
 	}
 	c.Flags().StringVar(&format, "format", "json", "json, md, csv or html")
@@ -174,10 +159,6 @@ func (a *app) reportCmd() *cobra.Command {
 	bindGates(c.Flags(), &a.opts)
 	a.bindMetricsFlags(c)
 	return c
-}
-
-func (a *app) gateReport(rep *metrics.Report) error {
-	return a.finishGates(rep, "report", time.Now())
 }
 
 // traceLimit is the size above which export refuses without --force: Perfetto UI opens traces

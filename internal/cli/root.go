@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fpstop/fpstop/internal/buildinfo"
+	"github.com/fpstop/fpstop/internal/exit"
+	"github.com/fpstop/fpstop/internal/lab"
 	"github.com/fpstop/fpstop/internal/logging"
 	"github.com/fpstop/fpstop/metrics"
 )
@@ -64,13 +66,13 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
-	code := codeOf(err)
+	code := exit.Code(err)
 	if code == ExitOK {
 		code = ExitRuntime
 	}
-	var ge *gateErr
+	var ge *exit.GateError
 	if errors.As(err, &ge) {
-		for _, f := range ge.failures {
+		for _, f := range ge.Failures {
 			fmt.Fprintf(env.Stderr, "fpstop: gate failed: %s\n", f)
 		}
 		return ExitGate
@@ -91,15 +93,6 @@ func isFlagError(err error) bool {
 		}
 	}
 	return false
-}
-
-// oneSentence keeps the first line of an error and ends it like a sentence.
-func oneSentence(err error) string {
-	s := strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])
-	if s != "" && !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, ")") {
-		s += "."
-	}
-	return s
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -181,7 +174,11 @@ func (a *app) runMain(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	if a.opts.multi() && a.opts.Headless {
-		return a.headlessMulti(cmd.Context())
+		cfg, err := a.labConfig(cmd.Context())
+		if err != nil {
+			return err
+		}
+		return lab.Headless(cmd.Context(), cfg)
 	}
 	if a.opts.multi() {
 		return a.dashboardMulti(cmd.Context())

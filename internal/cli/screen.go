@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
@@ -26,12 +27,7 @@ func (a *app) sessionConfig(screen bool) session.Config {
 }
 
 // recordingErr is a recording that cannot start: a name clash is a usage error.
-func recordingErr(err error) error {
-	if errors.Is(err, session.ErrExists) || errors.Is(err, session.ErrCannotCreate) {
-		return usageErr("%v", err)
-	}
-	return runtimeErr(err)
-}
+func recordingErr(err error) error { return exit.RecordingErr(err) }
 
 // screenSession is the session as the dashboard's ui.Session and ui.Recorder.
 type screenSession struct{ s *session.Session }

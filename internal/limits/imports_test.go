@@ -40,6 +40,14 @@ var flowRules = []flowRule{
 		"a recording is written from snapshots and events, beside the screen, not through it"},
 	{"themes", []string{"source", "metrics", "ui", "record", "device"},
 		"colours know nothing of frames"},
+	{"internal/lab", []string{"ui", "themes", "internal/cli", "internal/testrun"},
+		"the multi-device lab measures and reports; its overview screen is ui's, wired by the command line"},
+	{"internal/testrun", []string{"ui", "themes", "internal/cli", "internal/lab"},
+		"fpstop test measures, records and summarises; it has no screen and picks no source itself"},
+	{"internal/exit", []string{"ui", "themes", "device", "metrics", "record", "internal/cli", "internal/lab", "internal/testrun"},
+		"exit statuses are shared by every command: they know nothing of what a command does"},
+	{"internal/gate", []string{"ui", "themes", "device", "internal/session", "internal/cli", "internal/lab", "internal/testrun"},
+		"the gates read a report; they run nothing"},
 }
 
 // harness is where the test harnesses live (the fake phone, the private adb server, the tmux
@@ -134,7 +142,7 @@ func flowViolations(edges []importEdge) []string {
 // is a decision, not an accident.
 func execForNonAdb(e importEdge) bool {
 	switch e.file {
-	case "internal/cli/driver_unix.go", "internal/cli/driver_other.go", "internal/cli/testrun.go",
+	case "internal/testrun/driver_unix.go", "internal/testrun/driver_other.go", "internal/testrun/iteration.go",
 		"internal/junit/check.go", "internal/export/prom/serve.go",
 		"internal/export/otlp/otlptest/receiver.go", "internal/testkit/tmuxctl/tmuxctl.go",
 		"scripts/keylatency/main.go":
@@ -173,6 +181,9 @@ func TestFlowRulesCatchOffenders(t *testing.T) {
 		{"internal/cli/x.go", "internal/cli", "internal/testkit/fakeadb"},
 		{"record/x.go", "record", "internal/testkit"},
 		{"x.go", ".", "internal/testkit/realdata"},
+		{"internal/lab/x.go", "internal/lab", "ui"},
+		{"internal/testrun/x.go", "internal/testrun", "internal/cli"},
+		{"internal/cli/testrun.go", "internal/cli", "os/exec"}, // the driver lives in internal/testrun
 	}
 	for _, e := range bad {
 		if got := flowViolations([]importEdge{e}); len(got) != 1 {
@@ -190,6 +201,9 @@ func TestFlowRulesCatchOffenders(t *testing.T) {
 		{"internal/cli/x.go", "internal/cli", "ui"},
 		{"internal/testkit/adbtest/x.go", "internal/testkit/adbtest", "internal/testkit/fakeadb"},
 		{"scripts/benchgen/main.go", "scripts/benchgen", "internal/testkit/benchgen"},
+		{"internal/cli/x.go", "internal/cli", "internal/lab"},
+		{"internal/lab/x.go", "internal/lab", "internal/session"},
+		{"internal/testrun/driver_unix.go", "internal/testrun", "os/exec"},
 	}
 	for _, e := range good {
 		if got := flowViolations([]importEdge{e}); len(got) != 0 {

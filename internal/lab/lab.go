@@ -1,25 +1,72 @@
-package cli
+// Package lab is fpstop's multi-device run (--all-devices, or -s A -s B): one source and
+// pipeline per device, a watch on the adb server's device list that marks devices gone and
+// picks new ones up, the exports fed from every device, and the report with every device's
+// numbers and a summary. The command line hands it what the flags say (Config); the overview
+// screen runs it through Start.
+package lab
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/export"
+	"github.com/fpstop/fpstop/internal/gate"
 	"github.com/fpstop/fpstop/internal/session"
+	"github.com/fpstop/fpstop/source"
 )
+
+// Config is what a lab run is asked to do, from the flags.
+type Config struct {
+	// Client is the adb server's: the device list and its changes come from it.
+	Client *device.Client
+	// Kind is the --source every device runs as.
+	Kind string
+	// AllDevices measures every online device and picks up new ones; else Serials are measured.
+	AllDevices bool
+	Serials    []string
+	// Duration ends the run (0: until the context ends).
+	Duration time.Duration
+	// Open starts reading one device as kind: its source, the kind its report names ("" for
+	// auto: the session's) and the app it reads.
+	Open func(ctx context.Context, in device.Info, kind string) (src source.Source, reported, pkg string, err error)
+	// Session is how each device's session runs (no recording: a lab run records nothing).
+	Session session.Config
+	// StartExports starts the exports over the lab's feed.
+	StartExports func(ctx context.Context, feed export.Feed) (Exports, error)
+	Gates        gate.Gates
+	JSON         bool   // print the report as JSON
+	Version      string // fpstop's, for the reports
+	Stdout       io.Writer
+	Stderr       io.Writer
+	Log          *slog.Logger
+}
+
+// Exports are the running exporters a lab run feeds (Prometheus, OTLP, the metrics file).
+type Exports interface {
+	// Stop writes the final numbers and shuts down; its error is said but does not change the
+	// exit status.
+	Stop() error
+	// Warnings are the summary's lines for the exports that failed.
+	Warnings() []string
+	// Failed is the error of a run whose exports all failed.
+	Failed() error
+}
 
 // labWatchPeriod is how often a multi-device run asks the adb server which devices are there.
 const labWatchPeriod = 2 * time.Second
 
 // lab is a multi-device run: one source and pipeline per device, each on its own goroutine.
 type lab struct {
-	a     *app
+	cfg   *Config
 	cl    *device.Client
 	kind  string
 	start time.Time
@@ -53,42 +100,39 @@ func (l *lab) notice(d *labDevice, format string, args ...any) {
 	d.notices = append(d.notices, msg)
 	d.mu.Unlock()
 	l.notify(fmt.Sprintf("fpstop: device %s: %s", d.serial, msg))
-	l.a.log.Info("device", "serial", d.serial, "notice", msg)
+	l.cfg.Log.Info("device", "serial", d.serial, "notice", msg)
 }
 
-// labContext is the run's context: it ends at --duration (when given) or when cancelled.
-func (a *app) labContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// runContext is the run's context: it ends at --duration (when given) or when cancelled.
+func (c *Config) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	runCtx, cancel := context.WithCancel(ctx)
-	if a.opts.Duration <= 0 {
+	if c.Duration <= 0 {
 		return runCtx, cancel
 	}
-	runCtx, cancelT := context.WithTimeout(runCtx, a.opts.Duration)
+	runCtx, cancelT := context.WithTimeout(runCtx, c.Duration)
 	return runCtx, func() { cancelT(); cancel() }
 }
 
 // startLab finds the devices to start with and starts measuring each under runCtx. On error
 // it stops what it started (cancelRun) and waits for it.
-func (a *app) startLab(ctx, runCtx context.Context, cancelRun context.CancelFunc) (*lab, error) {
-	cl, err := a.adbClient(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (c *Config) startLab(ctx, runCtx context.Context, cancelRun context.CancelFunc) (*lab, error) {
+	cl := c.Client
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	infos, err := cl.Devices(lctx)
 	cancel()
 	if err != nil {
-		return nil, runtimeErr(err)
+		return nil, exit.RuntimeErr(err)
 	}
-	initial, err := a.initialDevices(infos)
+	initial, err := c.initialDevices(infos)
 	if err != nil {
 		return nil, err
 	}
-	l := &lab{a: a, cl: cl, kind: a.opts.Source, start: time.Now()}
-	l.notify = func(line string) { fmt.Fprintln(a.env.Stderr, line) }
+	l := &lab{cfg: c, cl: cl, kind: c.Kind, start: time.Now()}
+	l.notify = func(line string) { fmt.Fprintln(c.Stderr, line) }
 	for _, in := range initial {
 		if err := l.add(runCtx, in); err != nil {
-			if a.opts.AllDevices {
-				fmt.Fprintf(a.env.Stderr, "fpstop: %s (skipped)\n", oneSentence(err))
+			if c.AllDevices {
+				fmt.Fprintf(c.Stderr, "fpstop: %s (skipped)\n", exit.Sentence(err))
 				continue
 			}
 			cancelRun()
@@ -97,62 +141,72 @@ func (a *app) startLab(ctx, runCtx context.Context, cancelRun context.CancelFunc
 		}
 	}
 	if len(l.list()) == 0 {
-		return nil, runtimeErr(errors.New("no device could be measured"))
+		return nil, exit.RuntimeErr(errors.New("no device could be measured"))
 	}
 	return l, nil
 }
 
-// headlessMulti measures several devices at once (--all-devices, or -s A -s B) and prints
-// {"devices": [report…], "summary": {…}}.
-func (a *app) headlessMulti(ctx context.Context) error {
-	r, err := a.startLabRun(ctx)
+// Headless measures several devices at once (--all-devices, or -s A -s B) until the run ends
+// and prints {"devices": [report…], "summary": {…}}.
+func Headless(ctx context.Context, cfg Config) error {
+	r, err := Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	r.follow()
+	r.Follow()
 	<-r.ctx.Done()
-	a.exportErr(r.stop())
-	return a.labReport(r.lab, r.exports)
+	if err := r.Stop(); err != nil { // said; the report is what the run is for
+		fmt.Fprintf(cfg.Stderr, "fpstop: %s\n", exit.Sentence(err))
+	}
+	return r.report(r.exports)
 }
 
-// labRun is a multi-device run under way, as the headless report and the overview both run it:
+// Run is a multi-device run under way, as the headless report and the overview both run it:
 // the lab, the run's context and the exports fed from it.
-type labRun struct {
+type Run struct {
 	*lab
 	ctx       context.Context // ends at --duration (when given) or at stop
 	cancel    context.CancelFunc
-	exports   *exports
+	exports   Exports
 	watchDone chan struct{}
 }
 
-// startLabRun starts measuring the devices to start with, then the exports. On error nothing
-// it started is left running.
-func (a *app) startLabRun(ctx context.Context) (*labRun, error) {
-	runCtx, cancelRun := a.labContext(ctx)
-	l, err := a.startLab(ctx, runCtx, cancelRun)
+// Start starts measuring the devices to start with, then the exports. On error nothing it
+// started is left running.
+func Start(ctx context.Context, cfg Config) (*Run, error) {
+	c := &cfg
+	runCtx, cancelRun := c.runContext(ctx)
+	l, err := c.startLab(ctx, runCtx, cancelRun)
 	if err != nil {
 		cancelRun()
 		return nil, err
 	}
-	exp, err := a.startExports(ctx, l.feed)
+	exp, err := c.StartExports(ctx, l.feed)
 	if err != nil {
 		cancelRun()
 		l.wg.Wait()
 		return nil, err
 	}
-	return &labRun{lab: l, ctx: runCtx, cancel: cancelRun, exports: exp, watchDone: make(chan struct{})}, nil
+	return &Run{lab: l, ctx: runCtx, cancel: cancelRun, exports: exp, watchDone: make(chan struct{})}, nil
 }
 
-// follow starts watching the adb server's device list until the run ends. It is apart from
-// startLabRun because the watch tells of devices through notify, which the overview can only
-// point at its screen once the program exists.
-func (r *labRun) follow() {
+// Context ends at --duration (when given) or at Stop.
+func (r *Run) Context() context.Context { return r.ctx }
+
+// Notify sends the notice lines (devices gone, back, new) to show instead of stderr; call it
+// before Follow.
+func (r *Run) Notify(show func(line string)) { r.notify = show }
+
+// Follow starts watching the adb server's device list until the run ends. It is apart from
+// Start because the watch tells of devices through Notify, which the overview can only point
+// at its screen once the program exists.
+func (r *Run) Follow() {
 	go func() { r.watch(r.ctx); close(r.watchDone) }()
 }
 
-// stop ends the run and waits for the watch (follow must have been called) and every device's
+// Stop ends the run and waits for the watch (Follow must have been called) and every device's
 // session; it returns the exports' error, once they are stopped.
-func (r *labRun) stop() error {
+func (r *Run) Stop() error {
 	r.cancel()
 	<-r.watchDone
 	r.wg.Wait()
@@ -161,13 +215,13 @@ func (r *labRun) stop() error {
 
 // initialDevices are the devices to start with: every online one (--all-devices), or each
 // device named with -s, which must be there and online (exit 3 otherwise, as for one device).
-func (a *app) initialDevices(infos []device.Info) ([]device.Info, error) {
-	if !a.opts.AllDevices {
+func (c *Config) initialDevices(infos []device.Info) ([]device.Info, error) {
+	if !c.AllDevices {
 		var out []device.Info
-		for _, s := range a.opts.serials {
+		for _, s := range c.Serials {
 			in, err := device.Select(infos, s)
 			if err != nil {
-				return nil, runtimeErr(err)
+				return nil, exit.RuntimeErr(err)
 			}
 			out = append(out, in)
 		}
@@ -185,28 +239,21 @@ func (a *app) initialDevices(infos []device.Info) ([]device.Info, error) {
 		if err == nil {
 			err = device.ErrNoDevice
 		}
-		return nil, runtimeErr(err)
+		return nil, exit.RuntimeErr(err)
 	}
 	return out, nil
 }
 
 // add starts measuring a device until ctx ends.
 func (l *lab) add(ctx context.Context, in device.Info) error {
-	tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	t, err := l.a.completeTarget(tctx, l.cl, in, l.a.opts.packageFor(in.Serial))
-	cancel()
+	src, kind, pkg, err := l.cfg.Open(ctx, in, l.kind)
 	if err != nil {
 		return fmt.Errorf("device %s: %w", in.Serial, err)
 	}
-	kind := l.kind
-	if kind == "auto" && l.a.logsLooper(ctx, t) {
-		kind = "gfxinfo+logcat" // the app prints Looper lines: read them, as a single-device run does
-	}
-	src, kind := l.a.sourceFor(t, kind)
 	d := &labDevice{serial: in.Serial, model: in.Model, kind: kind, done: make(chan struct{})}
 	d.connected.Store(true)
 	start := time.Now()
-	d.sess = session.Start(ctx, l.a.sessionConfig(false), src, nil)
+	d.sess = session.Start(ctx, l.cfg.Session, src, nil)
 	l.mu.Lock()
 	l.devices = append(l.devices, d)
 	l.mu.Unlock()
@@ -218,7 +265,7 @@ func (l *lab) add(ctx context.Context, in device.Info) error {
 		d.wallNs = int64(time.Since(start))
 		_ = d.sess.Close() // no recording: nothing to report; the final snapshot is published
 	}()
-	l.a.log.Info("lab device", "serial", in.Serial, "model", in.Model, "package", t.pkg)
+	l.cfg.Log.Info("lab device", "serial", in.Serial, "model", in.Model, "package", pkg)
 	return nil
 }
 
@@ -263,7 +310,7 @@ func (l *lab) watch(ctx context.Context) {
 		infos, err := l.cl.Devices(qctx)
 		cancel()
 		if err != nil {
-			l.a.log.Warn("device list", "err", err)
+			l.cfg.Log.Warn("device list", "err", err)
 			continue
 		}
 		l.update(ctx, infos, told)
@@ -285,7 +332,7 @@ func (l *lab) update(ctx context.Context, infos []device.Info, told map[string]b
 			l.notice(d, "connected again: measuring resumes")
 		}
 	}
-	if !l.a.opts.AllDevices || ctx.Err() != nil {
+	if !l.cfg.AllDevices || ctx.Err() != nil {
 		return
 	}
 	serials := make([]string, 0, len(online))
@@ -299,9 +346,25 @@ func (l *lab) update(ctx context.Context, infos []device.Info, told map[string]b
 		}
 		if err := l.add(ctx, online[s]); err != nil {
 			told[s] = true
-			l.notify(fmt.Sprintf("fpstop: %s (not measured)", oneSentence(err)))
+			l.notify(fmt.Sprintf("fpstop: %s (not measured)", exit.Sentence(err)))
 			continue
 		}
 		l.notice(l.find(s), "new device (%s): measuring", online[s].Model)
 	}
+}
+
+// Device is one device of the run, as the overview shows it.
+type Device struct {
+	Serial    string
+	Session   *session.Session
+	Connected func() bool
+}
+
+// Devices are the run's devices so far, in the order they were added.
+func (r *Run) Devices() []Device {
+	var out []Device
+	for _, d := range r.list() {
+		out = append(out, Device{Serial: d.serial, Session: d.sess, Connected: d.connected.Load})
+	}
+	return out
 }

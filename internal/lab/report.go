@@ -1,4 +1,4 @@
-package cli
+package lab
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/exit"
+	"github.com/fpstop/fpstop/internal/gate"
 	"github.com/fpstop/fpstop/internal/junit"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
@@ -48,25 +50,26 @@ type labOutput struct {
 	Summary labSummary        `json:"summary"`
 }
 
-// labReport builds every device's report once its run ended, prints them and applies the gates
+// report builds every device's report once its run ended, prints them and applies the gates
 // per device: the exit status is 1 when any device failed one, 3 when every export failed (as
 // for one device).
-func (a *app) labReport(l *lab, exp *exports) error {
+func (l *lab) report(exp Exports) error {
+	c := l.cfg
 	out := labOutput{Devices: []labDeviceReport{}, Summary: labSummary{Disconnected: []string{}, GateFailed: []string{},
 		Warnings: append([]string{}, exp.Warnings()...)}}
 	var failures []string
 	minFPS, maxFPS := math.NaN(), math.NaN()
 	for _, d := range l.list() {
 		<-d.done
-		rep := d.sess.Report(metrics.ReportMeta{Version: a.env.Build.Version, SourceArg: d.kind, WallNs: d.wallNs})
+		rep := d.sess.Report(metrics.ReportMeta{Version: c.Version, SourceArg: d.kind, WallNs: d.wallNs})
 		d.mu.Lock()
 		dr := labDeviceReport{Report: rep, Connected: d.connected.Load(), Notices: append([]string{}, d.notices...)}
 		d.mu.Unlock()
 		if d.err != nil {
-			msg := oneSentence(d.err)
+			msg := exit.Sentence(d.err)
 			dr.Error = &msg
 		}
-		dr.GateFailures = record.Gate(rep, a.gateFPS(), a.gateJank())
+		dr.GateFailures = c.Gates.Failures(rep)
 		if dr.GateFailures == nil {
 			dr.GateFailures = []string{}
 		}
@@ -93,16 +96,16 @@ func (a *app) labReport(l *lab, exp *exports) error {
 		out.Summary.JankPct = metrics.P2(100 * float64(out.Summary.JankyFrames) / float64(out.Summary.Frames))
 	}
 	out.Summary.FPSMin, out.Summary.FPSMax = metrics.P2(minFPS), metrics.P2(maxFPS)
-	if err := writeLab(a.env.Stdout, &out, a.opts.JSON); err != nil {
-		return runtimeErr(err)
+	if err := writeLab(c.Stdout, &out, c.JSON); err != nil {
+		return exit.RuntimeErr(err)
 	}
-	if a.opts.JUnit != "" {
-		if err := junit.WriteFile(a.opts.JUnit, a.labSuites(l, out.Devices)...); err != nil {
-			return runtimeErr(err)
+	if c.Gates.JUnit != "" {
+		if err := junit.WriteFile(c.Gates.JUnit, l.suites(out.Devices)...); err != nil {
+			return exit.RuntimeErr(err)
 		}
 	}
 	if err := exp.Failed(); err != nil {
-		return runtimeErr(err)
+		return exit.RuntimeErr(err)
 	}
 	var errs []error
 	for _, d := range out.Devices {
@@ -111,10 +114,10 @@ func (a *app) labReport(l *lab, exp *exports) error {
 		}
 	}
 	if len(failures) > 0 {
-		return &gateErr{failures: failures}
+		return &exit.GateError{Failures: failures}
 	}
 	if len(errs) == len(out.Devices) && len(errs) > 0 {
-		return runtimeErr(fmt.Errorf("no device could be measured: %w", errors.Join(errs...)))
+		return exit.RuntimeErr(fmt.Errorf("no device could be measured: %w", errors.Join(errs...)))
 	}
 	return nil
 }
@@ -151,7 +154,7 @@ func writeLab(w io.Writer, out *labOutput, asJSON bool) error {
 			state = "disconnected"
 		}
 		fmt.Fprintf(w, "== %s (%s) · %s\n", serial, model, state)
-		if err := writeReport(w, d.Report, false); err != nil {
+		if err := record.WriteText(w, d.Report); err != nil {
 			return err
 		}
 		for _, n := range d.Notices {
@@ -178,15 +181,15 @@ func writeLab(w io.Writer, out *labOutput, asJSON bool) error {
 	return err
 }
 
-// labSuites are the JUnit testsuites of a multi-device run: one per device, its gates as
+// suites are the JUnit testsuites of a multi-device run: one per device, its gates as
 // testcases, and a failed "measured" testcase for a device that could not be measured or was
 // lost before the end (its gates then cover only part of the run).
-func (a *app) labSuites(l *lab, devs []labDeviceReport) []junit.Suite {
+func (l *lab) suites(devs []labDeviceReport) []junit.Suite {
 	suites := make([]junit.Suite, 0, len(devs))
 	for _, d := range devs {
-		serial := reportScope(d.Report)
+		serial := gate.Scope(d.Report)
 		s := junit.Suite{Name: "fpstop headless " + serial, Timestamp: l.start, Time: time.Since(l.start),
-			Cases: a.gateCases(d.Report, "fpstop.headless")}
+			Cases: l.cfg.Gates.Cases(d.Report, "fpstop.headless")}
 		if d.Error != nil || !d.Connected {
 			c := junit.Case{Name: "measured", Class: "fpstop.headless." + serial, Output: "the device was measured to the end of the run"}
 			switch {

@@ -1,4 +1,4 @@
-package cli
+package testrun
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/compare"
+	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/junit"
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/internal/session"
@@ -19,15 +20,12 @@ import (
 
 // tester runs the iterations of `fpstop test`.
 type tester struct {
-	a        *app
-	f        *testFlags
-	dir      string
-	target   *target // nil for the simulator
-	baseSeed int64
-	source   string // as the reports name it (auto resolves to gfxinfo or surfaceflinger)
-	start    time.Time
-	itStart  time.Time
-	done     []time.Duration
+	cfg     *Config
+	dir     string
+	source  string // as the reports name it (auto resolves to gfxinfo or surfaceflinger)
+	start   time.Time
+	itStart time.Time
+	done    []time.Duration
 	// gateCases are the JUnit gate testcases of each iteration, in order.
 	gateCases [][]junit.Case
 }
@@ -35,23 +33,23 @@ type tester struct {
 // progress says on stderr which iteration starts and, after the first, when the run should end.
 func (t *tester) progress(i int) {
 	t.itStart = time.Now()
-	msg := fmt.Sprintf("fpstop test: iteration %d of %d", i, t.f.iterations)
+	msg := fmt.Sprintf("fpstop test: iteration %d of %d", i, t.cfg.Iterations)
 	if n := len(t.done); n > 0 {
 		var sum time.Duration
 		for _, d := range t.done {
 			sum += d
 		}
-		eta := sum / time.Duration(n) * time.Duration(t.f.iterations-i+1)
+		eta := sum / time.Duration(n) * time.Duration(t.cfg.Iterations-i+1)
 		msg += fmt.Sprintf(" (ETA %s)", eta.Round(time.Second))
 	}
-	fmt.Fprintln(t.a.env.Stderr, msg)
+	fmt.Fprintln(t.cfg.Stderr, msg)
 }
 
 // env is the environment of the user's commands.
 func (t *tester) env(i int) []string {
 	env := append(os.Environ(), fmt.Sprintf("FPSTOP_ITERATION=%d", i))
-	if t.target != nil {
-		env = append(env, "FPSTOP_SERIAL="+t.target.info.Serial, "FPSTOP_PACKAGE="+t.target.pkg)
+	if tg := t.cfg.Target; tg != nil {
+		env = append(env, "FPSTOP_SERIAL="+tg.Serial, "FPSTOP_PACKAGE="+tg.Package)
 	}
 	return env
 }
@@ -65,45 +63,45 @@ func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []str
 	fail := func(format string, args ...any) (compare.Iteration, []string, error) {
 		it.Status, it.Error = compare.StatusFailed, fmt.Sprintf(format, args...)
 		it.DurationS = time.Since(t.itStart).Seconds()
-		fmt.Fprintf(t.a.env.Stderr, "fpstop test: iteration %d failed: %s\n", i, it.Error)
+		fmt.Fprintf(t.cfg.Stderr, "fpstop test: iteration %d failed: %s\n", i, it.Error)
 		return it, nil, nil
 	}
 	logf, err := outfile.Create(filepath.Join(t.dir, fmt.Sprintf("iteration-%02d.log", i)), true)
 	if err != nil {
-		return it, nil, runtimeErr(fmt.Errorf("cannot write the command log: %w", err))
+		return it, nil, exit.RuntimeErr(fmt.Errorf("cannot write the command log: %w", err))
 	}
 	defer logf.Close()
-	if t.f.cold {
+	if t.cfg.Cold {
 		if err := t.coldStart(ctx); err != nil {
-			return fail("cold start: %s", oneSentence(err))
+			return fail("cold start: %s", exit.Sentence(err))
 		}
 	}
-	if t.f.before != "" {
-		cmd := shellCommand(t.f.before)
+	if t.cfg.Before != "" {
+		cmd := shellCommand(t.cfg.Before)
 		cmd.Env, cmd.Stdout, cmd.Stderr = t.env(i), logf, logf
 		if err := runCommand(ctx, cmd); err != nil {
 			return fail("--before %s", err)
 		}
 	}
-	if t.target == nil {
-		seed := t.baseSeed + int64(i-1)
-		t.a.opts.Seed, it.Seed = seed, &seed
+	seed := t.cfg.Seed + int64(i-1)
+	if t.cfg.Target == nil {
+		it.Seed = &seed
 	}
 	name := fmt.Sprintf("iteration-%02d.jsonl.gz", i)
-	rep, driverErr, err := t.measure(ctx, i, filepath.Join(t.dir, name), logf)
+	rep, driverErr, err := t.measure(ctx, i, seed, filepath.Join(t.dir, name), logf)
 	it.DurationS = time.Since(t.itStart).Seconds()
 	if err != nil {
-		return fail("measurement: %s", oneSentence(err))
+		return fail("measurement: %s", exit.Sentence(err))
 	}
 	it.Recording = name
 	it.Values = compare.IterationValues(rep)
 	if t.source == "" {
 		t.source = rep.Source
-		if t.a.opts.Source == "auto" && t.f.iterations > 1 {
-			fmt.Fprintf(t.a.env.Stderr, "fpstop test: --source auto chose %s in iteration %d; every later iteration uses it too\n", rep.Source, i)
+		if t.cfg.Source == "auto" && t.cfg.Iterations > 1 {
+			fmt.Fprintf(t.cfg.Stderr, "fpstop test: --source auto chose %s in iteration %d; every later iteration uses it too\n", rep.Source, i)
 		}
 	}
-	cases := t.a.gateCases(rep, fmt.Sprintf("fpstop.test.iteration.%d", i))
+	cases := t.cfg.Gates.Cases(rep, fmt.Sprintf("fpstop.test.iteration.%d", i))
 	t.gateCases[i-1] = cases
 	var fails []string
 	for _, c := range cases {
@@ -123,11 +121,11 @@ func (t *tester) iteration(ctx context.Context, i int) (compare.Iteration, []str
 func (t *tester) coldStart(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	tg := t.target
-	if err := tg.client.ForceStop(cctx, tg.info.Serial, tg.pkg); err != nil {
+	tg := t.cfg.Target
+	if err := tg.Client.ForceStop(cctx, tg.Serial, tg.Package); err != nil {
 		return err
 	}
-	return tg.client.Launch(cctx, tg.info.Serial, tg.pkg)
+	return tg.Client.Launch(cctx, tg.Serial, tg.Package)
 }
 
 // runCommand runs cmd to its end (stopping it when ctx ends); the error says how it ended.
@@ -157,41 +155,42 @@ func exitText(err error) error {
 
 // measure records one iteration: the source runs while the driver does (until the driver ends,
 // or for --duration). The driver's failure is returned apart from the measurement's.
-func (t *tester) measure(ctx context.Context, i int, path string, log io.Writer) (*metrics.Report, error, error) {
-	op, err := t.open(ctx)
+func (t *tester) measure(ctx context.Context, i int, seed int64, path string, log io.Writer) (*metrics.Report, error, error) {
+	op, err := t.open(ctx, seed)
 	if err != nil {
 		return nil, nil, err
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if d := t.a.opts.Duration; d > 0 && !op.virtual {
+	if d := t.cfg.Duration; d > 0 && !op.Virtual {
 		runCtx, cancel = context.WithTimeout(runCtx, d)
 		defer cancel()
 	}
 	var drv *driver
-	if t.f.command != "" {
-		if drv, err = startDriver(t.f.command, t.env(i), log); err != nil {
+	if t.cfg.Command != "" {
+		if drv, err = startDriver(t.cfg.Command, t.env(i), log); err != nil {
 			return nil, nil, err
 		}
-		if t.a.opts.Duration == 0 {
+		if t.cfg.Duration == 0 {
 			go func() { // no --duration: the measurement lasts as long as the driver
 				<-drv.done
 				cancel()
 			}()
 		}
 	}
-	t.a.opts.Force = true // the directory was checked as a whole
-	rec, err := session.NewRecording(path, t.a.sessionConfig(false).Recording)
+	scfg := t.cfg.Session
+	scfg.Recording.Force = true // the directory was checked as a whole
+	rec, err := session.NewRecording(path, scfg.Recording)
 	if err != nil {
-		return nil, nil, recordingErr(err)
+		return nil, nil, exit.RecordingErr(err)
 	}
-	clock := wallClock{start: time.Now()}
-	sess := session.Start(runCtx, t.a.sessionConfig(false), op.src, rec)
+	start := time.Now()
+	sess := session.Start(runCtx, scfg, op.Src, rec)
 	runErr := sess.Wait()
-	wall := clock.ns()
+	wall := int64(max(0, time.Since(start)))
 	var driverErr error
 	if drv != nil {
-		driverErr = drv.finish(ctx, t.f.grace)
+		driverErr = drv.finish(ctx, t.cfg.Grace)
 	}
 	recErr := sess.Close()
 	switch {
@@ -200,8 +199,8 @@ func (t *tester) measure(ctx context.Context, i int, path string, log io.Writer)
 	case recErr != nil:
 		return nil, driverErr, recErr
 	}
-	meta := metrics.ReportMeta{Version: t.a.env.Build.Version, SourceArg: op.kind}
-	if op.live {
+	meta := metrics.ReportMeta{Version: t.cfg.Version, SourceArg: op.Kind}
+	if op.Live {
 		meta.WallNs = wall
 	}
 	return sess.Report(meta), driverErr, nil
@@ -210,15 +209,12 @@ func (t *tester) measure(ctx context.Context, i int, path string, log io.Writer)
 // open starts this iteration's source. With --source auto the first iteration decides (gfxinfo,
 // gfxinfo+logcat when the app logs its Looper, SurfaceFlinger for a SurfaceView-only app) and
 // every later iteration keeps that choice: iterations measured differently are not repeats.
-func (t *tester) open(ctx context.Context) (*opened, error) {
-	if t.target == nil {
-		return t.a.simSource("")
-	}
-	kind := t.a.opts.Source
-	if kind == "auto" && t.source != "" && t.source != "auto" {
+func (t *tester) open(ctx context.Context, seed int64) (*Opened, error) {
+	kind := t.cfg.Source
+	if t.cfg.Target != nil && kind == "auto" && t.source != "" && t.source != "auto" {
 		kind = keptKind(t.source)
 	}
-	return t.a.deviceSource(ctx, kind, true)
+	return t.cfg.Open(ctx, kind, seed)
 }
 
 // keptKind is the source kind that repeats the first iteration's choice, from its report's

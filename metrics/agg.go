@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/fpstop/fpstop/internal/hwui"
+	"github.com/fpstop/fpstop/source"
 )
 
 // PerfDog's thresholds: two and three film frames at 24 fps.
@@ -63,6 +64,59 @@ func (r *sliceRing) get(idx int64) *slice {
 	return nil
 }
 
+// countFrame is aggregation, the stage after classification: frame f of window w, done at
+// end, with its verdict ff, moves the session clock and is counted in its window's aggregate
+// and the run's, or in its window's only while a layer is measured (measured.go).
+func (p *Pipeline) countFrame(f *source.Frame, w *windowState, ff *frameFacts, end int64) {
+	if f.Timeline != nil {
+		p.addTimeline(f, w)
+	}
+	vsync := f.VsyncNs
+	if !f.History {
+		// A frame drawn before a live session started is history: it sets neither the
+		// session's origin nor a slice (DESIGN §4).
+		p.touch(vsync)
+		p.touch(end)
+		p.main.noteFrame(f, vsync, end)
+	}
+	idx := p.sliceOf(vsync)
+	ff.endIdx = idx
+	if ff.dropped >= 1 {
+		ff.endIdx = p.sliceOf(end)
+	}
+	if ff.late {
+		p.keepLate(w, f, ff, idx, end) // before it counts: PerfDog's previous frames as it saw them
+	}
+	// The counts that add up across windows are the window's only (the run sums them when
+	// read: Pipeline.run); the rest are counted in both.
+	w.agg.add(ff, idx, vsync)
+	measured := p.session.Layer == ""
+	switch {
+	case !measured:
+		p.countUnmeasured(w, ff, vsync)
+	case !ff.history:
+		w.agg.bursts.add(vsync, vsync+ff.cost, ff.interval)
+		p.total.addRate(ff, idx, vsync)
+	}
+	if !f.History {
+		// A frame occupies its refresh: the slice it falls in is at least that long for
+		// fps_wall, so a rate never exceeds R in a slice the session is still in.
+		slotEnd := vsync + ff.interval - p.originNs
+		if measured {
+			p.total.slotEnd = max(p.total.slotEnd, slotEnd)
+		}
+		w.agg.slotEnd = max(w.agg.slotEnd, slotEnd)
+	}
+}
+
+// sliceOf is the index of the slice at (device time) falls in; 0 at or before the origin.
+func (p *Pipeline) sliceOf(at int64) int64 {
+	if at <= p.originNs {
+		return 0
+	}
+	return (at - p.originNs) / p.cfg.SliceNs
+}
+
 // agg aggregates frames: the whole run, or one window.
 type agg struct {
 	frames, janky, flagged int64
@@ -101,11 +155,7 @@ type agg struct {
 	stutterN int64 // Σ frame time of jank frames
 
 	// slices
-	ring sliceRing
-	// cell is the ring cell of the last frame's slice (nil: none): frames come in time
-	// order, so the next frame's slice is mostly the same. A cell recycled since holds another
-	// index and is looked up again.
-	cell        *slice
+	ring        sliceRing
 	nonIdle     int64 // slices that had at least one frame
 	lastFrameNs int64
 
@@ -117,22 +167,6 @@ func newAgg(seriesLen int) *agg {
 	return &agg{display: make(map[int64]int64, 8), ring: newSliceRing(seriesLen)}
 }
 
-// frameFacts is what the pipeline computed for one frame.
-type frameFacts struct {
-	cost, interval, dropped, displayNs, histNs int64
-	// budget is the time after its vsync the frame had before it dropped a refresh (its
-	// deadline, for the timeline's cursor); 0 when no single deadline applies (Looper frames)
-	budget                     int64
-	histIdx                    int // hwui.Index(histNs), when inHist
-	level                      Level
-	flagged, inHist            bool
-	hasDeadline, deadlineJanky bool
-	endIdx                     int64 // the slice of the frame's completion
-	legacyKnown, legacyJanky   bool
-	history                    bool
-	late                       bool // charged against a budget not its own (latestart.go)
-}
-
 // add counts frame ff in a: every frame in count, a rate frame (not history) in the rates too.
 func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	a.count(ff, vsync)
@@ -142,22 +176,6 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	a.rateFrames++
 	a.displayNs += ff.displayNs
 	a.addRate(ff, sliceIdx, vsync)
-}
-
-// addPair counts a window's frame in the run's aggregate (t) and its window's (w): the counts
-// that add up across windows (count's, rateFrames, displayNs) in w only, the run's being its
-// windows' summed when read (Pipeline.run); what does not add up (refreshes, the 1 % low,
-// PerfDog, slices) in both. A window's bursts (its fps_wall's denominator) are w's only.
-func addPair(t, w *agg, ff *frameFacts, sliceIdx int64, vsync int64) {
-	w.count(ff, vsync)
-	if ff.history {
-		return
-	}
-	w.rateFrames++
-	w.displayNs += ff.displayNs
-	w.bursts.add(vsync, vsync+ff.cost, ff.interval)
-	t.addRate(ff, sliceIdx, vsync)
-	w.addRate(ff, sliceIdx, vsync)
 }
 
 // addRate counts a rate frame in what does not add up across windows: refreshes (the run's
@@ -174,7 +192,7 @@ func (a *agg) addRate(ff *frameFacts, sliceIdx int64, vsync int64) {
 	a.addSlice(sliceIdx, ff.dropped >= 1, ff.displayNs)
 }
 
-// addCounts adds b's counts that add up (those addPair counts in a window's aggregate only) to
+// addCounts adds b's counts that add up (those countFrame counts in a window's aggregate only) to
 // a's: a frame counted in either is counted once in the sum.
 func (a *agg) addCounts(b *agg) {
 	a.frames += b.frames
@@ -228,8 +246,7 @@ func (a *agg) count(ff *frameFacts, vsync int64) {
 	a.levels[ff.level]++
 	a.dropped += ff.dropped
 	if ff.inHist {
-		a.hist.Counts[ff.histIdx]++ // hist.Add(ff.histNs), the bucket found once for both aggregates
-		a.hist.Total++
+		a.hist.Add(ff.histNs)
 		a.histSumNs += ff.histNs
 	}
 	a.lastFrameNs = max(a.lastFrameNs, vsync)
@@ -271,17 +288,9 @@ func (a *agg) perfDogJank(ft int64) {
 
 // addSlice counts a rate frame in the slice sliceIdx.
 func (a *agg) addSlice(sliceIdx int64, janky bool, displayNs int64) {
-	c := a.cell
-	if c == nil || c.idx != sliceIdx {
-		c = a.cellAt(sliceIdx)
-	}
-	a.countInCell(c, janky, displayNs)
-}
-
-// countInCell counts a rate frame in c, its slice's ring cell (nil: none).
-func (a *agg) countInCell(c *slice, janky bool, displayNs int64) {
+	c := a.ring.at(sliceIdx)
 	if c == nil {
-		return
+		return // older than the ring
 	}
 	if c.frames == 0 && !c.stalled {
 		a.nonIdle++
@@ -291,12 +300,6 @@ func (a *agg) countInCell(c *slice, janky bool, displayNs int64) {
 	if janky {
 		c.janky++
 	}
-}
-
-// cellAt is the ring's cell for sliceIdx (nil: older than the ring), kept as the last frame's.
-func (a *agg) cellAt(sliceIdx int64) *slice {
-	a.cell = a.ring.at(sliceIdx)
-	return a.cell
 }
 
 // markStalled marks slices from..to (inclusive, at most the ring's length) as covered by a late
@@ -513,12 +516,10 @@ func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Total
 const vsyncKeyNs = 1_000_000
 
 // slotSet remembers the last slotKeys vsync keys seen, so frames of several windows for one
-// refresh count once. Frames arrive in near time order (sorted per poll), so a key newer than
-// every key seen is new at once, and an older one is looked up among the recent keys only.
+// refresh count once; memory stays bounded over any run (frames arrive in near time order).
 type slotSet struct {
 	ring  [slotKeys]int64 // the key of serial number n is at ring[(n-1)%slotKeys]
 	added int64           // serial number of the newest key (keys added so far)
-	max   int64
 	last  map[int64]int64 // key → serial number of its newest addition, for the keys in ring
 }
 
@@ -528,9 +529,7 @@ func newSlotSet() *slotSet { return &slotSet{last: make(map[int64]int64, slotKey
 
 // add records key and reports whether it was new.
 func (s *slotSet) add(key int64) bool {
-	if s.added == 0 || key > s.max {
-		s.max = key
-	} else if s.has(key) {
+	if s.has(key) {
 		return false
 	}
 	s.added++

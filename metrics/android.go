@@ -1,9 +1,6 @@
 package metrics
 
-import (
-	"github.com/fpstop/fpstop/internal/hwui"
-	"github.com/fpstop/fpstop/source"
-)
+import "github.com/fpstop/fpstop/source"
 
 // JankTracker applies the rules of Android's libs/hwui/JankTracker.cpp to one window's frames,
 // in order, so fpstop's numbers can be held against what `dumpsys gfxinfo` prints ("Total
@@ -71,20 +68,12 @@ func (j *JankTracker) Reset() { j.nextUnstuffed, j.started = -1, true }
 // display's frame interval (JankTracker's legacy mFrameIntervalLegacy, fixed at process
 // start); when it is not positive the frame's own IntervalNs is used. The deadline rule always
 // uses the frame's own interval when it has one.
-func (j *JankTracker) Frame(f *source.Frame, intervalNs int64) AndroidFrame {
-	var out AndroidFrame
-	j.frame(f, intervalNs, &out)
-	return out
-}
-
-// frame is Frame writing into out (zero on entry), for the pipeline's frame path. It reads the
-// few phases the rules need from f.Phases in place.
-func (j *JankTracker) frame(f *source.Frame, intervalNs int64, out *AndroidFrame) {
+func (j *JankTracker) Frame(f *source.Frame, intervalNs int64) (out AndroidFrame) {
 	if !j.started {
 		j.Reset()
 	}
 	if f == nil || f.Flags&source.FlagSkippedFrame != 0 {
-		return
+		return out
 	}
 	var completed, syncQueued, syncStart, swapDone, gpuDone, vsyncActual int64
 	if ph := f.Phases; ph != nil {
@@ -124,7 +113,7 @@ func (j *JankTracker) frame(f *source.Frame, intervalNs int64, out *AndroidFrame
 
 	dur := duration(f.VsyncNs, completed, stall)
 	if dur <= 0 {
-		return
+		return out
 	}
 	out.Counted, out.DurationNs = true, dur
 	// Without a GPU completion (frames that did not come from gfxinfo rows) Android's own
@@ -133,7 +122,7 @@ func (j *JankTracker) frame(f *source.Frame, intervalNs int64, out *AndroidFrame
 		gpuDone = completed
 	}
 	if exempt || !modern || f.DeadlineNs <= 0 || frameInterval <= 0 {
-		return
+		return out
 	}
 
 	out.HasDeadline = true
@@ -147,7 +136,7 @@ func (j *JankTracker) frame(f *source.Frame, intervalNs int64, out *AndroidFrame
 			out.Stuffed = true
 			j.nextUnstuffed += frameInterval
 		}
-		return
+		return out
 	}
 	out.DeadlineJanky = true
 	vsync := vsyncActual
@@ -156,6 +145,7 @@ func (j *JankTracker) frame(f *source.Frame, intervalNs int64, out *AndroidFrame
 	}
 	jitter := gpuDone - vsync
 	j.nextUnstuffed = gpuDone - jitter%frameInterval + frameInterval
+	return out
 }
 
 // duration is hwui's FrameInfo::duration for a span starting at start (IntendedVsync) and
@@ -170,27 +160,4 @@ func duration(start, end, stall int64) int64 {
 		return 0
 	}
 	return gap
-}
-
-// AndroidTally accumulates JankTracker results the way Android's summary counts them.
-type AndroidTally struct {
-	Total         int64
-	JankyLegacy   int64
-	JankyDeadline int64
-	Hist          hwui.Histogram
-}
-
-// Add counts one frame's result.
-func (t *AndroidTally) Add(a AndroidFrame) {
-	if a.LegacyJanky {
-		t.JankyLegacy++
-	}
-	if !a.Counted {
-		return
-	}
-	t.Total++
-	t.Hist.Add(a.DurationNs)
-	if a.DeadlineJanky {
-		t.JankyDeadline++
-	}
 }

@@ -138,21 +138,6 @@ func TestJankTrackerBufferStuffing(t *testing.T) {
 	}
 }
 
-func TestAndroidTally(t *testing.T) {
-	var j JankTracker
-	var tally AndroidTally
-	for i, ms := range []int64{4, 9, 12, 30, 200} {
-		v := int64(i+1) * 1e9
-		tally.Add(j.Frame(modern(v, 0, ms*1_000_000, ms*1_000_000, ms*1_000_000, t60), t60))
-	}
-	// 30 and 200 ms frames: legacy- and deadline-janky. Buckets 5, 9, 12, 30, 200 ms; p50 =
-	// the bucket where the count from the top reaches 5 − 2 = 3 → 12 ms.
-	if tally.Total != 5 || tally.JankyLegacy != 2 || tally.JankyDeadline != 2 ||
-		tally.Hist.Percentile(50) != 12 || tally.Hist.Percentile(99) != 200 || tally.Hist.Percentile(90) != 200 {
-		t.Errorf("%+v p50 %d p90 %d", tally, tally.Hist.Percentile(50), tally.Hist.Percentile(90))
-	}
-}
-
 // TestJankTrackerFramesWithoutPhases: simulator/Looper frames carry a deadline but no hwui
 // phases; both rules still apply (GPU completion = FrameCompleted, legacy to FrameCompleted).
 func TestJankTrackerFramesWithoutPhases(t *testing.T) {

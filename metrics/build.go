@@ -100,7 +100,7 @@ func (p *Pipeline) State() (state source.State, busy string, forNs int64) {
 }
 
 // phaseMs splits a frame into Profile-HWUI stages when its phases are known.
-func phaseMs(r *recentFrame) *PhaseMs { return r.phases.split(r.vsync, r.doneNs) }
+func phaseMs(r *recentFrame) *PhaseMs { return splitPhases(r.vsync, r.doneNs, r.phases) }
 
 func (p *Pipeline) worstFrames() []WorstFrame {
 	p.attributeAll()

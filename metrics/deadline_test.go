@@ -156,11 +156,11 @@ func TestBudgetTallyMode(t *testing.T) {
 					// either side of a step's edges, steps near 0 and
 					// below included
 					edges := []int64{-budgetQuantumNs / 2, -budgetQuantumNs/2 + 1, budgetQuantumNs/2 - 1, budgetQuantumNs / 2, rng.Int63n(budgetQuantumNs+1) - budgetQuantumNs/2}
-					budget = int64(rng.Intn(spread+4)-3)*budgetQuantumNs + edges[rng.Intn(len(edges))]
+					budget = max(0, int64(rng.Intn(spread+4)-3)*budgetQuantumNs+edges[rng.Intn(len(edges))])
 				}
 			}
 			b.add(budget)
-			if q := roundDiv(budget, budgetQuantumNs); counts[q] > 0 || len(counts) < maxBudgetKeys {
+			if q := (budget + budgetQuantumNs/2) / budgetQuantumNs; counts[q] > 0 || len(counts) < maxBudgetKeys {
 				counts[q]++
 			}
 			var wantQ, wantN int64

@@ -3,8 +3,6 @@ package metrics
 import (
 	"math/rand"
 	"testing"
-
-	"github.com/fpstop/fpstop/source"
 )
 
 // TestPerfDogMatchesDefinition: agg.add's PerfDog counts (the 83.33 ms test made before the
@@ -39,39 +37,6 @@ func TestPerfDogMatchesDefinition(t *testing.T) {
 		}
 		if a.jank != jank || a.bigJank != big || a.stutterN != stutter {
 			t.Fatalf("trial %d: jank %d big %d stutter %d, want %d %d %d", trial, a.jank, a.bigJank, a.stutterN, jank, big, stutter)
-		}
-	}
-}
-
-// TestSpacingBestMatchesScan: the fullest vsync-spacing bucket intervalFor keeps as spacings
-// come (skipping the test when the fullest fills again) is the fullest of a scan of all
-// buckets, the lowest of equals.
-func TestSpacingBestMatchesScan(t *testing.T) {
-	rng := rand.New(rand.NewSource(9))
-	for trial := 0; trial < 20; trial++ {
-		p := NewPipeline(Config{})
-		w := &windowState{}
-		v := int64(1e9)
-		for i := 0; i < 3000; i++ {
-			d := int64(16_666_667)
-			switch rng.Intn(4) {
-			case 0:
-				d = int64(4_000_000 + rng.Intn(40_000_000))
-			case 1:
-				d = int64(8_333_333 + rng.Intn(3)*100_000)
-			}
-			v += d
-			p.intervalFor(&source.Frame{VsyncNs: v}, w)
-			w.lastVsync = v
-			best := -1
-			for b, c := range p.spacing {
-				if c > 0 && (best < 0 || c > p.spacing[best]) {
-					best = b
-				}
-			}
-			if p.spacingBest != best {
-				t.Fatalf("trial %d frame %d: fullest bucket %d, a scan says %d", trial, i, p.spacingBest, best)
-			}
 		}
 	}
 }

@@ -35,77 +35,11 @@ type lateFrame struct {
 	wN, tN       int
 }
 
-// onTimeBudget is the printed budget FrameDeadline − IntendedVsync of a frame that started on
-// its intended vsync (less than t/2 late) with a sane deadline; ok=false for any other frame.
-func onTimeBudget(f *source.Frame, t int64) (budget int64, ok bool) {
-	printed := f.DeadlineNs - f.VsyncNs
-	if printed > 0 && printed < maxSaneBudgetNs && startVsync(f)-f.VsyncNs < t/2 {
-		return printed, true
-	}
-	return 0, false
-}
-
-// saneDeadline reports whether a frame's printed deadline lies after its intended vsync and
-// within reason: a frame with one started late; without one its deadline is garbage.
-func saneDeadline(f *source.Frame) bool {
-	printed := f.DeadlineNs - f.VsyncNs
-	return printed > 0 && printed < maxSaneBudgetNs
-}
-
-// overDropped is the refreshes (of period t) by which a frame overran budget.
-func overDropped(f *source.Frame, t, budget int64) int64 {
-	return droppedOver(frameEnd(f)-f.VsyncNs, t, budget)
-}
-
-// droppedOver is ⌈(over − budget) / t⌉, at least 0.
-func droppedOver(over, t, budget int64) int64 {
-	if d := over - budget; d > 0 && t > 0 {
-		return ceilDiv(d, t)
-	}
-	return 0
-}
-
-// lateBudget is the budget for a frame of w that did not start on time (or printed a garbage
-// deadline): w's mode, else the mode of its process's other windows, else one period for a
-// late start; ok=false for a garbage deadline with none of them (the pre-12 rule applies).
-func (p *Pipeline) lateBudget(w *windowState, t int64, lateStart bool) (int64, bool) {
-	if m, ok := w.budgets.mode(); ok {
-		return m, true
-	}
-	if m, ok := p.othersMode(w); ok {
-		return m, true
-	}
-	if lateStart {
-		return t, true
-	}
-	return 0, false
-}
-
-// othersMode is the most frequent on-time budget over the other windows of w's process (the
-// app's other windows), ok=false when they have none.
-func (p *Pipeline) othersMode(w *windowState) (int64, bool) {
-	if w.process == "" {
-		return 0, false
-	}
-	var all budgetTally
-	for _, o := range p.windows {
-		if o == w || o.process != w.process {
-			continue
-		}
-		for i, q := range o.budgets.steps {
-			for n := o.budgets.counts[i]; n > 0; n-- {
-				all.add(q * budgetQuantumNs)
-			}
-		}
-	}
-	return all.mode()
-}
-
 // keepLate remembers a frame charged against a budget other than its printed one, for Report
 // to settle. Called before the frame is counted (PerfDog's previous frames are as it saw them).
 func (p *Pipeline) keepLate(w *windowState, f *source.Frame, ff *frameFacts, sliceIdx, doneNs int64) {
 	if len(w.late) >= maxLateFrames {
-		p.noteUnkept(w, f)
+		p.noteUnkept(w, ff.charge)
 		return
 	}
 	w.late = append(w.late, lateFrame{
@@ -126,18 +60,10 @@ const (
 )
 
 // noteUnkept counts a late-started frame past maxLateFrames under the budget it was charged
-// against (what lateBudget gave it): it keeps that charge, and Report compares it with the
+// against (key: frameFacts.charge): it keeps that charge, and Report compares it with the
 // window's final budget. Memory stays bounded whatever the length of the input; the result is
 // exact whenever the window's budget did not change after its first maxLateFrames late frames.
-func (p *Pipeline) noteUnkept(w *windowState, f *source.Frame) {
-	key := int64(lateKeyNone)
-	if m, ok := w.budgets.mode(); ok {
-		key = m
-	} else if m, ok := p.othersMode(w); ok {
-		key = m
-	} else if saneDeadline(f) {
-		key = lateKeyPeriod
-	}
+func (p *Pipeline) noteUnkept(w *windowState, key int64) {
 	if w.lateOver == nil {
 		w.lateOver = map[int64]int64{}
 	}
@@ -156,10 +82,7 @@ func (p *Pipeline) unsettledWarnings() []string {
 		if len(w.lateOver) == 0 {
 			continue
 		}
-		mode, haveMode := w.budgets.mode()
-		if !haveMode {
-			mode, haveMode = p.othersMode(w)
-		}
+		mode, haveMode := p.windowBudget(w)
 		var off int64
 		for key, n := range w.lateOver {
 			exact := (haveMode && key == mode) || (!haveMode && (key == lateKeyPeriod || key == lateKeyNone))
@@ -183,10 +106,7 @@ func (p *Pipeline) settleLate() {
 		if len(w.late) == 0 {
 			continue
 		}
-		mode, haveMode := w.budgets.mode()
-		if !haveMode {
-			mode, haveMode = p.othersMode(w)
-		}
+		mode, haveMode := p.windowBudget(w)
 		for i := range w.late {
 			lf := &w.late[i]
 			budget := mode
@@ -206,11 +126,10 @@ func (p *Pipeline) settleLate() {
 
 // recharge moves lf from its charge to d dropped refreshes in w's and the run's aggregates.
 func (p *Pipeline) recharge(w *windowState, lf *lateFrame, d int64) {
-	th := p.thresholdsFor(RateHz(lf.t))
-	level := Classify(d, th)
+	level := Classify(d, Thresholds(p.cfg.DropLevels, RateHz(lf.t)))
 	ns0, ns1 := (lf.dropped+1)*lf.t, (d+1)*lf.t
 	j0, j1 := lf.dropped >= 1, d >= 1
-	// counts that add up are the window's only (addPair; the run sums its windows)
+	// counts that add up are the window's only (countFrame; the run sums its windows)
 	a := w.agg
 	a.levels[lf.level]--
 	a.levels[level]++

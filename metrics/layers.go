@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -202,14 +201,10 @@ func (p *Pipeline) addLayerGap(g *source.Gap) {
 
 // addLayerFacts adds one classified frame to the layer and, for the measured layer, the run.
 func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int64, first bool) {
-	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true,
-		histIdx: hwui.Index(display)}
-	ff.level = Classify(dropped, p.thresholdsFor(RateHz(t)))
+	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true}
+	ff.level = Classify(dropped, Thresholds(p.cfg.DropLevels, RateHz(t)))
 	p.touch(present - display)
-	idx := int64(0)
-	if present > p.originNs {
-		idx = (present - p.originNs) / p.cfg.SliceNs
-	}
+	idx := p.sliceOf(present)
 	// a late frame's wait covered the slices before the one it was presented in: frozen, not idle
 	startIdx := idx
 	if from := present - display; from > p.originNs {
@@ -231,10 +226,7 @@ func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int
 	if dropped >= 1 && startIdx < idx {
 		p.total.markStalled(startIdx, idx-1)
 	}
-	rf := &p.recent[p.rhead]
-	*rf = recentFrame{window: l.shown, vsync: present - display, cost: display, interval: t, dropped: dropped, level: ff.level, doneNs: present}
-	p.rhead = (p.rhead + 1) % len(p.recent)
-	p.rlen = min(p.rlen+1, len(p.recent))
+	p.addRecent(recentFrame{window: l.shown, vsync: present - display, cost: display, interval: t, dropped: dropped, level: ff.level, doneNs: present})
 	fr := source.Frame{Window: l.shown, VsyncNs: present - display, DoneNs: present, PresentNs: present, IntervalNs: t}
 	p.considerWorst(l.shown, &fr, display, dropped)
 	if p.onFrame != nil {

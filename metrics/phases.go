@@ -29,28 +29,3 @@ func splitPhases(vsync, done int64, ph *source.Phases) *PhaseMs {
 		GPU:       ms(ph.IssueDrawCommandsStart, done),
 	}
 }
-
-// phaseStamps are the Phases a recent frame's stages are split by (splitPhases), kept by value.
-type phaseStamps struct {
-	handleInput, animation, traversals, draw, syncQueued, syncStart, issueDraw int64
-}
-
-// set copies ph's stamps (zero for nil: the frame has no phases).
-func (s *phaseStamps) set(ph *source.Phases) {
-	if ph == nil {
-		*s = phaseStamps{}
-		return
-	}
-	*s = phaseStamps{ph.HandleInputStart, ph.AnimationStart, ph.PerformTraversalsStart, ph.DrawStart,
-		ph.SyncQueued, ph.SyncStart, ph.IssueDrawCommandsStart}
-}
-
-// split is splitPhases of the stamps.
-func (s *phaseStamps) split(vsync, done int64) *PhaseMs {
-	if s.handleInput == 0 {
-		return nil
-	}
-	return splitPhases(vsync, done, &source.Phases{HandleInputStart: s.handleInput, AnimationStart: s.animation,
-		PerformTraversalsStart: s.traversals, DrawStart: s.draw, SyncQueued: s.syncQueued,
-		SyncStart: s.syncStart, IssueDrawCommandsStart: s.issueDraw})
-}

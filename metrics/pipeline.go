@@ -38,17 +38,6 @@ type windowState struct {
 	unmeasured *agg
 }
 
-// recentFrame is a frame kept for the screen's frame-time graph.
-type recentFrame struct {
-	window         string
-	vsync          int64
-	cost, interval int64
-	dropped        int64
-	level          Level
-	phases         phaseStamps
-	uiDone, doneNs int64
-}
-
 // worstItem is one of the costliest frames.
 type worstItem struct {
 	window               string
@@ -127,7 +116,6 @@ type Pipeline struct {
 	// run, which adds them)
 	total   *agg
 	windows map[string]*windowState
-	lastWin *windowState
 
 	msgs *messageTable
 
@@ -139,9 +127,6 @@ type Pipeline struct {
 	// timeline and sections: what Perfetto traces add (nil until a trace frame or section)
 	timeline *timelineTally
 	sections *sectionTable
-	// worstEnd is the latest mainEnd of the worst frames: a message starting after it overlaps
-	// none of them, and the loop over them per message is skipped
-	worstEnd int64
 	hist     history
 
 	warn       warnTable
@@ -154,26 +139,11 @@ type Pipeline struct {
 
 	// frame-interval learning when neither rows nor the device say (modal spacing of vsyncs,
 	// 0.1 ms buckets from 4 to 44 ms)
-	spacing    [400]int32
-	spacingSum [400]int64
-	spacingN   int
-	// spacingBest is the fullest bucket (the lowest of equals), -1 before any: kept as
-	// buckets fill, so learning T does not scan the 400 buckets.
-	spacingBest  int
-	learnedT     int64
-	assumedWarn  bool
-	thresholdsHz int64
-	thresholds   [4]int64
-	// periodNs is T for refresh rate periodHz (intervalFor's rows without an interval)
-	periodHz float64
-	periodNs int64
-	// levelsT is the interval the frame drop levels were last classified with, levels its
-	// thresholds (RateHz rounds a float division: once per interval, not per frame)
-	levelsT int64
-	levels  [4]int64
-	// sliceLo is where slice sliceIdx starts (ns from the origin): the slice of the last
-	// frame, for sliceOf
-	sliceLo, sliceIdx int64
+	spacing     [400]int32
+	spacingSum  [400]int64
+	spacingN    int
+	learnedT    int64
+	assumedWarn bool
 
 	// Looper-derived frames (cost basis main_thread) and the logcat→gfxinfo clock alignment
 	// (gfxinfo+logcat); nil when the session does not need them.
@@ -242,11 +212,10 @@ func (p *Pipeline) Reset() {
 		last.at = 0
 		p.measured = []measuredRec{last}
 	}
-	p.lastWin = nil
 	p.msgs = newMessageTable()
 	p.recent = make([]recentFrame, p.cfg.RecentLen)
 	p.rhead, p.rlen = 0, 0
-	p.worst, p.worstEnd, p.hist = nil, 0, newHistory(p.cfg.HistoryLen)
+	p.worst, p.hist = nil, newHistory(p.cfg.HistoryLen)
 	p.warn = warnTable{}
 	p.framesLost, p.lostKnown = 0, false
 	p.procTotals, p.windowLost = map[int]int64{}, map[int]int64{}
@@ -254,19 +223,13 @@ func (p *Pipeline) Reset() {
 	p.main = mainState{seesMain: p.main.seesMain}
 	p.spacing = [400]int32{}
 	p.spacingSum = [400]int64{}
-	p.spacingN, p.learnedT, p.spacingBest = 0, 0, -1
+	p.spacingN, p.learnedT = 0, 0
 	p.seq++
 }
 
-// AddBatch applies a batch of events in order. Frames, nearly all of a framestats batch, go
-// straight to addFrame (as Add does with them) without Add's type switch over every kind.
+// AddBatch applies a batch of events in order.
 func (p *Pipeline) AddBatch(evs []source.Event) {
 	for _, ev := range evs {
-		if f, ok := ev.(*source.Frame); ok {
-			p.addFrame(f, -1)
-			p.seq++
-			continue
-		}
 		p.Add(ev)
 	}
 }
@@ -423,25 +386,18 @@ func (p *Pipeline) touch(at int64) {
 	}
 }
 
+// window is the window named name, made on its first frame, poll or summary. Past maxWindows
+// windows the rest share one.
 func (p *Pipeline) window(name, process string) *windowState {
-	if w := p.lastWin; w != nil && w.name == name {
-		if w.process == "" && process != "" {
-			// a window first seen in a Poll (which names no process) keeps the process its
-			// summary or frames were printed under
-			w.process = source.Visible(process)
-		}
-		return w
-	}
 	w := p.windows[name]
-	if w == nil {
-		if len(p.windows) >= maxWindows {
-			name = otherWindows
-			if w = p.windows[name]; w != nil {
-				p.lastWin = w
-				return w
-			}
-			p.warn.add(fmt.Sprintf("more than %d windows: the rest are counted as %q", maxWindows, otherWindows))
+	if w == nil && len(p.windows) >= maxWindows {
+		if w = p.windows[otherWindows]; w != nil {
+			return w
 		}
+		name = otherWindows
+		p.warn.add(fmt.Sprintf("more than %d windows: the rest are counted as %q", maxWindows, otherWindows))
+	}
+	if w == nil {
 		// keyed by the name as sent, shown with its invisible characters escaped (a window
 		// named with a right-to-left override cannot pose as another)
 		w = &windowState{name: source.Visible(name), process: source.Visible(process), visible: true,
@@ -449,9 +405,10 @@ func (p *Pipeline) window(name, process string) *windowState {
 		p.windows[name] = w
 	}
 	if w.process == "" {
+		// a window first seen in a Poll (which names no process) keeps the process its
+		// summary or frames were printed under
 		w.process = source.Visible(process)
 	}
-	p.lastWin = w
 	return w
 }
 
@@ -467,61 +424,6 @@ func (p *Pipeline) run() *agg {
 		}
 	}
 	return &a
-}
-
-// intervalFor is T for a frame: the row's own period, else the device's refresh rate, else the
-// modal spacing of consecutive intended vsyncs, else 60 Hz with a warning.
-func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
-	// The modal vsync spacing is only needed while the refresh rate is unknown.
-	if p.refreshHz <= 0 && w.lastVsync > 0 && f.VsyncNs > w.lastVsync {
-		if d := f.VsyncNs - w.lastVsync; d >= 4_000_000 && d < 44_000_000 {
-			// (d − 4 ms and spacingN are never negative)
-			b := int(uint64(d-4_000_000) / 100_000)
-			p.spacing[b]++
-			p.spacingSum[b] += d
-			p.spacingN++
-			// (the fullest bucket filling again, as nearly every spacing does, stays the fullest)
-			if c, best := p.spacing[b], p.spacingBest; b != best && (best < 0 || c > p.spacing[best] || c == p.spacing[best] && b < best) {
-				p.spacingBest = b
-			}
-			if p.spacingN&15 == 0 || p.learnedT == 0 && p.spacingN >= 8 {
-				p.learnT()
-			}
-		}
-	}
-	if f.IntervalNs >= minIntervalNs && f.IntervalNs <= maxIntervalNs {
-		return f.IntervalNs
-	}
-	if p.refreshHz > 0 {
-		// rows without their own interval (the 17-column layout): a float division and a
-		// rounding per frame, done once per refresh rate instead
-		if p.refreshHz != p.periodHz {
-			p.periodHz, p.periodNs = p.refreshHz, int64(math.Round(1e9/p.refreshHz))
-		}
-		return p.periodNs
-	}
-	if p.learnedT > 0 {
-		return p.learnedT
-	}
-	if !p.assumedWarn {
-		p.assumedWarn = true
-		p.warn.add("refresh rate unknown: assuming 60 Hz until the frame spacing shows it")
-	}
-	return int64(math.Round(1e9 / p.cfg.DefaultHz))
-}
-
-func (p *Pipeline) learnT() {
-	if best := p.spacingBest; best >= 0 && p.spacing[best] >= 4 {
-		p.learnedT = p.spacingSum[best] / int64(p.spacing[best])
-	}
-}
-
-func (p *Pipeline) thresholdsFor(hz int64) [4]int64 {
-	if hz != p.thresholdsHz {
-		p.thresholdsHz = hz
-		p.thresholds = Thresholds(p.cfg.DropLevels, hz)
-	}
-	return p.thresholds
 }
 
 // mainEnd is the end of a frame's main-thread part: SyncStart when known, else the vsync
@@ -584,7 +486,7 @@ func (p *Pipeline) addMessage(m *source.Message) {
 	}
 	// Worst frames that arrived before their messages (all or some of them) are attributed
 	// late.
-	if ok && m.StartNs+shift < p.worstEnd {
+	if ok {
 		for i := range p.worst {
 			it := &p.worst[i]
 			if m.EndNs+shift > it.vsync && m.StartNs+shift < it.mainEnd {

@@ -25,10 +25,6 @@ func (p *Pipeline) considerWorst(window string, f *source.Frame, cost, dropped i
 	if len(p.worst) > worstKeep {
 		p.worst = p.worst[:worstKeep]
 	}
-	p.worstEnd = 0
-	for i := range p.worst {
-		p.worstEnd = max(p.worstEnd, p.worst[i].mainEnd)
-	}
 }
 
 // attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd]. An

@@ -380,9 +380,22 @@ func TestRealdata(t *testing.T) {
 					t.Errorf("window %q: total %d > rows %d: not comparable", cw.title, w.TotalFrames, w.Rows)
 				}
 				var jt metrics.JankTracker
-				var tally metrics.AndroidTally
-				for i := range w.Frames {
-					tally.Add(jt.Frame(&w.Frames[i], 0))
+				var tally struct {
+					Total, JankyLegacy, JankyDeadline int64
+					Hist                              hwui.Histogram
+				}
+				for i := range w.Frames { // counted as Android's summary counts them
+					a := jt.Frame(&w.Frames[i], 0)
+					if a.LegacyJanky {
+						tally.JankyLegacy++
+					}
+					if a.Counted {
+						tally.Total++
+						tally.Hist.Add(a.DurationNs)
+						if a.DeadlineJanky {
+							tally.JankyDeadline++
+						}
+					}
 				}
 				got := computed{cw.pid, cw.title, tally.Total, tally.JankyLegacy, tally.JankyDeadline,
 					tally.Hist.Percentile(50), tally.Hist.Percentile(90), tally.Hist.Percentile(95), tally.Hist.Percentile(99)}

@@ -63,6 +63,9 @@ func TestConnectNoStartServer(t *testing.T) {
 // nothing): Connect must run it as `adb -P PORT start-server`, then report that the
 // server still does not answer.
 func TestConnectRunsStartServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a stand-in adb process")
+	}
 	dir := t.TempDir()
 	argsFile := filepath.Join(dir, "args")
 	script := "#!/bin/sh\necho \"$@\" > '" + argsFile + "'\n"

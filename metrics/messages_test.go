@@ -45,13 +45,17 @@ func (r *refTable) add(name string, ms float64) {
 // as a scan for the least severe one would, with many more distinct handlers than places and
 // with recurring ones (durations all different, so that the victim is never a tie).
 func TestSignatureEviction(t *testing.T) {
+	adds := 30000
+	if testing.Short() {
+		adds = 5000 // the scan is slow; 5,000 still fills the table and evicts in the two larger cases
+	}
 	for _, distinct := range []int{50, 1500, 20000} {
 		t.Run(fmt.Sprint(distinct), func(t *testing.T) {
 			r := rand.New(rand.NewSource(int64(distinct)))
 			tab := newMessageTable()
 			ref := &refTable{max: map[string]float64{}, count: map[string]int64{}}
 			used := map[int64]bool{}
-			for i := 0; i < 30000; i++ {
+			for i := 0; i < adds; i++ {
 				name := fmt.Sprintf("com.example.H%d", r.Intn(distinct))
 				var us int64
 				for us == 0 || used[us] {
@@ -60,6 +64,9 @@ func TestSignatureEviction(t *testing.T) {
 				used[us] = true
 				tab.add(&source.Message{Handler: name, Callback: "null", StartNs: 1e9, EndNs: 1e9 + us*1000}, 0)
 				ref.add(name, float64(us)/1000)
+			}
+			if distinct > maxSignatures && tab.evicted == 0 {
+				t.Fatal("nothing evicted: the case checks no eviction")
 			}
 			if len(tab.sigs) != len(ref.max) || tab.evicted != ref.evicted {
 				t.Fatalf("%d signatures, %d evicted; the scan keeps %d, evicts %d", len(tab.sigs), tab.evicted, len(ref.max), ref.evicted)

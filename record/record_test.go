@@ -639,6 +639,7 @@ func FuzzReader(f *testing.F) {
 // TestBackgroundFlush: events written once reach the file without another Write or Flush (the
 // flusher goroutine), for both kinds of file.
 func TestBackgroundFlush(t *testing.T) {
+	t.Parallel() // waits on the writer's flush timer
 	for _, name := range []string{"bg.jsonl", "bg.jsonl.gz"} {
 		path := filepath.Join(t.TempDir(), name)
 		w, err := Create(path, testHeader(), Options{})

@@ -75,6 +75,7 @@ const far = int64(1) << 60
 // Windows that draw nothing and a presenting SurfaceView: auto measures the layer, under the
 // window source's session (its logcat stays attached), and says so.
 func TestAutoSwitchesToLayer(t *testing.T) {
+	t.Parallel() // each waits 1.5 s of real time for auto to decide
 	h := newHarness(fakeadb.SFAndroid15, 120, 2)
 	gfx := gfxStub{[][]source.Event{{&source.Session{Source: source.KindGfxinfoLogcat, Package: gamePkg},
 		&source.Frame{Window: "w", VsyncNs: 1, DoneNs: 2, History: true}, &source.Tick{NowNs: far}}}}
@@ -94,6 +95,7 @@ func TestAutoSwitchesToLayer(t *testing.T) {
 
 // Windows drawing more frames than the layer presents keep the windows measured.
 func TestAutoKeepsWindows(t *testing.T) {
+	t.Parallel() // each waits 1.5 s of real time for auto to decide
 	h := newHarness(fakeadb.SFAndroid15, 120, 2) // 60 fps layer
 	var frames []source.Event
 	frames = append(frames, &source.Session{Source: source.KindGfxinfo, Package: gamePkg})
@@ -110,6 +112,7 @@ func TestAutoKeepsWindows(t *testing.T) {
 // Android 16: the SurfaceView's --latency prints the period only; auto stays with the windows,
 // says what to run instead and never turns timestats on.
 func TestAutoAndroid16Hint(t *testing.T) {
+	t.Parallel() // each waits 1.5 s of real time for auto to decide
 	h := newHarness(fakeadb.SFAndroid16, 120, 2)
 	gfx := gfxStub{[][]source.Event{{&source.Session{Source: source.KindGfxinfo, Package: gamePkg}, &source.Tick{NowNs: far}}}}
 	layers, _, notes := sessions(runAuto(t, h, gfx))
@@ -127,6 +130,7 @@ func TestAutoAndroid16Hint(t *testing.T) {
 // A window source that never reports a time (an app without hwui windows, a NativeActivity
 // game): the presenting layer is measured once the poller is 3 s ahead of it.
 func TestAutoSilentWindows(t *testing.T) {
+	t.Parallel() // each waits 1.5 s of real time for auto to decide
 	h := newHarness(fakeadb.SFAndroid14, 60, 1)
 	gfx := gfxStub{[][]source.Event{{&source.Session{Source: source.KindGfxinfo, Package: gamePkg}}}}
 	layers, _, _ := sessions(runAuto(t, h, gfx))

@@ -32,6 +32,7 @@ func TestPushFailuresCounted(t *testing.T) {
 	feed := func() []export.Device { return []export.Device{{Snap: a, Connected: true}} }
 	for _, f := range []otlptest.Fault{otlptest.Down, otlptest.Hang, otlptest.Status500, otlptest.Status429} {
 		t.Run(f.String(), func(t *testing.T) {
+			t.Parallel() // each waits for two pushes 200 ms apart
 			h := &export.Health{Name: "OTLP pushes"}
 			p, err := Start(context.Background(), Config{Endpoint: otlptest.Failing(t, f), Interval: 200 * time.Millisecond,
 				Health: h}, feed, 5)

@@ -95,7 +95,7 @@ func TestAutoSwitchesToLayer(t *testing.T) {
 
 // Windows drawing more frames than the layer presents keep the windows measured.
 func TestAutoKeepsWindows(t *testing.T) {
-	t.Parallel() // each waits 1.5 s of real time for auto to decide
+	t.Parallel()                                 // each waits 1.5 s of real time for auto to decide
 	h := newHarness(fakeadb.SFAndroid15, 120, 2) // 60 fps layer
 	var frames []source.Event
 	frames = append(frames, &source.Session{Source: source.KindGfxinfo, Package: gamePkg})

@@ -27,7 +27,7 @@ func (a *app) devicesCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 15*time.Second)
 			defer cancel()
-			cl, err := a.adbClient(ctx)
+			cl, err := a.devices().Client(ctx)
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ var formats = map[string][]string{
 // registerCompletions gives the shells' completion the values of the flags that have a known
 // set: scenarios, sources, themes, formats, and the serials and packages of the connected
 // devices (asked of a running adb server, never starting one).
-func (a *app) registerCompletions(root *cobra.Command) {
+func registerCompletions(root *cobra.Command, o *Options) {
 	fixed := func(vals ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp)
 	}
@@ -50,8 +50,8 @@ func (a *app) registerCompletions(root *cobra.Command) {
 		if f, ok := formats[c.Name()]; ok {
 			set("format", fixed(f...))
 		}
-		set("serial", a.completeSerials)
-		set("package", a.completePackages)
+		set("serial", o.completeSerials)
+		set("package", o.completePackages)
 	})
 }
 
@@ -63,9 +63,9 @@ func walk(c *cobra.Command, fn func(*cobra.Command)) {
 }
 
 // completionClient is a client of a running adb server (the flags' address), or nil.
-func (a *app) completionClient() (*device.Client, context.Context, context.CancelFunc) {
+func (o *Options) completionClient() (*device.Client, context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
-	addr, err := device.ServerAddr(a.opts.AdbHost, a.opts.AdbPort)
+	addr, err := device.ServerAddr(o.AdbHost, o.AdbPort)
 	if err != nil {
 		return nil, ctx, cancel
 	}
@@ -77,8 +77,8 @@ func (a *app) completionClient() (*device.Client, context.Context, context.Cance
 }
 
 // completeSerials offers the online devices' serials, described by their model.
-func (a *app) completeSerials(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-	cl, ctx, cancel := a.completionClient()
+func (o *Options) completeSerials(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+	cl, ctx, cancel := o.completionClient()
 	defer cancel()
 	if cl == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -97,8 +97,8 @@ func (a *app) completeSerials(_ *cobra.Command, _ []string, _ string) ([]string,
 }
 
 // completePackages offers the third-party packages of the device -s names (or the only one).
-func (a *app) completePackages(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-	cl, ctx, cancel := a.completionClient()
+func (o *Options) completePackages(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+	cl, ctx, cancel := o.completionClient()
 	defer cancel()
 	if cl == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -107,7 +107,7 @@ func (a *app) completePackages(_ *cobra.Command, _ []string, _ string) ([]string
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	info, err := device.Select(infos, device.DefaultSerial(a.opts.Serial)) // -s, else the only one
+	info, err := device.Select(infos, device.DefaultSerial(o.Serial)) // -s, else the only one
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -82,15 +82,15 @@ func (a *app) headless(ctx context.Context) error {
 			return sess.Report(meta)
 		})
 	}
-	exp, err := a.startExports(ctx, latestFeed(sess.Latest))
+	exp, err := a.opts.Exports.start(ctx, latestFeed(sess.Latest), a.env, a.log)
 	if err != nil {
 		_ = sess.Close()
 		return err
 	}
 	runErr := sess.Wait()
 	wall := clock.ns()
-	recErr := sess.Close()  // the final snapshot is published; a failed recording is the error
-	a.exportErr(exp.Stop()) // writes the final numbers
+	recErr := sess.Close()              // the final snapshot is published; a failed recording is the error
+	exportErr(a.env.Stderr, exp.Stop()) // writes the final numbers
 	if runErr != nil && (recErr == nil || !errors.Is(runErr, context.Canceled)) {
 		return runtimeErr(runErr)
 	}
@@ -132,6 +132,14 @@ func (a *app) headless(ctx context.Context) error {
 		return runtimeErr(errors.New("the app was never seen running: no frames were measured (is -p right?)"))
 	}
 	return a.opts.gates().Finish(rep, "headless", clock.start)
+}
+
+// exportErr says an export failure after a headless run without changing its exit status (the
+// report is what the run is for).
+func exportErr(stderr io.Writer, err error) {
+	if err != nil {
+		fmt.Fprintf(stderr, "fpstop: %s\n", oneSentence(err))
+	}
 }
 
 // lostDevice ends a run whose device was lost (deviceLost): the gates are written (JUnit) and

@@ -17,25 +17,26 @@ import (
 // labConfig is the multi-device run the flags ask for (package lab runs it): each device is
 // read as a single-device run reads it.
 func (a *app) labConfig(ctx context.Context) (lab.Config, error) {
-	cl, err := a.adbClient(ctx)
+	dv := a.devices()
+	cl, err := dv.Client(ctx)
 	if err != nil {
 		return lab.Config{}, err
 	}
 	open := func(ctx context.Context, in device.Info, kind string) (source.Source, string, string, error) {
 		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		t, err := a.completeTarget(tctx, cl, in, a.opts.packageFor(in.Serial))
+		t, err := dv.Complete(tctx, cl, in, a.opts.packageFor(in.Serial))
 		cancel()
 		if err != nil {
 			return nil, "", "", err
 		}
-		if kind == "auto" && a.logsLooper(ctx, t) {
+		if kind == "auto" && dv.LogsLooper(ctx, t) {
 			kind = "gfxinfo+logcat" // the app prints Looper lines: read them, as a single-device run does
 		}
-		src, reported := a.sourceFor(t, kind)
-		return src, reported, t.pkg, nil
+		src, reported := dv.Source(t, kind)
+		return src, reported, t.Pkg, nil
 	}
 	startExports := func(ctx context.Context, feed export.Feed) (lab.Exports, error) {
-		x, err := a.startExports(ctx, feed)
+		x, err := a.opts.Exports.start(ctx, feed, a.env, a.log)
 		if err != nil {
 			return nil, err
 		}

@@ -125,7 +125,7 @@ vsync simulator, which it shows when no device is connected.`,
 	for _, c := range a.extraCommands() {
 		root.AddCommand(c)
 	}
-	a.registerCompletions(root)
+	registerCompletions(root, &a.opts)
 	return root
 }
 

@@ -76,10 +76,11 @@ func (d *deviceScreen) Apps(ctx context.Context, serial string) ([]ui.AppItem, e
 // Switch opens the picked device and app (the flags are not touched: this runs in a Bubble
 // Tea command's goroutine) and runs it in place of the current source.
 func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, error) {
-	op, err := d.a.deviceSourceFor(ctx, d.kind, serial, pkg)
+	dop, err := d.a.devices().Open(ctx, d.kind, serial, pkg)
 	if err != nil {
 		return "", errors.New(oneSentence(err))
 	}
+	op := deviceOpened(dop)
 	// The picked phone is on screen at once, "connecting" until its source says what it reads.
 	if err := d.s.SwitchDevice(d.ctx, op.src, op.device, connectingText(op)); err != nil {
 		return "", err
@@ -115,12 +116,12 @@ func (d *deviceScreen) SwitchLayer(ctx context.Context, layer string) (string, e
 	if s == nil || s.Session.Package == "" {
 		return "", errors.New("no app is being read yet")
 	}
-	op, err := d.a.layerSource(ctx, s.Session.Device.Serial, s.Session.Package, layer)
+	op, err := d.a.devices().OpenLayer(ctx, s.Session.Device.Serial, s.Session.Package, layer)
 	if err != nil {
 		return "", errors.New(oneSentence(err))
 	}
 	dev := source.Session{Device: s.Session.Device, Package: s.Session.Package}
-	if err := d.s.SwitchDevice(d.ctx, op.src, dev, "measuring layer "+layer+"…"); err != nil {
+	if err := d.s.SwitchDevice(d.ctx, op.Src, dev, "measuring layer "+layer+"…"); err != nil {
 		return "", err
 	}
 	return layer, nil

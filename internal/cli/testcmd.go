@@ -85,13 +85,13 @@ func (a *app) runTest(cmd *cobra.Command, f *testrun.Options) error {
 	// auto: a device is required, as for a headless run (gfxinfo, or SurfaceFlinger for an app
 	// drawing only into a SurfaceView); the summary names the source the reports name
 	if a.opts.Source != "sim" {
-		tg, err := a.resolveTargetFor(ctx, a.opts.Serial, a.opts.Package)
+		tg, err := a.devices().Target(ctx, a.opts.Serial, a.opts.Package)
 		if err != nil {
 			return err
 		}
 		// fixed for every iteration: after a force-stop the foreground app is another one
-		a.opts.Package, a.opts.Serial = tg.pkg, tg.info.Serial
-		cfg.Target = &testrun.Target{Client: tg.client, Serial: tg.info.Serial, Package: tg.pkg}
+		a.opts.Package, a.opts.Serial = tg.Pkg, tg.Info.Serial
+		cfg.Target = &testrun.Target{Client: tg.Client, Serial: tg.Info.Serial, Package: tg.Pkg}
 	}
 	cfg.Package = a.opts.Package
 	cfg.Open = func(ctx context.Context, kind string, seed int64) (*testrun.Opened, error) {

@@ -46,7 +46,7 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	if op.device.Device.Serial != "" {
 		sess.Connecting(op.device, connectingText(op)) // the phone on screen while auto chooses
 	}
-	exp, err := a.startExports(ctx, latestFeed(sess.Latest))
+	exp, err := a.opts.Exports.start(ctx, latestFeed(sess.Latest), a.env, a.log)
 	if err != nil {
 		_ = sess.Close()
 		return err
@@ -126,7 +126,7 @@ func (a *app) resolveTheme(name string) (themes.Theme, error) {
 
 // listDevices feeds the device picker.
 func (a *app) listDevices(ctx context.Context) ([]ui.DeviceItem, error) {
-	cl, err := a.adbClient(ctx)
+	cl, err := a.devices().Client(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (a *app) listDevices(ctx context.Context) ([]ui.DeviceItem, error) {
 
 // listApps feeds the app picker: third-party packages, the foreground app first.
 func (a *app) listApps(ctx context.Context, serial string) ([]ui.AppItem, error) {
-	cl, err := a.adbClient(ctx)
+	cl, err := a.devices().Client(ctx)
 	if err != nil {
 		return nil, err
 	}

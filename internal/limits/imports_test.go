@@ -46,6 +46,10 @@ var flowRules = []flowRule{
 		"fpstop test measures, records and summarises; it has no screen and picks no source itself"},
 	{"internal/exit", []string{"ui", "themes", "device", "metrics", "record", "internal/cli", "internal/lab", "internal/testrun"},
 		"exit statuses are shared by every command: they know nothing of what a command does"},
+	{"internal/devsource", []string{"metrics", "ui", "themes", "record", "compare", "internal/session", "internal/cli", "internal/lab", "internal/testrun"},
+		"opening a device's source is reading the phone: what the numbers mean and how they are shown is downstream"},
+	{"internal/export", []string{"ui", "themes", "device", "internal/cli", "internal/lab", "internal/testrun"},
+		"exporters read Snapshots, never a device or a screen"},
 	{"internal/gate", []string{"ui", "themes", "device", "internal/session", "internal/cli", "internal/lab", "internal/testrun"},
 		"the gates read a report; they run nothing"},
 }
@@ -183,6 +187,7 @@ func TestFlowRulesCatchOffenders(t *testing.T) {
 		{"x.go", ".", "internal/testkit/realdata"},
 		{"internal/lab/x.go", "internal/lab", "ui"},
 		{"internal/testrun/x.go", "internal/testrun", "internal/cli"},
+		{"internal/devsource/x.go", "internal/devsource", "metrics"},
 		{"internal/cli/testrun.go", "internal/cli", "os/exec"}, // the driver lives in internal/testrun
 	}
 	for _, e := range bad {

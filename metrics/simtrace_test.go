@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/perfetto"
@@ -16,25 +17,7 @@ import (
 // recorded of the same run.
 func simTrace(t *testing.T, scenario string, hz float64, d time.Duration, o sim.TraceOptions) ([]source.Event, []byte, sim.TraceFacts) {
 	t.Helper()
-	s, err := sim.New(sim.Config{Scenario: scenario, Hz: hz, Seed: 32, Speed: 0, Duration: d})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []source.Event
-	for _, e := range collect(t, s) {
-		switch v := e.(type) {
-		case *source.Frame: // copies: a source may reuse its events' storage
-			c := *v
-			if v.Phases != nil {
-				ph := *v.Phases
-				c.Phases = &ph
-			}
-			evs = append(evs, &c)
-		case *source.Message:
-			c := *v
-			evs = append(evs, &c)
-		}
-	}
+	evs := testkit.SimEvents(t, sim.Config{Scenario: scenario, Hz: hz, Seed: 32, Speed: 0, Duration: d})
 	var buf bytes.Buffer
 	facts, err := sim.RenderTrace(&buf, evs, o)
 	if err != nil {

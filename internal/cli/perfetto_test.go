@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
-	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
 
@@ -52,29 +51,7 @@ func TestDetectPerfetto(t *testing.T) {
 // writeSimTrace writes the simulator's run as a Perfetto trace file.
 func writeSimTrace(t *testing.T, path string, seed int64) {
 	t.Helper()
-	s, err := sim.New(sim.Config{Scenario: "janky", Hz: 60, Seed: seed, Speed: 0, Duration: 8 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(chan []source.Event, 16)
-	go func() { s.Run(context.Background(), out); close(out) }()
-	var evs []source.Event
-	for b := range out {
-		for _, e := range b {
-			switch v := e.(type) {
-			case *source.Frame:
-				c := *v
-				if v.Phases != nil {
-					ph := *v.Phases
-					c.Phases = &ph
-				}
-				evs = append(evs, &c)
-			case *source.Message:
-				c := *v
-				evs = append(evs, &c)
-			}
-		}
-	}
+	evs := testkit.SimEvents(t, sim.Config{Scenario: "janky", Hz: 60, Seed: seed, Speed: 0, Duration: 8 * time.Second})
 	var buf bytes.Buffer
 	if _, err := sim.RenderTrace(&buf, evs, sim.TraceOptions{SFJankEvery: 10}); err != nil {
 		t.Fatal(err)

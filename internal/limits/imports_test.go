@@ -64,8 +64,9 @@ const harness = "internal/testkit"
 var harnessUsers = []string{harness, "scripts"}
 
 // adbTalkers are the only packages that may speak to adb (its client library, a process or a
-// socket): device/ itself and the test harness that starts a real adb against the fake phone.
-var adbTalkers = []string{"device", "internal/testkit/adbtest", "internal/testkit/fakeadb", "internal/testkit/e2e", "internal/testkit/tmuxtest"}
+// socket): device/ itself and the test harnesses, which start a real adb against the fake
+// phone, the real binary and tmux.
+var adbTalkers = []string{"device", harness}
 
 // adbClient reports whether the import p can reach adb: its client library, starting a process
 // or opening a socket (net itself; net/http and the like are not counted).
@@ -141,14 +142,13 @@ func flowViolations(edges []importEdge) []string {
 
 // execForNonAdb lists the files that start processes other than adb (a user's test driver
 // command for `fpstop test`, xmllint for the JUnit schema check) or serve a network port that
-// is not adb's (the Prometheus endpoint, the OTLP test receiver, the tmux control client that
-// drives the real binary in screen tests and the key-latency script): each is named, so a new one
-// is a decision, not an accident.
+// is not adb's (the Prometheus endpoint, the OTLP test receiver, the key-latency script): each
+// is named, so a new one is a decision, not an accident.
 func execForNonAdb(e importEdge) bool {
 	switch e.file {
 	case "internal/testrun/driver_unix.go", "internal/testrun/driver_other.go", "internal/testrun/iteration.go",
 		"internal/junit/check.go", "internal/export/prom/serve.go",
-		"internal/export/otlp/otlptest/receiver.go", "internal/testkit/tmuxctl/tmuxctl.go",
+		"internal/export/otlp/otlptest/receiver.go",
 		"scripts/keylatency/main.go":
 		return true
 	}

@@ -1,7 +1,11 @@
-// Package testkit holds what the process-starting test suites (internal/testkit/e2e, internal/testkit/tmuxtest)
-// share: the parallelism of suites that wait on real time, and the fan-out of a fake app's
-// events to its open logcat streams. It is a test harness: no product package
-// imports it.
+// Package testkit and its subpackages are the test harnesses, apart from the product: the
+// fake phone (fakeadb), a real adb server on a private port (adbtest), the tmux driver and the
+// screen tests (tmuxctl, tmuxtest), the end-to-end suite (e2e), the real-capture locator
+// (realdata), plain reference definitions (reference) and benchmark inputs (benchgen). This
+// package holds what several suites share: the parallelism of suites that wait on real time,
+// the fan-out of a fake app's events to its open logcat streams, one build of the real binary,
+// the go command's caches kept across a fresh HOME, and the simulator's frames and messages
+// copied out. No product package imports any of it (internal/limits checks).
 package testkit
 
 import (

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -20,30 +21,7 @@ import (
 // messages.
 func simEvents(t *testing.T, scenario string, hz float64, d time.Duration) []source.Event {
 	t.Helper()
-	s, err := sim.New(sim.Config{Scenario: scenario, Hz: hz, Seed: 33, Duration: d})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(chan []source.Event, 16)
-	go func() { _ = s.Run(context.Background(), out); close(out) }()
-	var evs []source.Event
-	for b := range out {
-		for _, e := range b {
-			switch v := e.(type) {
-			case *source.Frame:
-				c := *v
-				if v.Phases != nil {
-					ph := *v.Phases
-					c.Phases = &ph
-				}
-				evs = append(evs, &c)
-			case *source.Message:
-				c := *v
-				evs = append(evs, &c)
-			}
-		}
-	}
-	return evs
+	return testkit.SimEvents(t, sim.Config{Scenario: scenario, Hz: hz, Seed: 33, Duration: d})
 }
 
 func renderTrace(t *testing.T, evs []source.Event) []byte {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -58,7 +57,7 @@ func fpstopVia(t *testing.T, env *adbtest.Env, port int, args ...string) (metric
 }
 
 // TestMain gives fpstop a private home (log and config directories) for every test, keeping
-// the go command's caches where they are (see keepGoCaches). The tests wait on real time far
+// the go command's caches where they are (see testkit.KeepGoCaches). The tests wait on real time far
 // more than they compute (the package is 80–110 s of CPU over ~14 min when run two at a time),
 // so parallel tests run two at a time unless -parallel is given (3 at once failed five tests in
 // a CI run on a loaded 2-core machine, 6 at once starved the tests' own screen samplers). go test
@@ -72,7 +71,7 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run()) // every test here starts processes: each skips itself under -short
 	}
 	testkit.DefaultParallel(2)
-	if err := keepGoCaches(); err != nil {
+	if err := testkit.KeepGoCaches(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
@@ -85,32 +84,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	code := m.Run()
 	os.RemoveAll(home)
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testkit.RemoveBinary()
 	os.Exit(code)
-}
-
-// keepGoCaches pins the go command's caches and settings file to where they are now, before
-// HOME changes: they default to directories under HOME and XDG_CACHE_HOME, and with a fresh
-// HOME building the binary for the tmux tests would recompile the standard library and
-// download every module again, which also fails offline.
-func keepGoCaches() error {
-	vars := []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"}
-	out, err := exec.Command("go", append([]string{"env"}, vars...)...).Output()
-	if err != nil {
-		return fmt.Errorf("go env: %w", err)
-	}
-	vals := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(vals) != len(vars) {
-		return fmt.Errorf("go env printed %d lines for %d variables", len(vals), len(vars))
-	}
-	for i, v := range vars {
-		if vals[i] != "" {
-			os.Setenv(v, vals[i])
-		}
-	}
-	return nil
 }
 
 func startEnv(t *testing.T, ph *phone) *adbtest.Env {

@@ -5,42 +5,19 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string // removed by TestMain
-	binPath   string
-	buildErr  error
-)
-
-// binary builds the real fpstop once per test binary (so once for -count=N) for the tmux tests.
+// binary is the real fpstop, built once per test binary (so once for -count=N) for the tests
+// that start it.
 func binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fpstop-e2e-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir = dir
-		binPath = filepath.Join(dir, "fpstop")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/fpstop/fpstop").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return testkit.Binary(t)
 }
 
 // pane is the real binary running in a private tmux server.

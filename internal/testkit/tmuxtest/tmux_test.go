@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fpstop/fpstop/internal/testkit"
 )
 
 var (
@@ -56,16 +58,10 @@ func testMain(m *testing.M) int {
 		skipWhy = "tmux is not on PATH: the terminal tests of the real binary need it (FPSTOP_REQUIRE_TMUX=1 makes this a failure)"
 		return m.Run()
 	}
-	dir, err := os.MkdirTemp("", "fpstop-tmuxtest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tmuxtest:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "fpstop")
-	build := exec.Command("go", "build", "-o", bin, "github.com/fpstop/fpstop")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "tmuxtest: building fpstop: %v\n%s", err, out)
+	defer testkit.RemoveBinary()
+	var err error
+	if bin, err = testkit.BuildBinary(); err != nil {
+		fmt.Fprintf(os.Stderr, "tmuxtest: building fpstop: %v\n", err)
 		return 1
 	}
 	return m.Run()

@@ -67,7 +67,7 @@ type Decoder struct {
 	threads map[uint64]*thread
 	lastKey uint64
 	last    *thread
-	names   nameCache
+	names   names
 	events  []source.Event
 	stats   Stats
 	untimed bool // the untimed notice was emitted
@@ -77,7 +77,7 @@ type Decoder struct {
 
 // NewDecoder returns a Decoder that keeps every process's lines.
 func NewDecoder() *Decoder {
-	return &Decoder{threads: make(map[uint64]*thread), names: newNameCache()}
+	return &Decoder{threads: make(map[uint64]*thread), names: make(names)}
 }
 
 // SetPid keeps only lines of process pid (lines whose format has no pid are kept); 0 keeps all.
@@ -297,40 +297,6 @@ func (d *Decoder) thread(pid, tid int) *thread {
 	return t
 }
 
-// openThread is thread without making one: nil when pid/tid has no pairing state.
-func (d *Decoder) openThread(pid, tid int) *thread {
-	key := uint64(uint32(pid))<<32 | uint64(uint32(tid))
-	if d.last != nil && d.lastKey == key {
-		return d.last
-	}
-	t := d.threads[key]
-	if t != nil {
-		d.last, d.lastKey = t, key
-	}
-	return t
-}
-
-// closes pairs a plain threadtime line (message msg, timestamp ts) of thread pid/tid that
-// starts with "<<<<< Finished to " and closes its thread's open Dispatching, without classify:
-// it is a Finished line (not a Dispatching, which classify makes of a line where ">>>>>
-// Dispatching to " follows) when its text is the open target's and that holds no '>'. For any
-// other line it reports false having changed nothing, and the line takes the general path.
-func (d *Decoder) closes(msg, ts []byte, pid, tid int) bool {
-	if !bytes.HasPrefix(msg, finishMark) {
-		return false
-	}
-	t := d.openThread(pid, tid)
-	if t == nil || !t.open || t.cur.arrow || !bytes.Equal(trimRight(msg[finishMarkLen:]), t.cur.text) {
-		return false
-	}
-	at := d.p.threadtimeNs(ts)
-	d.nowNs = max(d.nowNs, at)
-	d.stats.Finished++
-	t.open = false
-	d.pair(t, pid, tid, at, true)
-	return true
-}
-
 func (d *Decoder) unpaired(at int64, tid int, reason string) {
 	d.stats.Unpaired++
 	d.events = append(d.events, &source.UnpairedLine{AtNs: at, Tid: tid, Reason: reason})
@@ -347,7 +313,7 @@ func (d *Decoder) dispatch(pid, tid int, rest []byte, at int64, timed bool) {
 		d.unpaired(t.startNs, tid, ReasonNoFinished)
 	}
 	t.open, t.announced = true, false
-	t.cur = t.target(dp.target, &d.names)
+	t.target = append(t.target[:0], dp.target...)
 	t.what, t.startNs, t.timed = dp.what, at, timed
 }
 
@@ -359,7 +325,7 @@ func (d *Decoder) finish(pid, tid int, rest []byte, at int64, timed bool) {
 		return
 	}
 	t.open = false
-	if !bytes.Equal(rest, t.cur.text) {
+	if !bytes.Equal(rest, t.target) {
 		d.unpaired(t.startNs, tid, ReasonClosedByOther)
 		d.unpaired(at, tid, ReasonMismatch)
 		return
@@ -369,9 +335,8 @@ func (d *Decoder) finish(pid, tid int, rest []byte, at int64, timed bool) {
 
 // pair emits the Message of thread t's Dispatching, closed by a Finished line at at.
 func (d *Decoder) pair(t *thread, pid, tid int, at int64, timed bool) {
-	h, cb := t.cur.names(&d.names)
-	m := d.names.message()
-	*m = source.Message{Pid: pid, Tid: tid, Handler: h, Callback: cb, What: t.what}
+	h, cb := d.names.of(t.target)
+	m := &source.Message{Pid: pid, Tid: tid, Handler: h, Callback: cb, What: t.what}
 	if pid != 0 && tid == pid {
 		m.Thread = "main"
 	}
@@ -398,7 +363,7 @@ func (d *Decoder) OpenDispatches(evs []source.Event, nowNs, minAgeNs int64) []so
 			continue
 		}
 		t.announced, t.seenNs = true, nowNs
-		h, cb := t.cur.names(&d.names)
+		h, cb := d.names.of(t.target)
 		evs = append(evs, &source.Dispatch{Pid: pid, Tid: tid, Thread: "main", Handler: h, Callback: cb, What: t.what,
 			StartNs: t.startNs, SeenNs: nowNs})
 	}

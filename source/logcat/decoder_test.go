@@ -315,7 +315,7 @@ func TestNoAllocNonLooper(t *testing.T) {
 }
 
 // TestNoAllocPairs: Dispatching lines and matching Finished lines allocate only the Message
-// (handler and callback strings are interned).
+// and the callback printed with an object hash (the handler is interned).
 func TestNoAllocPairs(t *testing.T) {
 	d := NewDecoder()
 	disp := []byte("01-01 00:00:01.000  100  100 D Looper  : >>>>> Dispatching to " + vsyncTarget + ": 0")
@@ -327,8 +327,8 @@ func TestNoAllocPairs(t *testing.T) {
 		d.Line(disp)
 		d.Line(fin)
 	})
-	if allocs > 1 {
-		t.Errorf("%v allocations per pair, want ≤ 1 (the Message)", allocs)
+	if allocs > 2 {
+		t.Errorf("%v allocations per pair, want ≤ 2 (the Message and its callback)", allocs)
 	}
 }
 
@@ -369,31 +369,11 @@ func TestOpenDispatches(t *testing.T) {
 	}
 }
 
-// TestNameCacheReturnsItsInput: the cache of recent names and the maps behind it hand back the
-// text asked for, whatever shares its place in the cache (same length and last byte), across
-// the maps' clearing when full, for handlers and callbacks with and without a hash.
-func TestNameCacheReturnsItsInput(t *testing.T) {
-	c := newNameCache()
-	names := []string{"a.B", "c.B", "x.Y$1", "z.W$1", "android.os.Handler", "androidx.os.Handle", "", "a.B$1@1f2e3d", "a.B$1@9f2e3d"}
-	for i := 0; i < 3*maxInterned; i++ {
-		n := names[i%len(names)]
-		if i%5 == 0 {
-			n = fmt.Sprintf("gen.Class%d", i) // fills the maps until they are cleared
-		}
-		if got := c.handler([]byte(n)); got != n {
-			t.Fatalf("handler(%q) = %q at %d", n, got, i)
-		}
-		if got := c.callback([]byte(n)); got != n {
-			t.Fatalf("callback(%q) = %q at %d", n, got, i)
-		}
-	}
-}
-
-// TestTargetCacheNamesEachMessage: a thread's messages cycle through more targets than its
-// cache holds — classes whose targets differ only in their object hashes (fresh per message),
-// targets that differ only before their last eight bytes, one longer than the cache takes, a
-// Finished that does not match — and every message still gets the names of its own text.
-func TestTargetCacheNamesEachMessage(t *testing.T) {
+// TestMessagesNamedByTheirOwnTarget: a thread's messages cycle through targets — classes
+// whose targets differ only in their object hashes (fresh per message), targets that differ
+// only before their last eight bytes, a long one, a Finished that does not match — and every
+// message gets the names of its own text.
+func TestMessagesNamedByTheirOwnTarget(t *testing.T) {
 	type msg struct{ target, handler, callback string }
 	long := "com.example." + strings.Repeat("very.", 60) + "Long$1@7f"
 	cycle := []msg{
@@ -441,23 +421,8 @@ func TestTargetCacheNamesEachMessage(t *testing.T) {
 	}
 }
 
-// TestEndsInHash: a callback keeps its hash when the text after its last '@' is hex digits.
-func TestEndsInHash(t *testing.T) {
-	for _, c := range []string{"", "@", "a@", "@1", "a@1", "a@F0f9", "a@x1", "a@1x", "a@1@2", "a@x@2", "a@1@x", "abc", "1234",
-		"a.B$1@3f6a0e", "a.B$$Lambda@1 ", "a@@1", "a@-1", "a@1.0"} {
-		want := false
-		if i := strings.LastIndexByte(c, '@'); i >= 0 && i+1 < len(c) {
-			want = strings.Trim(c[i+1:], "0123456789abcdefABCDEF") == ""
-		}
-		if got := endsInHash([]byte(c)); got != want {
-			t.Errorf("endsInHash(%q) = %v, want %v", c, got, want)
-		}
-	}
-}
-
-// TestFinishedWithArrowsMatchesLine: Block pairs a plain threadtime Finished line without
-// classify only when it closes its thread's open target and that holds no '>'; targets with
-// '>' (and ">>>>> Dispatching to " inside, which makes a line a Dispatching) decode as Line does.
+// TestFinishedWithArrowsMatchesLine: Finished lines whose targets hold '>' (and ">>>>>
+// Dispatching to " inside, which makes a line a Dispatching) decode in blocks as line by line.
 func TestFinishedWithArrowsMatchesLine(t *testing.T) {
 	const h = "06-23 14:06:07.808  1863  1863 D Looper  : "
 	var sb strings.Builder

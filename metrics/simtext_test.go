@@ -39,7 +39,7 @@ func (rc *rowCollector) poll() {
 	if err := rc.dump.Render(&rc.text, 0, rc.layout); err != nil {
 		rc.t.Fatal(err)
 	}
-	d, err := gfxinfo.Parse(rc.text.Bytes())
+	d, err := new(gfxinfo.Parser).Parse(rc.text.Bytes())
 	if err != nil {
 		rc.t.Fatal(err)
 	}

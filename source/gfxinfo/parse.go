@@ -1,5 +1,5 @@
 // Package gfxinfo reads `dumpsys gfxinfo <pkg> [framestats]` output: a hand-written parser for
-// every layout Android has printed (Parse, ParseAll), a poller that turns a device's dumps into
+// every layout Android has printed (Parser), a poller that turns a device's dumps into
 // source events (NewPoller) and a source for captured dumps (FromFile, FromReader).
 //
 // The parser works on byte offsets: lines are found with bytes.IndexByte, CSV fields are split by
@@ -98,34 +98,13 @@ type Window struct {
 // number of rows it is estimated to hold (a lost newline merges two rows into one line).
 type tornRow struct{ pos, n int }
 
-// Parse reads one dumpsys gfxinfo output. It decodes UTF-16 (with BOM) and strips a UTF-8 BOM
-// first, accepts CRLF, and returns an error only when the input holds nothing it recognises as
-// gfxinfo output. When data holds several concatenated dumps, Parse reads the first and says
-// so in a warning; ParseAll reads them all.
-func Parse(data []byte) (*Dump, error) {
-	data = Decode(data)
-	chunks := Split(data)
-	if len(chunks) == 0 {
-		return nil, fmt.Errorf("gfxinfo: empty input")
-	}
-	d := new(Parser).parseChunk(chunks[0])
-	if len(chunks) > 1 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("input holds %d dumps; only the first was read", len(chunks)))
-	}
-	if !d.recognised() {
-		return d, fmt.Errorf("gfxinfo: no dumpsys gfxinfo output found")
-	}
-	return d, nil
-}
-
 func (d *Dump) recognised() bool {
 	return d.UptimeNs != 0 || len(d.Processes) > 0 || d.NotRunning || d.Failure != ""
 }
 
 // Parser parses dumps reusing its memory: the Dump a call returns (its frames, phases and
-// histograms) stays valid only until the next call on the same Parser. Use it where dumps are
-// consumed one at a time (the poller, the file source, benchmarks); Parse and ParseAll
-// allocate fresh storage. The zero value is ready; a Parser is not safe for concurrent use.
+// histograms) stays valid only until the next call on the same Parser (a new Parser for a
+// Dump that must last). The zero value is ready; a Parser is not safe for concurrent use.
 type Parser struct {
 	frames  []source.Frame
 	phases  []source.Phases
@@ -146,32 +125,9 @@ type Parser struct {
 	// the length it read.
 	upTo bool
 	used int
-	// names are the titles and process names read lately, nextName where the next goes
-	// (intern).
-	names    [8]string
-	nextName int
-	// cleanTitles are the window titles found clean lately, nextClean where the next goes
-	// (cleanTitle).
-	cleanTitles [4]string
-	nextClean   int
 	// counts and mss hold the values a summary's fields point to (count, ms).
 	counts []int64
 	mss    []float64
-}
-
-// intern returns b as a string, the same string as last time when b was read lately: window
-// titles and process names repeat dump after dump, and a frame's names that are the same
-// string as the dump before's need no writing (finish).
-func (ps *Parser) intern(b []byte) string {
-	for _, s := range &ps.names {
-		if s == string(b) && s != "" {
-			return s
-		}
-	}
-	s := string(b)
-	ps.names[ps.nextName%len(ps.names)] = s
-	ps.nextName++
-	return s
 }
 
 // summaryValues is how many counter values count hands out from one allocation.
@@ -200,7 +156,10 @@ func (ps *Parser) ms(v float64) *float64 {
 	return x
 }
 
-// Parse is Parse, reusing p's storage.
+// Parse reads one dumpsys gfxinfo output. It decodes UTF-16 (with BOM) and strips a UTF-8 BOM
+// first, accepts CRLF, and returns an error only when the input holds nothing it recognises as
+// gfxinfo output. When data holds several concatenated dumps, Parse reads the first and says
+// so in a warning.
 func (ps *Parser) Parse(data []byte) (*Dump, error) {
 	data = Decode(data)
 	chunks := Split(data)
@@ -218,14 +177,8 @@ func (ps *Parser) Parse(data []byte) (*Dump, error) {
 	return d, nil
 }
 
-// ParseChunk parses one dump (a piece of Split's output, already decoded), reusing p's
-// storage. It never fails: text it does not recognise yields an empty Dump.
-func (ps *Parser) ParseChunk(chunk []byte) *Dump {
-	ps.reset()
-	return ps.parseChunk(chunk)
-}
-
-// parseNextUpTo is ParseChunk for text that may run on past the dump when upTo is set: the
+// parseNextUpTo parses one dump (a piece of Split's output, already decoded), reusing the
+// Parser's storage, from text that may run on past the dump when upTo is set: the
 // dump ends where the next one starts, at a line holding only blanks before "Applications
 // Graphics Acceleration Info:" after text that is not blank (as Split cuts), and n is its
 // length. (The parser reads every line anyway; the reader then needs no search of its own

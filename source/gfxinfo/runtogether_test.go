@@ -3,7 +3,6 @@ package gfxinfo
 import (
 	"bytes"
 	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -410,36 +409,6 @@ func TestImpossibleRowsCounted(t *testing.T) {
 	evs := feed(t, d)
 	if n := strings.Join(notices(evs), "\n"); !strings.Contains(n, "impossible FrameCompleted") {
 		t.Errorf("not in the notices:\n%s", n)
-	}
-}
-
-// TestCleanTitleRemembers: the titles cleanTitle remembers read as printable and linesRunIn
-// read them, whatever order they come in (clean ones, garbage, lines run in, the empty title).
-func TestCleanTitleRemembers(t *testing.T) {
-	titles := []string{"", pkg + "/.Main", pkg + "/.Popup", "PopupWindow:8a2f1c", "\xd3\t" + pkg + "/.Popup",
-		pkg + "/.MainStats since: 1000000ns", "com.exaWindow: " + pkg + "/.Popup", "a\x7fb", "\xff",
-		pkg + "/.Other", pkg + "/.Third", pkg + "/.Fourth", pkg + "/.Main---PROFILEDATA---"}
-	p := &parser{ps: &Parser{}, d: &Dump{}, proc: -1, win: -1}
-	rng := rand.New(rand.NewSource(5))
-	for n := 0; n < 5000; n++ {
-		title := titles[rng.Intn(len(titles))]
-		if got, want := p.cleanTitle(title), printable(title) && !linesRunIn(title); got != want {
-			t.Fatalf("cleanTitle(%q) = %v, want %v", title, got, want)
-		}
-	}
-}
-
-// TestIntern: intern gives back the string of the bytes.
-func TestIntern(t *testing.T) {
-	var ps Parser
-	names := []string{"", pkg, pkg + "/.Main", pkg + "/.Popup", "PopupWindow:8a2f1c", "a", "b", "c", "d", "e", "f", "g"}
-	rng := rand.New(rand.NewSource(6))
-	for n := 0; n < 3000; n++ {
-		name := names[rng.Intn(len(names))]
-		got := ps.intern([]byte(name))
-		if got != name {
-			t.Fatalf("intern(%q) = %q", name, got)
-		}
 	}
 }
 

@@ -134,7 +134,7 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 		}
 	case 'W':
 		if hasPrefix(l, "Window:") {
-			p.windowLine(p.ps.intern(trimSpace(l[len("Window:"):])))
+			p.windowLine(string(trimSpace(l[len("Window:"):])))
 			return true
 		}
 	}
@@ -240,7 +240,7 @@ func (p *parser) process(b []byte) {
 	name := ""
 	if lb := bytes.IndexByte(b, '['); lb >= 0 {
 		if rb := bytes.LastIndexByte(b, ']'); rb > lb {
-			name = p.ps.intern(b[lb+1 : rb])
+			name = string(b[lb+1 : rb])
 		}
 	}
 	// The pid is read only when " [" follows it: a line cut inside the number ("pid 2" of
@@ -287,7 +287,7 @@ func (p *parser) hierarchyRoot(l []byte) {
 
 func (p *parser) viewRoot(l []byte) {
 	i := bytes.Index(l, viewRootMark)
-	title := p.ps.intern(trimSpace(l[:i]))
+	title := string(trimSpace(l[:i]))
 	id := rootID(l, i)
 	vis, visEnd := -1, -1 // visEnd: the index just past "(visibility=N)"
 	if j := bytes.Index(l, visibilityMark); j >= 0 {

@@ -36,13 +36,13 @@ func (p *parser) checkTitles(pr *Process) {
 			// window, "….Main#2"); the "Window:" line still titles it.
 			w.Root, w.rootTitle = "", ""
 		}
-		if w.named && w.Root != "" && p.runInAfter(w.Title, w.rootTitle) {
+		if w.named && w.Root != "" && runInAfter(w.Title, w.rootTitle) {
 			// The "Window:" line is its view-root line's title with the next line run in
 			// ("….FeedActivityStats since: 301234851223462ns"): both lines name the window.
 			w.Title = w.rootTitle
 			p.warn("window title damaged: repaired from its view-root line")
 		}
-		if (w.named && w.Title == "") || !p.cleanTitle(w.Title) || (w.rootDamaged && !w.named) {
+		if (w.named && w.Title == "") || !cleanTitle(w.Title) || (w.rootDamaged && !w.named) {
 			// Android never prints an empty "Window:" line (it was cut), nor a control byte
 			// or broken UTF-8 in a title (garbage: one read "\xd3\tcom.example.app/.Popup").
 			// A title only a damaged view-root line gives is no title either.
@@ -153,35 +153,20 @@ var runTogetherMarks = []string{"Stats since:", "Total frames rendered", "Janky 
 // runInAfter reports whether title is prefix (a title) followed at once by the start of a line
 // printed after a title. (What follows is looked at first: it is nothing when the two agree, as
 // they do dump after dump.)
-func (p *parser) runInAfter(title, prefix string) bool {
+func runInAfter(title, prefix string) bool {
 	if prefix == "" || !strings.HasPrefix(title, prefix) {
 		return false
 	}
 	for _, m := range runTogetherMarks {
 		if strings.HasPrefix(title[len(prefix):], m) {
-			return p.cleanTitle(prefix)
+			return cleanTitle(prefix)
 		}
 	}
 	return false
 }
 
-// cleanTitle reports whether title is printable and holds the start of no other line. Titles
-// repeat dump after dump: the last few found clean are remembered, and a title equal to one
-// of them is not read again.
-func (p *parser) cleanTitle(title string) bool {
-	ps := p.ps
-	for _, t := range &ps.cleanTitles {
-		if t == title {
-			return true // (the empty title, which the array starts with, is clean too)
-		}
-	}
-	if !printable(title) || linesRunIn(title) {
-		return false
-	}
-	ps.cleanTitles[ps.nextClean%len(ps.cleanTitles)] = title
-	ps.nextClean++
-	return true
-}
+// cleanTitle reports whether title is printable and holds the start of no other line.
+func cleanTitle(title string) bool { return printable(title) && !linesRunIn(title) }
 
 // linesRunIn reports whether a title holds the start of another line.
 func linesRunIn(title string) bool {

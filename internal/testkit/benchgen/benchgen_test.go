@@ -95,7 +95,7 @@ func TestFramestats(t *testing.T) {
 		}
 		rows := 0
 		for _, c := range chunks {
-			d, err := gfxinfo.Parse(c)
+			d, err := new(gfxinfo.Parser).Parse(c)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -104,7 +104,7 @@ func TestRealScroll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := gfxinfo.Parse(b)
+	d, err := new(gfxinfo.Parser).Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}

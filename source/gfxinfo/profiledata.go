@@ -366,57 +366,44 @@ const (
 )
 
 // rowFields parses the comma-separated fields of row text b into row, field k into
-// row[cols[k]]. A field is an optional '-' and 1–19 digits (an int64); one trailing comma is
-// allowed. On a row it does not accept, the fields before the bad one may have been written.
+// row[cols[k]], in one pass. A field is an optional '-' and 1–19 ASCII digits that fit an int64
+// (strconv.ParseInt would also take a '+' and any number of leading zeros, which no row has);
+// one trailing comma is allowed. On a row it does not accept, the fields before the bad one
+// may have been written.
 func rowFields(b []byte, cols []int, row *[source.NumCols]int64) int {
-	col := 0
-	for len(b) > 0 {
+	col, i := 0, 0
+	for i < len(b) {
 		if col >= len(cols) {
 			return rowMoreFields
 		}
-		f := b
-		if i := bytes.IndexByte(b, ','); i >= 0 {
-			f, b = b[:i], b[i+1:]
-		} else {
-			b = nil
+		neg := b[i] == '-'
+		if neg {
+			i++
 		}
-		v, ok := parseField(f)
-		if !ok {
+		s := i
+		var v uint64
+		for ; i < len(b); i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + uint64(d) // 19 digits never overflow a uint64
+		}
+		if n := i - s; n == 0 || n > 19 || (i < len(b) && b[i] != ',') || v > 1<<63 || (!neg && v > math.MaxInt64) {
 			return rowNonInteger
 		}
-		row[cols[col]] = v
+		if neg {
+			row[cols[col]] = -int64(v)
+		} else {
+			row[cols[col]] = int64(v)
+		}
 		col++
+		i++ // the comma
 	}
 	if col != len(cols) {
 		return rowFewerFields
 	}
 	return rowOK
-}
-
-// parseField reads one row field: an optional '-' and 1–19 ASCII digits that fit an int64.
-// strconv.ParseInt would also take a '+' and any number of leading zeros, which no row has.
-func parseField(f []byte) (int64, bool) {
-	neg := len(f) > 0 && f[0] == '-'
-	if neg {
-		f = f[1:]
-	}
-	if len(f) == 0 || len(f) > 19 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range f {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0') // 19 digits never overflow a uint64
-	}
-	if v > 1<<63 || (!neg && v > math.MaxInt64) {
-		return 0, false
-	}
-	if neg {
-		return -int64(v), true
-	}
-	return int64(v), true
 }
 
 // setCols installs a column map.

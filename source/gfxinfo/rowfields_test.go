@@ -10,7 +10,7 @@ import (
 )
 
 // refRowFields is rowFields written plainly (strconv, one field at a time): the definition the
-// SWAR loop must match, result for result and value for value.
+// parser must match, result for result and value for value.
 func refRowFields(l string, ncols int) ([]int64, int) {
 	var vals []int64
 	i, col := 0, 0

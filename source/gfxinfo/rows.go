@@ -202,12 +202,8 @@ func (s *frameSlab) summary(sum *source.AndroidSummary) *source.AndroidSummary {
 	return c
 }
 
-// frameCopies copies the rows at idx of w for events (the parser may reuse the dump's
-// storage) into storage from slab.
-//
-// A frame is copied field by field, not as a whole: while the collector marks, a whole copy of
-// a struct holding pointers goes through the bulk write barrier. The fields copied are checked
-// against a whole copy (TestFrameCopiesCopyEveryField).
+// frameCopies copies the rows at idx of w for events (the parser reuses the dump's storage)
+// into storage from slab.
 func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) []source.Frame {
 	if len(idx) == 0 {
 		return nil
@@ -215,15 +211,11 @@ func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) [
 	frs, phs := slab.take(len(idx))
 	for j, i := range idx {
 		f, c := &w.Frames[i], &frs[j]
-		c.VsyncNs, c.DoneNs, c.UIDoneNs, c.IntervalNs, c.Flags = f.VsyncNs, f.DoneNs, f.UIDoneNs, f.IntervalNs, f.Flags
-		c.DeadlineNs, c.VsyncID, c.StartVsyncNs, c.PresentNs = f.DeadlineNs, f.VsyncID, f.StartVsyncNs, f.PresentNs
-		c.History, c.Logged = f.History, f.Logged
+		*c = *f
 		c.Window, c.Process = title, process
 		if f.Phases != nil {
 			phs[j] = *f.Phases
 			c.Phases = &phs[j]
-		} else {
-			c.Phases = nil
 		}
 	}
 	return frs

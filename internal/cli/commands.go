@@ -12,12 +12,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// extraCommands are the subcommands besides the dashboard (DESIGN §7).
-func (a *app) extraCommands() []*cobra.Command {
-	return []*cobra.Command{a.devicesCmd(), a.replayCmd(), a.reportCmd(), a.exportCmd(), a.infoCmd(), a.manCmd(),
-		a.compareCmd(), a.testCmd(), a.mcpCmd()}
-}
-
 func (a *app) devicesCmd() *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{

@@ -63,7 +63,7 @@ docs/compare.md (its calibration: how often the same build is called unchanged).
 	fs.Float64Var(&f.maxFPSDrop, "max-fps-drop", compare.GateOff, "gate: exit 1 when fps drops significantly by more than N fps (run or any window)")
 	fs.Float64Var(&f.maxJankIncrease, "max-jank-increase", compare.GateOff, "gate: exit 1 when jank % rises significantly by more than P percentage points")
 	fs.StringVar(&f.junit, "junit", "", "write the gates as JUnit XML to FILE")
-	a.bindMetricsFlags(c)
+	a.opts.bindMetricsFlags(c.Flags())
 	return c
 }
 
@@ -144,14 +144,14 @@ func (a *app) runCompare(cmd *cobra.Command, args []string, f *compareFlags) err
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	err = a.writeOutput(cmd.OutOrStdout(), f.output, func(out io.Writer) error {
+	err = writeOutput(cmd.OutOrStdout(), f.output, a.opts.Force, func(out io.Writer) error {
 		switch strings.ToLower(f.format) {
 		case "json":
 			return writeJSON(out, res)
 		case "md", "markdown":
 			return compare.WriteMarkdown(out, res)
 		case "html":
-			return a.compareHTML(out, res)
+			return compareHTML(out, res, a.opts.metricsConfig(), a.env.Build.Version)
 		}
 		return compare.WriteText(out, res)
 	})
@@ -207,7 +207,7 @@ func (a *app) loadRuns(paths []string) ([]*compare.Run, error) {
 			return nil, err
 		}
 	}
-	runs, err := compare.LoadAll(conv, a.cfg())
+	runs, err := compare.LoadAll(conv, a.opts.metricsConfig())
 	if err != nil {
 		return nil, err
 	}

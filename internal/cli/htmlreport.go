@@ -14,11 +14,11 @@ import (
 
 // writeOutput runs write against stdout, or against a new file when output is set (removed
 // again when write fails, so a half-written report is never left behind).
-func (a *app) writeOutput(stdout io.Writer, output string, write func(io.Writer) error) error {
+func writeOutput(stdout io.Writer, output string, force bool, write func(io.Writer) error) error {
 	if output == "" || output == "-" {
 		return write(stdout)
 	}
-	f, err := outfile.Create(output, a.opts.Force)
+	f, err := outfile.Create(output, force)
 	if errors.Is(err, outfile.ErrExists) || errors.Is(err, outfile.ErrNotRegular) {
 		return usageErr("%v", err)
 	}
@@ -35,8 +35,8 @@ func (a *app) writeOutput(stdout io.Writer, output string, write func(io.Writer)
 
 // htmlReport writes the single-session HTML report of a recording and returns its report (for
 // the gates).
-func (a *app) htmlReport(w io.Writer, path, name string, meta metrics.ReportMeta) (*metrics.Report, error) {
-	s, err := htmlreport.Load(path, a.cfg(), meta)
+func htmlReport(w io.Writer, path, name string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, error) {
+	s, err := htmlreport.Load(path, cfg, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +49,8 @@ func (a *app) htmlReport(w io.Writer, path, name string, meta metrics.ReportMeta
 
 // compareHTML writes the comparison page; it reads the result's recordings again for the
 // charts (the result holds numbers, not series), with the same metrics configuration.
-func (a *app) compareHTML(w io.Writer, res *compare.Result) error {
-	c, err := htmlreport.LoadComparison(res, a.cfg(), metrics.ReportMeta{Version: a.env.Build.Version})
+func compareHTML(w io.Writer, res *compare.Result, cfg metrics.Config, version string) error {
+	c, err := htmlreport.LoadComparison(res, cfg, metrics.ReportMeta{Version: version})
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ and written only under the working directory and the --root directories. See doc
 			}
 			o.Version = a.env.Build.Version
 			o.AdbHost, o.AdbPort = a.opts.AdbHost, a.opts.AdbPort
-			o.Run = a.mcpRunner
+			o.Run = mcpRunner(a.env)
 			err := mcpserver.Serve(cmd.Context(), a.env.Stdin, a.env.Stdout, o)
 			if err != nil {
 				return runtimeErr(err)
@@ -53,7 +53,9 @@ and written only under the working directory and the --root directories. See doc
 
 // mcpRunner runs one fpstop command line in this process for the MCP server, with its own
 // streams: stdout is the server's protocol channel and must never see a report.
-func (a *app) mcpRunner(ctx context.Context, args []string, stdout, stderr io.Writer, live func(func() *metrics.Report)) int {
-	return Main(ctx, args, Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr,
-		Getenv: a.env.Getenv, Build: a.env.Build, Live: live})
+func mcpRunner(env Env) func(ctx context.Context, args []string, stdout, stderr io.Writer, live func(func() *metrics.Report)) int {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer, live func(func() *metrics.Report)) int {
+		return Main(ctx, args, Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr,
+			Getenv: env.Getenv, Build: env.Build, Live: live})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
@@ -16,13 +17,13 @@ import (
 )
 
 // replaySource opens a recording as a source.
-func (a *app) replaySource(path string, speed float64) (*opened, error) {
+func replaySource(path string, speed float64, pkg string) (*opened, error) {
 	rp, err := record.NewReplay(path, record.ReplayOptions{Speed: speed})
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
 	h := rp.Header()
-	return &opened{src: keepRecordedPackage(rp, h.Source, h.Package, a.opts.Package), kind: string(h.Source)}, nil
+	return &opened{src: keepRecordedPackage(rp, h.Source, h.Package, pkg), kind: string(h.Source)}, nil
 }
 
 func (a *app) replayCmd() *cobra.Command {
@@ -66,26 +67,24 @@ func (a *app) replayCmd() *cobra.Command {
 	fs := c.Flags()
 	fs.Float64Var(&a.opts.Speed, "speed", 1, "playback speed (0.25 to 16)")
 	fs.BoolVar(&follow, "follow", false, "keep following an uncompressed recording that is still being written")
-	a.bindScreenFlags(c)
+	a.opts.bindScreenFlags(c.Flags())
 	return c
 }
 
 // bindScreenFlags adds the flags that shape the screen and the numbers to a subcommand.
-func (a *app) bindScreenFlags(c *cobra.Command) {
-	fs := c.Flags()
-	fs.StringVar(&a.opts.Theme, "theme", "dark", "colour theme")
-	fs.StringVar(&a.opts.Color, "color", "auto", "colour output: auto, always, never")
-	fs.BoolVar(&a.opts.NoMouse, "no-mouse", false, "do not capture the mouse")
-	fs.DurationVar(&a.opts.Refresh, "refresh", defaultRefresh, "screen refresh period")
-	a.bindMetricsFlags(c)
+func (o *Options) bindScreenFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Theme, "theme", "dark", "colour theme")
+	fs.StringVar(&o.Color, "color", "auto", "colour output: auto, always, never")
+	fs.BoolVar(&o.NoMouse, "no-mouse", false, "do not capture the mouse")
+	fs.DurationVar(&o.Refresh, "refresh", defaultRefresh, "screen refresh period")
+	o.bindMetricsFlags(fs)
 }
 
 // bindMetricsFlags adds the flags that change the numbers.
-func (a *app) bindMetricsFlags(c *cobra.Command) {
-	fs := c.Flags()
-	fs.Float64Var(&a.opts.TargetFPS, "target-fps", 0, "FPS target the current value is coloured against (default: 92 % of the refresh rate, 55 at 60 Hz, 110 at 120 Hz)")
-	fs.Float64Var(&a.opts.SlowMs, "slow-ms", 0, "list messages whose max reaches this many ms (default: one frame interval)")
-	fs.StringVar(&a.opts.DropLevels, "drop-levels", "3,9,24,42", "NORMAL,MIDDLE,HIGH,FROZEN thresholds in 60 Hz frames")
+func (o *Options) bindMetricsFlags(fs *pflag.FlagSet) {
+	fs.Float64Var(&o.TargetFPS, "target-fps", 0, "FPS target the current value is coloured against (default: 92 % of the refresh rate, 55 at 60 Hz, 110 at 120 Hz)")
+	fs.Float64Var(&o.SlowMs, "slow-ms", 0, "list messages whose max reaches this many ms (default: one frame interval)")
+	fs.StringVar(&o.DropLevels, "drop-levels", "3,9,24,42", "NORMAL,MIDDLE,HIGH,FROZEN thresholds in 60 Hz frames")
 }
 
 func (a *app) reportCmd() *cobra.Command {
@@ -129,22 +128,22 @@ func (a *app) reportCmd() *cobra.Command {
 					return record.WriteCSV(out, args[0])
 				case "md", "markdown":
 					var series []metrics.SlicePoint
-					if rep, series, err = record.ReportSeries(args[0], a.cfg(), meta); err != nil {
+					if rep, series, err = record.ReportSeries(args[0], a.opts.metricsConfig(), meta); err != nil {
 						return err
 					}
 					return record.WriteMarkdownSeries(out, rep, series)
 				case "json":
-					if rep, err = record.Report(args[0], a.cfg(), meta); err != nil {
+					if rep, err = record.Report(args[0], a.opts.metricsConfig(), meta); err != nil {
 						return err
 					}
 					return writeJSON(out, rep)
 				case "html":
-					rep, err = a.htmlReport(out, args[0], name, meta)
+					rep, err = htmlReport(out, args[0], name, a.opts.metricsConfig(), meta)
 					return err
 				}
 				return nil
 			}
-			if err := a.writeOutput(cmd.OutOrStdout(), output, write); err != nil {
+			if err := writeOutput(cmd.OutOrStdout(), output, a.opts.Force, write); err != nil {
 				return runtimeErr(err)
 			}
 			if rep == nil {
@@ -157,7 +156,7 @@ func (a *app) reportCmd() *cobra.Command {
 	c.Flags().StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout")
 	c.Flags().BoolVar(&a.opts.Force, "force", false, "overwrite the --output file")
 	bindGates(c.Flags(), &a.opts)
-	a.bindMetricsFlags(c)
+	a.opts.bindMetricsFlags(c.Flags())
 	return c
 }
 
@@ -195,7 +194,7 @@ func (a *app) exportCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rawDir != "" {
-				return a.exportRawTraces(cmd, args[0], rawDir, trace)
+				return exportRawTraces(cmd, args[0], rawDir, trace, a.opts.Force)
 			}
 			if trace == "" {
 				return usageErr("export needs --trace OUT.json (or --raw-traces DIR)")
@@ -258,14 +257,14 @@ func (a *app) exportCmd() *cobra.Command {
 
 // exportRawTraces is `export FILE --raw-traces DIR`: the phone's own traces of a recorded
 // --source perfetto run, one per tracing session.
-func (a *app) exportRawTraces(cmd *cobra.Command, rec, dir, trace string) error {
+func exportRawTraces(cmd *cobra.Command, rec, dir, trace string, force bool) error {
 	if trace != "" {
 		return usageErr("--raw-traces writes the phone's traces as they were: give it or --trace, not both")
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usageErr("--raw-traces %s: not a directory", dir)
 	}
-	files, err := record.ExportRawTraces(rec, dir, a.opts.Force)
+	files, err := record.ExportRawTraces(rec, dir, force)
 	if err != nil {
 		for _, f := range files {
 			os.Remove(f)

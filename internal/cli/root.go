@@ -121,15 +121,14 @@ vsync simulator, which it shows when no device is connected.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v (see fpstop --help)", err)
 	})
-	root.AddCommand(a.versionCmd())
-	for _, c := range a.extraCommands() {
-		root.AddCommand(c)
-	}
+	// the subcommands besides the dashboard (DESIGN §7)
+	root.AddCommand(versionCmd(a.env.Build), a.devicesCmd(), a.replayCmd(), a.reportCmd(), a.exportCmd(), a.infoCmd(),
+		a.manCmd(), a.compareCmd(), a.testCmd(), a.mcpCmd())
 	registerCompletions(root, &a.opts)
 	return root
 }
 
-func (a *app) versionCmd() *cobra.Command {
+func versionCmd(build buildinfo.Info) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "version",
@@ -137,9 +136,9 @@ func (a *app) versionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), a.env.Build)
+				return writeJSON(cmd.OutOrStdout(), build)
 			}
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), a.env.Build.String())
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), build.String())
 			return err
 		},
 	}
@@ -188,8 +187,6 @@ func (a *app) runMain(cmd *cobra.Command, _ []string) error {
 	}
 	return a.dashboard(cmd.Context())
 }
-
-func (a *app) cfg() metrics.Config { return a.opts.metricsConfig() }
 
 // prepare applies the config file to the command's flags and validates them.
 func (a *app) prepare(cmd *cobra.Command) error {

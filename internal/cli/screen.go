@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/fpstop/fpstop/device"
 	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
@@ -20,7 +22,7 @@ import (
 // sessionConfig is how the flags run a session (screen: announce a source's end on screen).
 func (a *app) sessionConfig(screen bool) session.Config {
 	return session.Config{
-		Metrics: a.cfg(), Refresh: a.opts.Refresh, AnnounceEnd: screen, Log: a.log.Info, ErrorText: oneSentence,
+		Metrics: a.opts.metricsConfig(), Refresh: a.opts.Refresh, AnnounceEnd: screen, Log: a.log.Info, ErrorText: oneSentence,
 		Recording: session.RecordOptions{Dir: a.opts.RecordDir, Force: a.opts.Force,
 			Raw: a.opts.RecordRaw, Version: a.env.Build.Version},
 	}
@@ -65,12 +67,45 @@ type deviceScreen struct {
 	kind string          // the --source the device runs as
 }
 
+// Devices feeds the device picker.
 func (d *deviceScreen) Devices(ctx context.Context) ([]ui.DeviceItem, error) {
-	return d.a.listDevices(ctx)
+	cl, err := d.a.devices().Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := cl.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ui.DeviceItem, 0, len(infos))
+	for _, in := range infos {
+		out = append(out, ui.DeviceItem{Serial: in.Serial, Model: in.Model, Android: in.Android, State: in.State})
+	}
+	return out, nil
 }
 
+// Apps feeds the app picker: third-party packages, the foreground app first.
 func (d *deviceScreen) Apps(ctx context.Context, serial string) ([]ui.AppItem, error) {
-	return d.a.listApps(ctx, serial)
+	cl, err := d.a.devices().Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := cl.Packages(ctx, serial)
+	if err != nil {
+		return nil, err
+	}
+	fg, _, _ := cl.ForegroundApp(ctx, serial)
+	sort.Strings(pkgs)
+	out := make([]ui.AppItem, 0, len(pkgs)+1)
+	if fg != "" {
+		out = append(out, ui.AppItem{Package: fg, Foreground: true, Running: true})
+	}
+	for _, p := range pkgs {
+		if p != fg && device.ValidPackage(p) == nil {
+			out = append(out, ui.AppItem{Package: p})
+		}
+	}
+	return out, nil
 }
 
 // Switch opens the picked device and app (the flags are not touched: this runs in a Bubble

@@ -111,7 +111,7 @@ func (a *app) inputSource() (*opened, error) {
 		if a.opts.Input == "-" {
 			return nil, usageErr("a recording cannot be read from stdin: pass its file name (or use fpstop replay FILE)")
 		}
-		return a.replaySource(a.opts.Input, a.opts.Speed)
+		return replaySource(a.opts.Input, a.opts.Speed, a.opts.Package)
 	}
 }
 
@@ -138,7 +138,7 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	case "gfxinfo", "logcat", "gfxinfo+logcat", "surfaceflinger", "perfetto":
 		op, err := a.deviceSource(ctx, o.Source, headless)
 		if serial := device.DefaultSerial(o.Serial); err != nil && serial != "" {
-			return a.namedMissing(serial, err, headless)
+			return namedMissing(serial, err, headless)
 		}
 		return op, err
 	}
@@ -154,7 +154,7 @@ func (a *app) openSource(ctx context.Context, headless bool) (*opened, error) {
 	}
 	if serial := device.DefaultSerial(o.Serial); serial != "" || o.Package != "" {
 		// the user named a device or an app: simulated numbers in its place would be a lie
-		return a.namedMissing(serial, err, headless)
+		return namedMissing(serial, err, headless)
 	}
 	if headless {
 		return nil, runtimeErr(fmt.Errorf("%v (headless runs need a device; the simulator runs only with --source sim)", err))
@@ -187,7 +187,7 @@ func shortReason(err error) string {
 // namedMissing is what a run does when the device or app the user named (-s, $ANDROID_SERIAL,
 // -p) cannot be used: the dashboard opens the device picker when other devices are connected,
 // otherwise — and always headless — fpstop exits 3 with one sentence. Never the simulator.
-func (a *app) namedMissing(serial string, err error, headless bool) (*opened, error) {
+func namedMissing(serial string, err error, headless bool) (*opened, error) {
 	if serial != "" && (errors.Is(err, device.ErrDeviceNotFound) || errors.Is(err, device.ErrNoDevice)) {
 		why := "adb sees no device"
 		if errors.Is(err, device.ErrDeviceNotFound) {

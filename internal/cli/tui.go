@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -65,7 +64,7 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	}
 	prog := a.newProgram(ctx, ui.New(opts))
 	if op.fallback {
-		go a.announceDevices(ctx, prog)
+		go announceDevices(ctx, prog, a.opts.AdbHost, a.opts.AdbPort)
 	}
 	go showChanges(ctx, prog, sess)
 	_, runErr := prog.Run()
@@ -124,51 +123,10 @@ func (a *app) resolveTheme(name string) (themes.Theme, error) {
 	return themes.Theme{}, err
 }
 
-// listDevices feeds the device picker.
-func (a *app) listDevices(ctx context.Context) ([]ui.DeviceItem, error) {
-	cl, err := a.devices().Client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	infos, err := cl.Devices(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ui.DeviceItem, 0, len(infos))
-	for _, in := range infos {
-		out = append(out, ui.DeviceItem{Serial: in.Serial, Model: in.Model, Android: in.Android, State: in.State})
-	}
-	return out, nil
-}
-
-// listApps feeds the app picker: third-party packages, the foreground app first.
-func (a *app) listApps(ctx context.Context, serial string) ([]ui.AppItem, error) {
-	cl, err := a.devices().Client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	pkgs, err := cl.Packages(ctx, serial)
-	if err != nil {
-		return nil, err
-	}
-	fg, _, _ := cl.ForegroundApp(ctx, serial)
-	sort.Strings(pkgs)
-	out := make([]ui.AppItem, 0, len(pkgs)+1)
-	if fg != "" {
-		out = append(out, ui.AppItem{Package: fg, Foreground: true, Running: true})
-	}
-	for _, p := range pkgs {
-		if p != fg && device.ValidPackage(p) == nil {
-			out = append(out, ui.AppItem{Package: p})
-		}
-	}
-	return out, nil
-}
-
 // announceDevices watches the adb server while the simulator stands in for a missing device,
 // and says when a usable device appears (hot-plug), so the user can pick it with d.
-func (a *app) announceDevices(ctx context.Context, prog *tea.Program) {
-	addr, err := device.ServerAddr(a.opts.AdbHost, a.opts.AdbPort)
+func announceDevices(ctx context.Context, prog *tea.Program, adbHost string, adbPort int) {
+	addr, err := device.ServerAddr(adbHost, adbPort)
 	if err != nil {
 		return
 	}

@@ -31,12 +31,12 @@ const MaxPerfettoRead = 8 << 20
 var (
 	// ErrPerfettoUnsupported: the phone cannot record FrameTimeline (before Android 12, or no
 	// perfetto binary / an old one without the options fpstop uses).
-	ErrPerfettoUnsupported = errors.New("perfetto FrameTimeline not supported")
+	ErrPerfettoUnsupported = errors.New("FrameTimeline tracing not supported")
 	// ErrTracingBusy: the tracing service refused the session (another session with the same
 	// unique name, too many sessions) or ended it at once.
 	ErrTracingBusy = errors.New("tracing busy")
 	// ErrPerfettoRefused: perfetto refused the config or the output file.
-	ErrPerfettoRefused = errors.New("perfetto refused the session")
+	ErrPerfettoRefused = errors.New("the phone refused the tracing session")
 )
 
 // perfettoFileName is the only file name fpstop gives a trace on the phone: its own prefix, so
@@ -95,9 +95,12 @@ func PerfettoStartCommand(config, path string) (string, error) {
 	return "echo '" + config + "' | perfetto --background --txt -c - -o " + path, nil
 }
 
-// PerfettoReadCommand is the shell command that prints path's bytes from offset on, at most
-// MaxPerfettoRead of them: `tail -c +N PATH 2>/dev/null | head -c MAX` (tail counts from 1;
-// shell protocol v1 mixes stderr into the bytes, so tail's complaints are dropped).
+// PerfettoReadCommand is the one shell command that reads path from offset on: `stat -c %s
+// PATH 2>/dev/null && tail -c +N PATH 2>/dev/null | head -c MAX` prints the file's size on a
+// line of its own, then its bytes from offset on (at most MaxPerfettoRead; tail counts from 1);
+// a file that is not there prints nothing. So one call per read tells "nothing new" (the size
+// alone) from "no file" (nothing), where tail alone would need an ls after every empty read
+// (shell protocol v1 mixes stderr into the bytes, so both complaints are dropped).
 func PerfettoReadCommand(path string, offset int64) (string, error) {
 	if err := ValidPerfettoPath(path); err != nil {
 		return "", err
@@ -105,14 +108,33 @@ func PerfettoReadCommand(path string, offset int64) (string, error) {
 	if offset < 0 {
 		return "", invalidf("invalid trace offset %d", offset)
 	}
-	return "tail -c +" + strconv.FormatInt(offset+1, 10) + " " + path + " 2>/dev/null | head -c " +
-		strconv.Itoa(MaxPerfettoRead), nil
+	return "stat -c %s " + path + " 2>/dev/null && tail -c +" + strconv.FormatInt(offset+1, 10) + " " + path +
+		" 2>/dev/null | head -c " + strconv.Itoa(MaxPerfettoRead), nil
+}
+
+// ParsePerfettoRead splits what PerfettoReadCommand printed into the file's size and its
+// bytes; exists is false when it printed nothing (no file). A first line that is not a size
+// (a shell complaint, a toybox without stat -c) is an error.
+func ParsePerfettoRead(out []byte) (size int64, data []byte, exists bool, err error) {
+	if len(out) == 0 {
+		return 0, nil, false, nil
+	}
+	line, rest, ok := bytes.Cut(out, []byte("\n"))
+	word := string(bytes.TrimSuffix(line, []byte("\r")))
+	n, perr := strconv.ParseInt(word, 10, 64)
+	if !ok || perr != nil || !isDigits(word) {
+		return 0, nil, false, fmt.Errorf("the phone answered %q where the file's size was due", short(string(line)))
+	}
+	return n, rest, true, nil
 }
 
 // PerfettoStart starts a background tracing session on the phone (see PerfettoStartCommand)
 // and returns the pid of its perfetto process. It refuses phones before Android 12
 // (ErrPerfettoUnsupported) and reports a session the service refused or ended at once as
 // ErrTracingBusy; perfetto's own complaint, when it printed one, ends the error's sentence.
+// An error with a pid (> 0) means perfetto printed it and then the phone stopped answering:
+// that session may be running, and only PerfettoStop with that pid ends it before its
+// duration_ms.
 func (c *Client) PerfettoStart(ctx context.Context, serial, config, path string) (int, error) {
 	cmd, err := PerfettoStartCommand(config, path)
 	if err != nil {
@@ -120,16 +142,16 @@ func (c *Client) PerfettoStart(ctx context.Context, serial, config, path string)
 	}
 	sdk, err := c.Getprop(ctx, serial, "ro.build.version.sdk")
 	if err != nil {
-		return 0, fmt.Errorf("perfetto: reading the Android version: %w", err)
+		return 0, fmt.Errorf("tracing: reading the Android version: %w", err)
 	}
 	if n, err := strconv.Atoi(sdk); err != nil || n < PerfettoMinSDK {
 		release, _ := c.Getprop(ctx, serial, "ro.build.version.release")
-		return 0, fmt.Errorf("%w on %s: FrameTimeline needs Android 12 (SDK %d) or later, the phone runs Android %s (SDK %s)",
+		return 0, fmt.Errorf("%w on %s: it needs Android 12 (SDK %d) or later, the phone runs Android %s (SDK %s)",
 			ErrPerfettoUnsupported, serial, PerfettoMinSDK, orUnknown(release), orUnknown(sdk))
 	}
 	out, err := c.Shell(ctx, serial, cmd)
 	if err != nil {
-		return 0, fmt.Errorf("perfetto: starting a session: %w", err)
+		return 0, fmt.Errorf("starting a tracing session: %w", err)
 	}
 	pid, err := ParsePerfettoStart(out)
 	if err != nil {
@@ -140,19 +162,19 @@ func (c *Client) PerfettoStart(ctx context.Context, serial, config, path string)
 	// the session: a refusal shows as that process gone a moment later.
 	select {
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return pid, ctx.Err()
 	case <-time.After(startSettle):
 	}
 	alive, err := c.PerfettoRunning(ctx, serial, pid)
 	if err != nil {
-		return 0, err
+		return pid, fmt.Errorf("checking that the tracing session (pid %d) runs: %w", pid, err)
 	}
 	if !alive {
 		c.removeTrace(ctx, serial, path)
 		if why := c.perfettoSaid(ctx, serial, pid); why != "" {
-			return 0, fmt.Errorf("%w on %s: perfetto (pid %d) ended at once: %s", ErrTracingBusy, serial, pid, why)
+			return 0, fmt.Errorf("%w on %s: the session (pid %d) ended at once: %s", ErrTracingBusy, serial, pid, why)
 		}
-		return 0, fmt.Errorf("%w on %s: perfetto (pid %d) ended at once — another tracing session may hold the name, or the phone runs too many sessions (adb logcat -s perfetto says which)",
+		return 0, fmt.Errorf("%w on %s: the session (pid %d) ended at once — another tracing session may hold the name, or the phone runs too many sessions (adb logcat -s perfetto says which)",
 			ErrTracingBusy, serial, pid)
 	}
 	return pid, nil
@@ -236,7 +258,7 @@ func ParsePerfettoStart(out []byte) (int, error) {
 	}
 	msg := strings.Join(other, " ")
 	if msg == "" {
-		return 0, fmt.Errorf("%w: perfetto printed no pid", ErrPerfettoRefused)
+		return 0, fmt.Errorf("%w: no pid printed", ErrPerfettoRefused)
 	}
 	low := strings.ToLower(msg)
 	switch {
@@ -251,7 +273,8 @@ func ParsePerfettoStart(out []byte) (int, error) {
 }
 
 // PerfettoRead returns path's bytes from offset on (at most MaxPerfettoRead; empty when the
-// file has not grown). A file that is not there is an error wrapping fs.ErrNotExist.
+// file has not grown), in one shell command. A file that is not there is an error wrapping
+// fs.ErrNotExist; one shorter than offset (not the file read so far) is an error too.
 func (c *Client) PerfettoRead(ctx context.Context, serial, path string, offset int64) ([]byte, error) {
 	cmd, err := PerfettoReadCommand(path, offset)
 	if err != nil {
@@ -261,18 +284,19 @@ func (c *Client) PerfettoRead(ctx context.Context, serial, path string, offset i
 	if err != nil {
 		return nil, err
 	}
-	if len(out) > 0 {
-		return out, nil
-	}
-	// Nothing new, or no file at all: only ls tells them apart.
-	ls, err := c.Shell(ctx, serial, "ls "+path)
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(string(ls)) != path {
+	size, data, exists, err := ParsePerfettoRead(out)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("trace %s on %s: %w", path, serial, err)
+	case !exists:
 		return nil, fmt.Errorf("trace %s on %s: %w", path, serial, fs.ErrNotExist)
+	case size < offset:
+		return nil, fmt.Errorf("trace %s on %s: %d bytes, shorter than the %d already read (not the same file)", path, serial, size, offset)
 	}
-	return nil, nil
+	if len(data) == 0 {
+		return nil, nil
+	}
+	return data, nil
 }
 
 // PerfettoRunning reports whether pid is a running perfetto process (`pidof perfetto`).
@@ -294,18 +318,21 @@ func (c *Client) PerfettoRunning(ctx context.Context, serial string, pid int) (b
 
 // PerfettoStop ends a session fpstop started: `kill -TERM PID` when pid is still a perfetto
 // process (perfetto then finishes its file and exits; a pid gone or reused by something else
-// is left alone), then `rm -f PATH`. The path must pass ValidPerfettoPath, so only fpstop's
-// own files are removed.
+// is left alone), then `rm -f PATH`. Pid 0 removes the file alone (a start whose pid never
+// arrived). The path must pass ValidPerfettoPath, so only fpstop's own files are removed.
 func (c *Client) PerfettoStop(ctx context.Context, serial string, pid int, path string) error {
 	if err := ValidPerfettoPath(path); err != nil {
 		return err
 	}
-	if pid <= 0 {
+	if pid < 0 {
 		return invalidf("invalid pid %d", pid)
 	}
-	alive, err := c.PerfettoRunning(ctx, serial, pid)
-	if err != nil {
-		return err
+	alive := false
+	if pid > 0 {
+		var err error
+		if alive, err = c.PerfettoRunning(ctx, serial, pid); err != nil {
+			return err
+		}
 	}
 	if alive {
 		out, err := c.Shell(ctx, serial, "kill -TERM "+strconv.Itoa(pid))

@@ -78,8 +78,8 @@ func TestPerfettoCommands(t *testing.T) {
 		off  int64
 		want string
 	}{
-		{0, "tail -c +1 " + path + " 2>/dev/null | head -c 8388608"},
-		{4096, "tail -c +4097 " + path + " 2>/dev/null | head -c 8388608"},
+		{0, "stat -c %s " + path + " 2>/dev/null && tail -c +1 " + path + " 2>/dev/null | head -c 8388608"},
+		{4096, "stat -c %s " + path + " 2>/dev/null && tail -c +4097 " + path + " 2>/dev/null | head -c 8388608"},
 	} {
 		got, err := PerfettoReadCommand(path, c.off)
 		if err != nil || got != c.want {
@@ -91,6 +91,31 @@ func TestPerfettoCommands(t *testing.T) {
 	}
 	if _, err := PerfettoReadCommand("/data/misc/perfetto-traces/other.pftrace", 0); !errors.Is(err, ErrInvalid) {
 		t.Errorf("another tool's trace: %v", err)
+	}
+}
+
+// TestParsePerfettoRead: the size line, then the bytes (which may hold newlines and digits of
+// their own); nothing at all is no file; anything else where the size belongs is an error.
+func TestParsePerfettoRead(t *testing.T) {
+	for _, c := range []struct {
+		out    string
+		size   int64
+		data   string
+		exists bool
+		bad    bool
+	}{
+		{"", 0, "", false, false},
+		{"0\n", 0, "", true, false},
+		{"4096\n", 4096, "", true, false},
+		{"5000\n\n\x0812\n34", 5000, "\n\x0812\n34", true, false},
+		{"stat: bad option -c\n", 0, "", false, true},
+		{"12", 0, "", false, true},
+		{"-3\n", 0, "", false, true},
+	} {
+		size, data, exists, err := ParsePerfettoRead([]byte(c.out))
+		if (err != nil) != c.bad || size != c.size || string(data) != c.data || exists != c.exists {
+			t.Errorf("ParsePerfettoRead(%q) = %d, %q, %v, %v", c.out, size, data, exists, err)
+		}
 	}
 }
 
@@ -149,7 +174,7 @@ func TestPerfettoRefusesBeforeAnyCall(t *testing.T) {
 		"read, bad path":    func() error { _, err := c.PerfettoRead(ctx, "s", "/sdcard/fpstop-a.pftrace", 0); return err }(),
 		"read, bad offset":  func() error { _, err := c.PerfettoRead(ctx, "s", good, -5); return err }(),
 		"stop, bad path":    c.PerfettoStop(ctx, "s", 42, good+";reboot"),
-		"stop, bad pid":     c.PerfettoStop(ctx, "s", 0, good),
+		"stop, bad pid":     c.PerfettoStop(ctx, "s", -1, good),
 		"running, bad pid":  func() error { _, err := c.PerfettoRunning(ctx, "s", -1); return err }(),
 	} {
 		if !errors.Is(err, ErrInvalid) {

@@ -9,8 +9,9 @@ import (
 // joiner turns FrameTimeline slices and atrace sections into fpstop frames: each app frame is
 // its actual surface frame (start → max(GPU done, post)) measured against its expected one
 // (intended vsync → deadline), with SurfaceFlinger's verdict and the sections that ran in it.
-// Frames are held back briefly (releaseDelayNs of trace time past their end) so that their
-// expected frame and the sections of other threads that overlapped them have arrived.
+// Frames are held back briefly (releaseDelayNs of trace time past their end, a few refresh
+// periods at any rate a display runs) so that their expected frame, their display frame's
+// present and the sections of other threads that overlapped them have arrived.
 type joiner struct {
 	p    *Parser
 	emit func(source.Event)
@@ -47,7 +48,7 @@ type expectedFrame struct {
 }
 
 const (
-	releaseDelayNs  = 200_000_000
+	releaseDelayNs  = 100_000_000
 	expectedAgeNs   = 10_000_000_000
 	sectionRingSize = 4096
 	maxSectionProcs = 512

@@ -29,9 +29,11 @@ type LiveOptions struct {
 	// FallbackMs is the length of the consecutive short sessions read at their end, used when
 	// the phone does not write the file as the session runs (0 = 5 s).
 	FallbackMs int
-	// WritePeriodMs is file_write_period_ms (0 = 250 ms; Perfetto enforces at least 100).
+	// WritePeriodMs is file_write_period_ms (0 = 100 ms, the least Perfetto allows: each write
+	// is a small append, and a frame waits for it).
 	WritePeriodMs int
-	// Poll is how often the files are read (0 = 250 ms).
+	// Poll is how often the files are read (0 = 200 ms: one shell command a read, half as
+	// often as the phone writes, so a frame waits at most a period and a poll).
 	Poll time.Duration
 	// ID makes the session names and files unique to this run (lower-case letters and digits;
 	// "" = from the clock).
@@ -46,7 +48,9 @@ var ErrRefused = errors.New("perfetto refused the session")
 
 type refusedError struct{ err error }
 
-func (e *refusedError) Error() string   { return "perfetto: " + e.err.Error() }
+// Error is the phone's reason alone: the caller names the source ("--source perfetto: …"),
+// so the line says perfetto once.
+func (e *refusedError) Error() string   { return e.err.Error() }
 func (e *refusedError) Unwrap() []error { return []error{ErrRefused, e.err} }
 
 // TraceDir is where the shell user may write traces (perfetto's -o must be under it).
@@ -55,14 +59,18 @@ const TraceDir = "/data/misc/perfetto-traces"
 // Live timing: the sort window of a live trace (how late an event may arrive and still be in
 // order), how long past its end a session's file may still grow, when the mode is decided.
 const (
-	liveWindowNs  = 1_000_000_000
-	endGrace      = 3 * time.Second
-	quietEnd      = time.Second
-	decideAfter   = 4 * time.Second
-	maxSessionMs  = 30_000
-	stopTimeout   = 5 * time.Second
-	maxStreamLag  = 5 * time.Second
-	fallbackOverl = 1000
+	liveWindowNs = 1_000_000_000
+	// minLiveWindowNs and priorLiveWindowNs bound the fitted window (Parser.FitWindow)
+	minLiveWindowNs   = 150_000_000
+	flushPeriodMs     = 500
+	priorLiveWindowNs = 400_000_000
+	endGrace          = 3 * time.Second
+	quietEnd          = time.Second
+	decideAfter       = 4 * time.Second
+	maxSessionMs      = 30_000
+	stopTimeout       = 5 * time.Second
+	maxStreamLag      = 5 * time.Second
+	fallbackOverl     = 1000
 )
 
 var (
@@ -88,10 +96,10 @@ func NewLive(t Tracer, opts LiveOptions) *Live {
 		opts.FallbackMs = 5000
 	}
 	if opts.WritePeriodMs < 100 {
-		opts.WritePeriodMs = 250
+		opts.WritePeriodMs = 100
 	}
 	if opts.Poll <= 0 {
-		opts.Poll = 250 * time.Millisecond
+		opts.Poll = 200 * time.Millisecond
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -123,7 +131,9 @@ func Config(pkg, name string, durationMs, writePeriodMs int) (string, error) {
 	}
 	fmt.Fprintf(&b, " atrace_apps: %q } } }\n", pkg)
 	b.WriteString("data_sources { config { name: \"linux.process_stats\" process_stats_config { scan_all_processes_on_start: true } } }\n")
-	fmt.Fprintf(&b, "write_into_file: true\nfile_write_period_ms: %d\nflush_period_ms: %d\n", writePeriodMs, max(writePeriodMs, 1000))
+	// flush_period_ms bounds how late a tracing service that does not flush before each write
+	// (before late 2025) puts the data sources' data in the file, and so the sort window
+	fmt.Fprintf(&b, "write_into_file: true\nfile_write_period_ms: %d\nflush_period_ms: %d\n", writePeriodMs, max(writePeriodMs, flushPeriodMs))
 	fmt.Fprintf(&b, "duration_ms: %d\nunique_session_name: %q\n", durationMs, name)
 	return b.String(), nil
 }
@@ -154,6 +164,7 @@ func (l *Live) Start(ctx context.Context) error {
 	r.evs = append(r.evs, &source.Session{Source: source.KindPerfetto, Package: l.opts.Package,
 		Device: l.opts.Device, CostBasis: source.CostFrame})
 	if _, err := r.start(ctx); err != nil {
+		r.retryStops() // a session that may have started is stopped now, if the phone answers
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

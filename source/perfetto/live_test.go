@@ -120,6 +120,10 @@ type fakeTracer struct {
 	cancel   bool
 	// offFrom–offTo (from the epoch) the phone does not answer (a pulled cable)
 	offFrom, offTo time.Duration
+	// dropAt: the start (counted from 1) after which the phone stops answering for dropFor,
+	// once perfetto printed its pid; starts counts them
+	dropAt, starts int
+	dropFor        time.Duration
 }
 
 var errOffline = errors.New("device offline")
@@ -199,6 +203,11 @@ func (f *fakeTracer) PerfettoStart(ctx context.Context, config, path string) (in
 	s.data = renderTrace(f.t, in)
 	f.running[name] = true
 	f.sessions = append(f.sessions, s)
+	if f.starts++; f.starts == f.dropAt {
+		f.offFrom = f.now.Sub(f.epoch)
+		f.offTo = f.offFrom + f.dropFor
+		return s.pid, fmt.Errorf("checking that the tracing session (pid %d) runs: %w", s.pid, errOffline)
+	}
 	return s.pid, nil
 }
 
@@ -254,7 +263,7 @@ func (f *fakeTracer) PerfettoStop(ctx context.Context, pid int, path string) err
 		return errOffline
 	}
 	for _, s := range f.sessions {
-		if s.pid == pid && s.path == path {
+		if (s.pid == pid || pid == 0) && s.path == path {
 			s.stoppedBeforeEnd = f.now.Before(s.to)
 			s.atCancel = f.cancel
 			s.stopped, s.removed = true, true
@@ -514,4 +523,39 @@ func gapText(gs []*source.Gap) []string {
 		out = append(out, fmt.Sprintf("%s %.2f s", g.Reason, float64(g.ToNs-g.FromNs)/1e9))
 	}
 	return out
+}
+
+// TestLiveStartDropped: the phone stops answering just after perfetto printed the next
+// session's pid (the start's check that it runs fails). That session runs on the phone, so it
+// is stopped as soon as the phone answers again, before its duration_ms ends, its file removed,
+// and tracing goes on under its name with a new session; nothing is left at the end.
+func TestLiveStartDropped(t *testing.T) {
+	evs := simEvents(t, "janky", 60, 40*time.Second)
+	f := newFakeTracer(t, evs)
+	f.dropAt, f.dropFor = 2, 2*time.Second
+	got, err := runLive(t, f, LiveOptions{SessionMs: 10000}, 25*time.Second)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if len(f.sessions) < 3 {
+		t.Fatalf("%d sessions: none started after the phone came back (notices %q)", len(f.sessions), notices(got))
+	}
+	dropped, after := f.sessions[1], f.sessions[2]
+	if !dropped.stopped || !dropped.removed || !dropped.stoppedBeforeEnd {
+		t.Errorf("the session whose start was cut: stopped %v, removed %v, before its end %v", dropped.stopped, dropped.removed, dropped.stoppedBeforeEnd)
+	}
+	if after.name != dropped.name || after.path != dropped.path {
+		t.Errorf("the next session is %s %s, want the cut one's name and file again (%s %s)", after.name, after.path, dropped.name, dropped.path)
+	}
+	if d := after.from.Sub(f.epoch); d < f.offTo {
+		t.Errorf("the next session started at %s, before the phone came back at %s", d, f.offTo)
+	}
+	for _, s := range f.sessions {
+		if !s.removed {
+			t.Errorf("%s left on the phone", s.path)
+		}
+	}
+	if len(framesOf(got)) == 0 {
+		t.Error("no frames")
+	}
 }

@@ -113,6 +113,10 @@ func (r *liveRun) start(ctx context.Context) (*liveSession, error) {
 	pid, err := r.l.t.PerfettoStart(sctx, cfg, p)
 	cancel()
 	if err != nil {
+		// The phone may have stopped answering after perfetto printed its pid (the session
+		// runs) or before (its file may be there): both are stopped as soon as it answers,
+		// and the name and file are not used again until then.
+		r.lost = append(r.lost, &liveSession{name: name, path: p, pid: max(pid, 0)})
 		return nil, err
 	}
 	r.n++
@@ -123,7 +127,7 @@ func (r *liveRun) start(ctx context.Context) (*liveSession, error) {
 	}
 	s.lastGrow = s.started
 	s.p, s.j = pipeline(r.l.opts.Package, r.emitFrom(s))
-	s.p.SetWindow(liveWindowNs)
+	s.p.FitWindow(minLiveWindowNs, liveWindowNs, priorLiveWindowNs)
 	s.st = NewStream(s.p)
 	r.sessions = append(r.sessions, s)
 	if r.first == nil {
@@ -137,6 +141,9 @@ func (r *liveRun) start(ctx context.Context) (*liveSession, error) {
 func (r *liveRun) poll(ctx context.Context) error {
 	if r.away != nil && !r.back(ctx) {
 		return ctx.Err()
+	}
+	if len(r.lost) > 0 {
+		r.retryStops()
 	}
 	failed := 0
 	var why error
@@ -180,6 +187,9 @@ func (r *liveRun) next(ctx context.Context, now time.Time) error {
 		newest = r.sessions[len(r.sessions)-1]
 	}
 	_, overlap := r.sessionLen()
+	if r.parked(sessionPath(r.id, r.n)) {
+		return nil // its earlier start is not stopped yet: the service would refuse the name
+	}
 	if newest == nil || now.Sub(newest.started) >= newest.dur-time.Duration(overlap)*time.Millisecond {
 		if _, err := r.start(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -215,20 +225,37 @@ func (r *liveRun) goAway(why error) {
 // back tries to stop the sessions of a phone that was away; once all are stopped the phone is
 // back, and tracing starts again with a new session.
 func (r *liveRun) back(ctx context.Context) bool {
-	kept := r.lost[:0]
-	for _, s := range r.lost {
-		if ctx.Err() != nil || r.stopErr(s) != nil {
-			kept = append(kept, s)
-		}
-	}
-	r.lost = kept
-	if len(r.lost) > 0 {
+	if ctx.Err() != nil || !r.retryStops() {
 		return false
 	}
 	r.away, r.failingSince, r.startFails = nil, time.Time{}, 0
 	r.evs = append(r.evs, &source.Notice{AtNs: r.gapFrom, Level: source.LevelInfo, State: source.StateLive,
 		Text: "perfetto: the phone is back; its sessions from before are stopped and a new one starts"})
 	return true
+}
+
+// retryStops stops the sessions and removes the files whose stop failed (the phone did not
+// answer) and reports whether none is left.
+func (r *liveRun) retryStops() bool {
+	kept := r.lost[:0]
+	for _, s := range r.lost {
+		if r.stopErr(s) != nil {
+			kept = append(kept, s)
+		}
+	}
+	clear(r.lost[len(kept):])
+	r.lost = kept
+	return len(r.lost) == 0
+}
+
+// parked reports whether a session on path waits to be stopped.
+func (r *liveRun) parked(path string) bool {
+	for _, s := range r.lost {
+		if s.path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // read takes what a session's file gained since the last read.
@@ -269,7 +296,7 @@ func (r *liveRun) read(ctx context.Context, s *liveSession) error {
 	}
 	if latest := s.p.Latest(); latest > 0 {
 		// the phone's clock ran on while the file was quiet: settle what is old enough
-		s.p.Settle(latest + int64(now.Sub(s.lastGrow)) - liveWindowNs)
+		s.p.Settle(latest + int64(now.Sub(s.lastGrow)) - s.p.Window())
 	}
 	return nil
 }
@@ -292,9 +319,12 @@ func (r *liveRun) finish(s *liveSession) {
 	}
 }
 
+// stop stops a session on the phone and removes its file; one the phone did not let stop is
+// tried again on every poll until it does (its file would stay otherwise).
 func (r *liveRun) stop(s *liveSession) {
 	if err := r.stopErr(s); err != nil {
 		r.notice(source.LevelWarn, fmt.Sprintf("perfetto: stopping session %s (pid %d): %v", s.name, s.pid, err))
+		r.lost = append(r.lost, s)
 	}
 }
 
@@ -309,7 +339,7 @@ func (r *liveRun) stopErr(s *liveSession) error {
 // context ended: quit, source switch).
 func (r *liveRun) stopAll() {
 	for _, s := range append(r.sessions, r.lost...) {
-		r.stop(s)
+		_ = r.stopErr(s) // nothing is read after this: a phone gone ends them by duration_ms
 	}
 	r.sessions, r.lost = nil, nil
 }

@@ -92,7 +92,17 @@ func (p *Parser) Finish() {
 
 // SetWindow sets how far (trace time) events may arrive out of order: a live trace settles
 // sooner with a short window, a file reads best with the default.
-func (p *Parser) SetWindow(ns int64) { p.sort.windowNs = ns }
+func (p *Parser) SetWindow(ns int64) { p.sort.windowNs, p.sort.fit = ns, nil }
+
+// FitWindow makes the sort window follow the disorder the stream shows (see windowFit): at
+// least lo, at most hi, starting from prior.
+func (p *Parser) FitWindow(lo, hi, prior int64) {
+	p.sort.fit = newWindowFit(lo, hi, prior)
+	p.sort.windowNs = p.sort.fit.window()
+}
+
+// Window is the sort window now (trace time).
+func (p *Parser) Window() int64 { return p.sort.windowNs }
 
 // Settle hands on every event before ts (trace clock) and tells OnTime that time has come: a
 // live trace that went quiet (an idle app) still releases the frames it holds.

@@ -193,9 +193,10 @@ func TestPerfettoRefused(t *testing.T) {
 	ph := startPhone(t, 60, "demo", 3, 0)
 	env, tr := tracingEnv(t, ph, 30, "11")
 	_, errs, code := fpstop(t, env, "-p", pkg, "--source", "perfetto", "--headless", "--json", "--duration", "3s")
-	if code != cli.ExitRuntime || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "Android 12") {
-		t.Errorf("exit %d, stderr %q; want 3 and one line saying Android 12 is needed", code, errs)
+	if code != cli.ExitRuntime || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "Android 12") || saysPerfetto(errs) != 1 {
+		t.Errorf("exit %d, stderr %q; want 3 and one line saying Android 12 is needed, naming perfetto once", code, errs)
 	}
+	t.Logf("Android 11: %s", strings.TrimSpace(errs))
 	r, errs, code := fpstop(t, env, "-p", pkg, "--headless", "--json", "--duration", "3s")
 	if code != cli.ExitOK || r.Source != "gfxinfo" || r.Frames == 0 {
 		t.Errorf("auto: exit %d source %q frames %d: %s", code, r.Source, r.Frames, errs)
@@ -209,8 +210,8 @@ func TestPerfettoRefused(t *testing.T) {
 	env14, tr14 := tracingEnv(t, ph14, 34, "14")
 	tr14.SetBusy(true)
 	_, errs, code = fpstop(t, env14, "-p", pkg, "--source", "perfetto", "--headless", "--json", "--duration", "3s")
-	if code != cli.ExitRuntime || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "busy") {
-		t.Errorf("busy: exit %d, stderr %q; want 3 and one line saying tracing is busy", code, errs)
+	if code != cli.ExitRuntime || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "busy") || saysPerfetto(errs) != 1 {
+		t.Errorf("busy: exit %d, stderr %q; want 3 and one line saying tracing is busy, naming perfetto once", code, errs)
 	}
 	t.Logf("busy: %s", strings.TrimSpace(errs))
 	if run, files := tr14.Running(), fpstopFiles(tr14); len(run) != 0 || len(files) != 0 {
@@ -221,6 +222,10 @@ func TestPerfettoRefused(t *testing.T) {
 		t.Errorf("busy, auto: exit %d source %q frames %d: %s", code, r.Source, r.Frames, errs)
 	}
 }
+
+// saysPerfetto counts the times a line names perfetto (a refusal's line says it once: the
+// source it refused).
+func saysPerfetto(line string) int { return strings.Count(strings.ToLower(line), "perfetto") }
 
 // doneCh is closed once the simulated app has stopped.
 func (p *phone) doneCh() <-chan struct{} { return p.done }

@@ -51,12 +51,14 @@ func worstRows(screen string) []worstRow {
 
 // TestPerfettoScreen (issue 33): the dashboard (the real binary in tmux) on --source perfetto
 // against the fake phone's tracing service over a real adb server. The header says
-// `perfetto · FrameTimeline`; each janky frame that enters the worst frames shows the blame
-// and the slowest section the fake injected (its slow work, to 0.1 ms) within 2 s of the frame's
-// end on the phone (the median: the live source holds events 1 s to put them in order, as the
-// phone writes them late by up to its flush period; the maximum is only logged, since a frame
-// may also enter the worst frames later, when a worse one leaves them, and a loaded machine
-// stalls tmux now and then: one row at 5 s was seen at load 16). Then a switch on
+// `perfetto · FrameTimeline`; each janky frame the app made late that enters the worst frames
+// shows the blame and the slowest section the fake injected (its slow work, to 0.1 ms) within
+// screenLag of the frame's end on the phone — every such row, not only the median. The screen
+// is read on a fixed grid (sampleScreen, the load tests' sampler); a row first seen after
+// the screen went unread longer than sampleLimit (the test process or tmux starved) is late by
+// the read, not by fpstop: it is logged with its cause and excused, and checkSampling allows
+// such reads once in a hundred, as the load tests do. The worst frames are the run's worst, so a
+// frame enters them when it is shown or never. Then a switch on
 // screen (d, the same phone, its foreground app): refused while tracing is busy, the previous
 // source stays (its session runs on) and the screen says why; accepted, the previous source's session is stopped at once and its file removed.
 //
@@ -67,25 +69,37 @@ func TestPerfettoScreen(t *testing.T) {
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--no-mouse")
 	p.waitFor(20*time.Second, "perfetto · FrameTimeline", "blame")
 	p.key("w") // the app's window: the worst frames' rows then have room for the blame
-	p.waitFor(5*time.Second, "Worst frames · FeedActivity")
+	p.waitFor(10*time.Second, "Worst frames · FeedActivity")
 	var delays []time.Duration
 	seen := map[worstRow]bool{}
 	// A row counts once two reads in a row show it (a read can catch tmux half-way through a
-	// redraw whose panels moved: rows of two layouts), timed from the first of them.
+	// redraw whose panels moved: rows of two layouts), timed from the first of them (the
+	// phone's clock when its reply came).
 	firstAt := map[worstRow]int64{}
-	checked, worstDelay := 0, time.Duration(0)
-	for until := time.Now().Add(8 * time.Second); time.Now().Before(until); time.Sleep(100 * time.Millisecond) {
-		s := p.screen()
-		now := ph.sim.Now()
+	checked, excused := 0, 0
+	var lastScreen string
+	var prevAt time.Time
+	gapBefore := map[worstRow]time.Duration{} // how long the screen went unread before a row's first read
+	stop := make(chan struct{})
+	time.AfterFunc(10*time.Second, func() { close(stop) })
+	sm := sampleScreen(t, p.favouredSampler(), p.target, stop, func(at time.Time, s string) {
+		lastScreen = s
+		now := ph.sim.Now() - int64(time.Since(at))
+		gap := time.Duration(0)
+		if !prevAt.IsZero() {
+			gap = at.Sub(prevAt)
+		}
+		prevAt = at
 		shown := map[worstRow]int64{}
 		for _, w := range worstRows(s) {
-			if at, ok := firstAt[w]; ok {
-				shown[w] = at
+			if first, ok := firstAt[w]; ok {
+				shown[w] = first
 			} else {
 				shown[w] = now
+				gapBefore[w] = gap
 			}
 		}
-		for w, at := range shown {
+		for w, first := range shown {
 			if _, twice := firstAt[w]; !twice {
 				continue
 			}
@@ -96,30 +110,37 @@ func TestPerfettoScreen(t *testing.T) {
 				continue
 			}
 			seen[w] = true
-			now := at
-			tf, ok := truthFrame(tr.Truth(), w)
+			tf, ok := truthFrame(tr.Truth(), w, first)
 			if !ok {
 				t.Errorf("the screen shows a frame whose slowest section is %s %.1f ms: no frame of the fake's has it\n%s", w.section, w.ms, s)
 				continue
 			}
 			checked++
-			delay := time.Duration(now - tf.EndNs)
-			worstDelay = max(worstDelay, delay)
+			delay := time.Duration(first - tf.EndNs)
 			delays = append(delays, delay)
+			switch {
+			case delay <= screenLag:
+			case gapBefore[w] > sampleLimit:
+				excused++
+				t.Logf("frame %d shown %s after its end, first read after the screen went unread %s (the sampler or tmux starved: see the sampling line)",
+					tf.Token, delay.Round(time.Millisecond), gapBefore[w].Round(time.Millisecond))
+			default:
+				t.Errorf("frame %d (%s %.1f ms) shown %s after its end on the phone, more than %s (read %s after the read before)",
+					tf.Token, w.section, w.ms, delay.Round(time.Millisecond), screenLag, gapBefore[w].Round(time.Millisecond))
+			}
 			if want := blameOf(tf.Jank); w.blame == "" || !strings.HasPrefix(want, strings.TrimSuffix(w.blame, "…")) {
 				t.Errorf("frame %d: the screen blames %q, the fake injected %q (jank %#x)", tf.Token, w.blame, want, tf.Jank)
 			}
 		}
 		firstAt = shown
-	}
+	})
+	checkSampling(t, sm)
 	if checked < 3 {
-		t.Fatalf("only %d janky frames with the fake's slow work entered the worst frames:\n%s", checked, p.screen())
+		t.Fatalf("only %d janky frames with the fake's slow work entered the worst frames:\n%s", checked, lastScreen)
 	}
 	slices.Sort(delays)
-	if med := delays[len(delays)/2]; med > 2*time.Second {
-		t.Errorf("janky frames shown a median %s after their end on the phone (%v), more than 2 s", med.Round(time.Millisecond), delays)
-	}
-	t.Logf("%d janky frames checked on screen: shown a median %s, at most %s after its end on the phone (load %s)", checked, delays[len(delays)/2].Round(time.Millisecond), worstDelay.Round(time.Millisecond), loadavg())
+	t.Logf("%d janky frames checked on screen (%d excused): shown a median %s, at most %s after its end on the phone (load %s)",
+		checked, excused, delays[len(delays)/2].Round(time.Millisecond), delays[len(delays)-1].Round(time.Millisecond), loadavg())
 
 	old, oldFiles := tr.Running(), fpstopFiles(tr)
 	tr.SetBusy(true)
@@ -128,6 +149,9 @@ func TestPerfettoScreen(t *testing.T) {
 	for _, l := range strings.Split(s, "\n") {
 		if strings.Contains(l, "busy") {
 			t.Logf("refused switch: %s", strings.TrimSpace(l))
+			if saysPerfetto(l) != 1 {
+				t.Errorf("the refused switch's line names perfetto %d times, want once: %s", saysPerfetto(l), strings.TrimSpace(l))
+			}
 		}
 	}
 	if !slices.Equal(tr.Running(), old) || !strings.Contains(s, "perfetto · FrameTimeline") {
@@ -166,6 +190,10 @@ func TestPerfettoScreen(t *testing.T) {
 	}
 }
 
+// screenLag is how soon after a frame's end on the phone its row must be on screen (issue 33:
+// "the screen in tmux shows the blame and sections within 2 s of the frame").
+const screenLag = 2 * time.Second
+
 // blameOf names every party the fake's jank bits blame, in the order the worst frames' rows name them.
 func blameOf(jank int64) string {
 	var parts []string
@@ -191,12 +219,16 @@ func switchSame(t *testing.T, p *pane, serial string) {
 	p.key("Enter")
 }
 
-// truthFrame is the fake's frame whose slowest section is w's, to the 0.1 ms shown.
-func truthFrame(truth []sim.TraceFrame, w worstRow) (sim.TraceFrame, bool) {
+// truthFrame is the fake's frame whose slowest section is w's, to the 0.1 ms shown, that ended
+// by at (the phone's time the row was read): the latest of them, since slow work of one length
+// to 0.1 ms recurs over a run, and a frame is shown as it enters the worst frames.
+func truthFrame(truth []sim.TraceFrame, w worstRow, at int64) (sim.TraceFrame, bool) {
+	var best sim.TraceFrame
+	found := false
 	for _, tf := range truth {
-		if tf.Slowest == w.section && math.Abs(float64(tf.SlowestNs)/1e6-w.ms) < 0.051 {
-			return tf, true
+		if tf.Slowest == w.section && math.Abs(float64(tf.SlowestNs)/1e6-w.ms) < 0.051 && tf.EndNs <= at && (!found || tf.EndNs > best.EndNs) {
+			best, found = tf, true
 		}
 	}
-	return sim.TraceFrame{}, false
+	return best, found
 }

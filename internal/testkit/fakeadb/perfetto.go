@@ -43,7 +43,7 @@ type TracingConfig struct {
 // appends to PATH every file_write_period_ms what the app did since (FrameTimeline, atrace
 // sections of the app, process names, rendered by sim.TraceStream from the events Feed
 // gives it); it ends at duration_ms or `kill -TERM PID`, writing the rest. `pidof perfetto`,
-// `ps -A`, `tail -c +N`, `cat`, `ls` and `rm` of the trace directory see the sessions and files.
+// `ps -A`, `stat -c %s`, `tail -c +N`, `cat`, `ls` and `rm` of the trace directory see the sessions and files.
 // Refusals are served as a phone does them: a unique_session_name in use or too many sessions
 // make the background process end at once (its pid was printed; the file stays empty), which
 // SetBusy forces; Android 11 records no frames; Android 9 has no --txt.

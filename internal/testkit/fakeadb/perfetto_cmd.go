@@ -12,7 +12,7 @@ import (
 )
 
 // Serve serves the commands of the tracing service (see Tracing) and reports whether cmd was
-// one of them: perfetto (alone or fed by echo), pidof perfetto, ps, kill, and tail, head, cat,
+// one of them: perfetto (alone or fed by echo), pidof perfetto, ps, kill, and stat, tail, head, cat,
 // ls and rm of the trace directory.
 func (t *Tracing) Serve(ctx context.Context, cmd string, w io.Writer) (bool, error) {
 	stages := splitPipe(Args(cmd))
@@ -40,6 +40,8 @@ func (t *Tracing) Serve(ctx context.Context, cmd string, w io.Writer) (bool, err
 		return true, t.ls(first[1:], w)
 	case (first[0] == "tail" || first[0] == "cat") && touchesTraceDir(first[1:]):
 		return true, t.read(stages, w)
+	case first[0] == "stat" && touchesTraceDir(first[1:]):
+		return true, t.stat(stages, w)
 	}
 	return false, nil
 }
@@ -307,6 +309,59 @@ func (t *Tracing) ls(args []string, w io.Writer) error {
 	}
 	_, err := io.WriteString(w, out.String())
 	return err
+}
+
+// stat serves `stat -c %s PATH [2>/dev/null]`, optionally followed by `&& ` and a read (see
+// read): the file's size on a line, then, when it exists, what the read prints.
+func (t *Tracing) stat(stages [][]string, w io.Writer) error {
+	args, then, and := cutWord(stages[0], "&&")
+	quiet := false
+	var path string
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "2>/dev/null":
+			quiet = true
+		case a == "-c" && i+1 < len(args) && args[i+1] == "%s":
+			i++
+		case strings.HasPrefix(a, "-"):
+			_, err := fmt.Fprintf(w, "stat: unknown option %s\n", a)
+			return err
+		default:
+			path = a
+		}
+	}
+	t.mu.Lock()
+	t.advance(t.cfg.Now())
+	f, ok := t.files[path]
+	size := 0
+	if ok {
+		size = len(f.data)
+	}
+	t.mu.Unlock()
+	if !ok {
+		if quiet {
+			return nil
+		}
+		_, err := fmt.Fprintf(w, "stat: '%s': No such file or directory\n", path)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%d\n", size); err != nil || !and {
+		return err
+	}
+	if len(then) == 0 || (then[0] != "tail" && then[0] != "cat") {
+		return nil
+	}
+	return t.read(append([][]string{then}, stages[1:]...), w)
+}
+
+// cutWord splits words at the first sep: before it, after it, and whether it was there.
+func cutWord(words []string, sep string) (before, after []string, found bool) {
+	for i, w := range words {
+		if w == sep {
+			return words[:i], words[i+1:], true
+		}
+	}
+	return words, nil, false
 }
 
 // read serves `cat PATH`, `tail -c +N PATH [2>/dev/null]` and either piped into `head -c N`.

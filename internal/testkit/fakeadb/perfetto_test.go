@@ -88,6 +88,17 @@ func readCmd(t *testing.T, path string, off int) string {
 	return cmd
 }
 
+// readAt serves fpstop's read command (one shell call: the size, then the bytes from off) and
+// returns the bytes, checking that the size covers them.
+func readAt(t *testing.T, tr *Tracing, path string, off int) []byte {
+	t.Helper()
+	size, data, exists, err := device.ParsePerfettoRead([]byte(run(t, tr, readCmd(t, path, off))))
+	if err != nil || !exists || size != int64(off+len(data)) {
+		t.Fatalf("read of %s from %d: size %d, %d bytes, exists %v, %v", path, off, size, len(data), exists, err)
+	}
+	return data
+}
+
 // simRun returns a simulated run's events (frames and messages).
 func simRun(t *testing.T, scenario string, hz float64, d time.Duration) []source.Event {
 	t.Helper()
@@ -167,7 +178,7 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 				tr.Feed(evs[i:j])
 				i = j
 				clk.add(50 * time.Millisecond)
-				got := []byte(run(t, tr, readCmd(t, path, len(file))))
+				got := readAt(t, tr, path, len(file))
 				if len(got) > 0 {
 					grew++
 				} else {
@@ -184,7 +195,7 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 			if got := run(t, tr, "pidof perfetto"); got != "" {
 				t.Errorf("pidof perfetto after kill = %q", got)
 			}
-			file = append(file, run(t, tr, readCmd(t, path, len(file)))...)
+			file = append(file, readAt(t, tr, path, len(file))...)
 			frames := readTrace(t, file)
 			checkAgainstTruth(t, frames, tr.Truth())
 			checkAgainstRows(t, frames, evs)
@@ -195,7 +206,10 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 				t.Errorf("ls after rm = %q", got)
 			}
 			if got := run(t, tr, readCmd(t, path, 0)); got != "" {
-				t.Errorf("read after rm = %q", got)
+				t.Errorf("read after rm = %q (want nothing: no file)", got)
+			}
+			if got := run(t, tr, "stat -c %s "+path); !strings.Contains(got, "No such file") {
+				t.Errorf("stat after rm = %q", got)
 			}
 		})
 	}
@@ -310,6 +324,9 @@ func TestTracingEndsByDuration(t *testing.T) {
 		t.Fatalf("perfetto %d still running after duration_ms: %v", pid, got)
 	}
 	frames := readTrace(t, []byte(run(t, tr, "cat "+path)))
+	if whole := readAt(t, tr, path, 0); !bytes.Equal(whole, []byte(run(t, tr, "cat "+path))) {
+		t.Errorf("the read command from 0 gave %d bytes, cat %d", len(whole), len(run(t, tr, "cat "+path)))
+	}
 	want := 0
 	for _, e := range evs[:half] {
 		if _, ok := e.(*source.Frame); ok {

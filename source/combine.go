@@ -62,7 +62,7 @@ func (m *mergedSource) Run(ctx context.Context, out chan<- []Event) error {
 		go func() {
 			defer wg.Done()
 			for batch := range ch {
-				m.relabel(batch)
+				relabel(m.kind, batch)
 				select {
 				case out <- batch:
 				case <-ctx.Done():
@@ -78,14 +78,20 @@ func (m *mergedSource) Run(ctx context.Context, out chan<- []Event) error {
 	return ctx.Err()
 }
 
-// relabel rewrites the batch's Session events (copies: the source may keep its own).
-func (m *mergedSource) relabel(batch []Event) {
+// relabel rewrites the batch's Session events to kind (copies: the source may keep its own).
+func relabel(kind Kind, batch []Event) {
 	for j, ev := range batch {
 		if s, ok := ev.(*Session); ok {
-			cp := *s
-			cp.Source = m.kind
-			cp.CostBasis = CostFrame
-			batch[j] = &cp
+			batch[j] = relabeled(kind, s)
 		}
 	}
+}
+
+// relabeled is a copy of s as a merged source's session: kind, with the frame cost basis (the
+// frames come from one source, the messages that explain them from another).
+func relabeled(kind Kind, s *Session) *Session {
+	cp := *s
+	cp.Source = kind
+	cp.CostBasis = CostFrame
+	return &cp
 }

@@ -18,6 +18,7 @@ import (
 func (m Model) applyTick(t tickMsg) Model {
 	m.now = t.now
 	m.exports = t.exports
+	m.srcNote = t.srcNote
 	// (every tick: a warning's time on the status line runs out with no new snapshot too)
 	m.flash = m.flash.SetStatus(m.status())
 	if t.hasRec {
@@ -147,6 +148,9 @@ func (m Model) status() string {
 		}
 	case m.snap != nil && m.snap.StateText != "":
 		parts = append(parts, m.snap.StateText)
+	}
+	if m.srcNote != "" && m.opts.Replay == nil {
+		parts = append(parts, m.srcNote)
 	}
 	if m.opts.Note != "" {
 		parts = append(parts, m.opts.Note)

@@ -60,6 +60,9 @@ type Options struct {
 	// Exports says which exports (OTLP, the metrics file) are failing, "" while all deliver;
 	// read on every refresh, inside the refresh Cmd.
 	Exports func() string
+	// SourceNote says what the source is doing beside its state ("" when nothing): auto
+	// looking for the app's Looper lines; read on every refresh, inside the refresh Cmd.
+	SourceNote func() string
 	// PickDevice opens the device picker at start (several devices and none chosen).
 	PickDevice bool
 }
@@ -80,6 +83,7 @@ type tickMsg struct {
 	replay    replayStatus
 	now       time.Time
 	exports   string
+	srcNote   string
 }
 
 // Model is the dashboard: a tea.Model. Create it with New.
@@ -118,6 +122,7 @@ type Model struct {
 	seenAt   time.Time
 	rec      recState
 	exports  string // failing exports, from the last refresh
+	srcNote  string // what the source is doing, from the last refresh
 	recErr   string
 	now      time.Time
 	overlay  overlay
@@ -240,6 +245,9 @@ func (m Model) poll(d time.Duration) tea.Cmd {
 		}
 		if o.Exports != nil {
 			t.exports = o.Exports()
+		}
+		if o.SourceNote != nil {
+			t.srcNote = o.SourceNote()
 		}
 		return t
 	}

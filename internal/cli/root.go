@@ -43,6 +43,7 @@ type app struct {
 	logPath    string
 	configPath string
 	closers    []func() error
+	probes     autoProbes // what auto's looks for Looper lines say
 }
 
 // Main runs fpstop with args (without the program name) and returns the exit status.

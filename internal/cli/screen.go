@@ -120,6 +120,7 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 	if err := d.s.SwitchDevice(d.ctx, op.src, op.device, connectingText(op)); err != nil {
 		return "", err
 	}
+	d.a.probes.cur.Store(op.probe)
 	if pkg == "" {
 		pkg = "the foreground app"
 	}
@@ -159,6 +160,7 @@ func (d *deviceScreen) SwitchLayer(ctx context.Context, layer string) (string, e
 	if err := d.s.SwitchDevice(d.ctx, op.Src, dev, "measuring layer "+layer+"…"); err != nil {
 		return "", err
 	}
+	d.a.probes.cur.Store(nil) // (the layer alone: no logcat to look for)
 	return layer, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/internal/devsource"
 	"github.com/fpstop/fpstop/internal/outfile"
 
 	"github.com/fpstop/fpstop/source"
@@ -36,6 +37,8 @@ type opened struct {
 	// device: the phone and app a device source reads, known before the source says so
 	// (a switch shows them while the source starts)
 	device source.Session
+	// probe: auto's looks for the app's Looper lines, for the status line (nil: none)
+	probe *devsource.ProbeNote
 }
 
 // waiting is the source shown while the user picks a device: it says so and waits.

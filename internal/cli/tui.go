@@ -52,6 +52,8 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	}
 	defer func() { _ = exp.Stop() }()
 	opts.Exports = exp.Status // failing exports on the status line while they fail
+	a.probes.cur.Store(op.probe)
+	opts.SourceNote = a.probes.text // auto looking for the app's Looper lines, while it looks
 	if a.opts.Record != "" {
 		if _, err := sess.StartRecording(a.opts.Record); err != nil {
 			_ = sess.Close()

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +39,9 @@ type Opener struct {
 	Log         *slog.Logger
 	// StartedServer is told of an adb server this connection started (none was running).
 	StartedServer func(*device.Client)
+	// SayJoin, when set, is told when auto finds the app's Looper lines after the start (a
+	// headless run says so on stderr, as it says the start's choice).
+	SayJoin func(note string)
 }
 
 // Client connects to the adb server the flags and environment name.
@@ -64,6 +66,10 @@ type Target struct {
 	Info    device.Info
 	Pkg     string
 	Refresh float64 // the display's rate in Hz (0: unknown)
+	// probe is what auto's looks for the app's Looper lines say (nil until auto looks);
+	// probeErr is why the first look could not tell (nil: it found none)
+	probe    *ProbeNote
+	probeErr error
 }
 
 // Opened is a device source ready to run (its report's duration is the run's wall time).
@@ -74,6 +80,8 @@ type Opened struct {
 	Note string
 	// Device is the phone and app, known before the source says so.
 	Device source.Session
+	// Probe says what auto does about the app's Looper lines while it looks (nil: not looking).
+	Probe *ProbeNote
 }
 
 // Target finds the device (serial, else $ANDROID_SERIAL, else the only one) and the
@@ -147,34 +155,20 @@ func (o *Opener) Open(ctx context.Context, kind, serial, pkg string) (*Opened, e
 		return o.perfetto(ctx, t)
 	}
 	note := ""
-	if kind == "auto" && o.LogsLooper(ctx, t) {
-		// still auto: the windows through gfxinfo+logcat, its SurfaceView layer when that draws
-		kind = "auto+logcat"
-		note = t.Pkg + " logs its Looper messages: reading gfxinfo+logcat, which names the messages behind janky frames (and its SurfaceView layer through SurfaceFlinger when that is what draws)"
+	if kind == "auto" {
+		found, err := o.probeLooper(ctx, t, 1)
+		if found {
+			// still auto: the windows through gfxinfo+logcat, its SurfaceView layer when that draws
+			kind = "auto+logcat"
+			note = looperNote(t.Pkg)
+		} else {
+			// auto looks again while it runs, and says so
+			t.probe, t.probeErr = &ProbeNote{pkg: t.Pkg}, err
+		}
 	}
 	src, k := o.Source(t, kind)
-	return &Opened{Src: src, Kind: k, Note: note, Device: source.Session{Device: t.sessionDevice(), Package: t.Pkg}}, nil
-}
-
-// LogsLooper reads what the app logged recently (logcat -d of its pid) and reports whether it
-// prints Looper lines (printer or slow-dispatch ones). Any failure (app not running, an old
-// logcat, a slow device) means no: auto then stays on gfxinfo.
-func (o *Opener) LogsLooper(ctx context.Context, t *Target) bool {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	pid, err := t.Client.Pidof(ctx, t.Info.Serial, t.Pkg)
-	if err != nil {
-		o.Log.Info("looper probe: no pid", "pkg", t.Pkg, "err", err)
-		return false
-	}
-	out, err := t.Client.LogcatDump(ctx, t.Info.Serial, logcat.ProbeArgs(strconv.Itoa(pid)))
-	if err != nil {
-		o.Log.Info("looper probe: logcat failed", "err", err)
-		return false
-	}
-	found := logcat.LogsLooper(out)
-	o.Log.Info("looper probe", "pkg", t.Pkg, "pid", pid, "bytes", len(out), "looper_lines", found)
-	return found
+	return &Opened{Src: src, Kind: k, Note: note, Probe: t.probe,
+		Device: source.Session{Device: t.sessionDevice(), Package: t.Pkg}}, nil
 }
 
 // Source is the source of the given kind reading target t, and the kind the report names
@@ -197,8 +191,11 @@ func (o *Opener) Source(t *Target, kind string) (source.Source, string) {
 			Interval: o.Interval, KeepRaw: o.KeepRaw, Device: t.sessionDevice()})
 	}
 	switch kind {
-	case "auto", "auto+gfxinfo": // auto+gfxinfo: auto that does not probe the Looper (fpstop test)
+	case "auto": // the first look found no Looper lines: the windows' source looks again
 		// kind "": the report names the session's source, its layers[] what was measured
+		win := o.looperJoining(t, gfx())
+		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: win, SF: sf(), Watch: watch}), ""
+	case "auto+gfxinfo": // auto that does not look for Looper lines (fpstop test's later iterations)
 		return source.Prefixed(pre, &surfaceflinger.Auto{Gfx: gfx(), SF: sf(), Watch: watch}), ""
 	case "auto+logcat":
 		merged := source.Merged(source.KindGfxinfoLogcat, gfx(), o.logcatLive(t))

@@ -41,6 +41,9 @@ type phone struct {
 	// printer: the app prints Looper printer lines (Looper.setMessageLogging), as debug builds
 	// that call it do; off, its logcat has only Choreographer's Skipped lines, as most apps'.
 	printer atomic.Bool
+	// dumpStall makes the next `logcat -d` answer only after this many ns: a phone or host too
+	// busy to answer a look at the app's recent logcat in time
+	dumpStall atomic.Int64
 
 	// tracing is the phone's tracing service (perfetto, its files and processes), fed the
 	// app's events as they happen; its Truth has each frame's blame and slow work.
@@ -165,6 +168,13 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 	case len(args) == 3 && args[0] == "setprop":
 		return nil // setprop prints nothing on success
 	case len(args) >= 1 && args[0] == "logcat" && (contains(args, "-d") || contains(args, "-t")):
+		if d := p.dumpStall.Swap(0); d > 0 {
+			select {
+			case <-time.After(time.Duration(d)):
+			case <-ctx.Done():
+				return nil // the host gave up waiting
+			}
+		}
 		p.mu.Lock()
 		evs := append([]source.Event(nil), p.recent...)
 		p.mu.Unlock()

@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +40,7 @@ func slowestShown(screen string) float64 {
 	return -1
 }
 
-// TestReplugInventsNoMessage: gfxinfo+logcat on a 120 Hz app that prints its Looper lines, under
+// TestReplugInventsNoMessage: auto (gfxinfo+logcat) on a 120 Hz app that prints its Looper lines, under
 // loadBurners CPU burners, through three unplug/replug cycles, the screen read every samplePeriod. A
 // message open when the phone went away is closed unpaired at the gap, so the messages panel
 // never lists one longer than the phone's longest (before, each replug paired a Dispatching line from before the gap with a Finished
@@ -47,11 +49,14 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	ph := startPhone(t, 120, "demo", 13, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)
-	// The source is named: in two whole-package runs auto's Looper probe stayed on gfxinfo for
-	// 60 s on this phone (alone it switches in seconds; open, issue 27), and this test is about
-	// the messages across the gaps.
-	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse", "--source", "gfxinfo+logcat")
-	p.waitFor(60*time.Second, "gfxinfo+logcat", "LIVE", "max ms")
+	// auto, the default: it reads gfxinfo+logcat once a look at the app's recent logcat finds
+	// Looper lines (looking again while it finds none: TestAutoFindsLooperLater)
+	binary(t) // (built before the clock starts)
+	t0 := time.Now()
+	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")
+	t.Cleanup(func() { logProbes(t, p.home, true) })
+	p.waitFor(30*time.Second, "gfxinfo+logcat", "LIVE", "max ms")
+	t.Logf("auto read gfxinfo+logcat %.1f s after the start (load %s)", time.Since(t0).Seconds(), loadavg())
 	ctl := p.favouredSampler()
 	burnCPU(t, loadBurners, true)
 	// the messages panel is read every samplePeriod throughout the three cycles, not only once the
@@ -103,4 +108,18 @@ func TestReplugInventsNoMessage(t *testing.T) {
 		t.Errorf("the panel listed a %.1f ms message; the phone's longest was %.1f ms", worst, truth)
 	}
 	t.Logf("%d screens (%d LIVE): slowest listed %.1f ms, the phone's longest %.1f ms", sm.n, live, worst, truth)
+}
+
+// logProbes logs what fpstop (HOME home) wrote to its log about auto's looks for the app's
+// Looper lines: always, or only when the test failed.
+func logProbes(t *testing.T, home string, always bool) {
+	if !always && !t.Failed() {
+		return
+	}
+	b, _ := os.ReadFile(filepath.Join(home, ".cache", "fpstop", "fpstop.log"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "looper probe") || strings.Contains(line, "logcat joins") {
+			t.Log(line)
+		}
+	}
 }

@@ -25,6 +25,7 @@ type pane struct {
 	t      *testing.T
 	sock   string
 	target string // its tmux session
+	home   string // fpstop's HOME (its log under .cache/fpstop)
 }
 
 func startPane(t *testing.T, args ...string) *pane {
@@ -40,6 +41,7 @@ func startPane(t *testing.T, args ...string) *pane {
 	}
 	p := &pane{t: t, sock: fmt.Sprintf("fpstop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), target: "fpstop"}
 	home := t.TempDir()
+	p.home = home
 	cmd := []string{"env", "HOME=" + home, "XDG_CONFIG_HOME=" + home + "/.config", "XDG_CACHE_HOME=" + home + "/.cache",
 		"LANG=C.UTF-8", "TERM=xterm-256color", binary(t)}
 	cmd = append(cmd, args...)

@@ -56,13 +56,9 @@ import (
 type LooperFrames struct {
 	intervalNs int64
 	names      map[int]string
-	namesGen   int // SetProcessName calls: a stream's cached window name is from one of them
 	streams    map[uint64]*looperStream
-	// near holds streams by tid: a message's stream without hashing its key (a few threads
-	// make all the messages)
-	near     [8]*looperStream
-	firstPid int
-	out      []LooperFrame
+	firstPid   int
+	out        []LooperFrame
 }
 
 // LooperFrame is a frame derived from a vsync message and the display refreshes it cost
@@ -107,20 +103,11 @@ type looperStream struct {
 
 	prompt     []int64 // ring of prompt dispatch times
 	promptNext int
-	// res holds the prompt times' residues mod resT (the T they were taken with), ascending:
-	// the grid's offsets around any prompt time are a rotation of them, so a new prompt time
-	// costs an insertion instead of a sort of the whole ring.
-	res        []int64
-	resT       int64
 	anchor     int64 // a tick of the grid
 	spread     int64 // how far the earliest prompt dispatches fall before the grid's ticks
 	haveAnchor bool
 
 	pending []pendingVsync
-
-	// window and process name its frames carry, worked out for names generation winGen-1
-	window, process string
-	winGen          int
 
 	prevStart int64 // vsync of the previous frame (0 none)
 	held      *LooperFrame
@@ -158,7 +145,6 @@ func (l *LooperFrames) SetInterval(intervalNs int64) {
 // SetProcessName names the frames of process pid (the package or process name).
 func (l *LooperFrames) SetProcessName(pid int, name string) {
 	l.names[pid] = name
-	l.namesGen++
 }
 
 // IntervalNs returns the T in use for a thread (0 while unknown) and whether it was learned.
@@ -181,11 +167,7 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 	if m == nil || m.EndNs == 0 || m.StartNs == 0 || m.EndNs < m.StartNs {
 		return l.out
 	}
-	s := l.near[m.Tid&7]
-	if s == nil || s.tid != m.Tid || s.pid != m.Pid {
-		s = l.stream(m.Pid, m.Tid)
-		l.near[m.Tid&7] = s
-	}
+	s := l.stream(m.Pid, m.Tid)
 	s.fine = s.fine || m.StartNs%1_000_000 != 0 || m.EndNs%1_000_000 != 0
 	prompt := !s.haveLast || m.StartNs-s.lastEnd >= PromptGapNs
 	behind := s.haveLast && s.lastFrame && !prompt
@@ -351,17 +333,15 @@ func (l *LooperFrames) frame(s *looperStream, m *source.Message, prompt, behind 
 	if s.held != nil {
 		l.releaseHeld(s, v)
 	}
+	lf := LooperFrame{Frame: source.Frame{Window: l.windowName(m), Process: l.names[m.Pid],
+		VsyncNs: v, UIDoneNs: m.EndNs, IntervalNs: s.T}}
 	// the grid's ticks sit up to spread after the true ones: a Finished that late after a grid
 	// tick came after the true tick
 	if m.EndNs+s.spread <= v+s.T {
-		// written in place: a LooperFrame is 20 words, copied twice on every frame before
-		l.out = append(l.out, LooperFrame{})
-		l.fillFrame(&l.out[len(l.out)-1].Frame, s, m, v)
+		l.out = append(l.out, lf)
 		return
 	}
-	held := new(LooperFrame) // only a held frame goes to the heap, not every frame
-	l.fillFrame(&held.Frame, s, m, v)
-	s.held, s.heldEnd, s.heldUntil = held, m.EndNs, m.EndNs+s.spread
+	s.held, s.heldEnd, s.heldUntil = &lf, m.EndNs, m.EndNs+s.spread
 }
 
 // releaseHeld emits the held frame with its drops: the ticks strictly between its vsync and the
@@ -377,89 +357,36 @@ func (l *LooperFrames) releaseHeld(s *looperStream, next int64) {
 	l.out = append(l.out, *lf)
 }
 
-// fillFrame sets a zero frame f to message m's frame on vsync v.
-func (l *LooperFrames) fillFrame(f *source.Frame, s *looperStream, m *source.Message, v int64) {
-	if s.winGen != l.namesGen+1 { // names the stream's frames once, not per frame
-		name := l.names[m.Pid]
-		win := name
-		if win == "" {
-			win = "main thread"
-			switch {
-			case m.Tid != 0 && m.Tid != m.Pid:
-				win = fmt.Sprintf("thread %d (pid %d)", m.Tid, m.Pid)
-			case m.Pid != l.firstPid:
-				win = fmt.Sprintf("main thread (pid %d)", m.Pid)
-			}
-		}
-		s.window, s.process, s.winGen = win, name, l.namesGen+1
+// windowName is the window the frames of m's thread are counted under: the process's name,
+// else "main thread" for the first process seen, and names with the pid and tid for others.
+func (l *LooperFrames) windowName(m *source.Message) string {
+	if name := l.names[m.Pid]; name != "" {
+		return name
 	}
-	f.Window, f.Process, f.VsyncNs, f.UIDoneNs, f.IntervalNs = s.window, s.process, v, m.EndNs, s.T
+	switch {
+	case m.Tid != 0 && m.Tid != m.Pid:
+		return fmt.Sprintf("thread %d (pid %d)", m.Tid, m.Pid)
+	case m.Pid != l.firstPid:
+		return fmt.Sprintf("main thread (pid %d)", m.Pid)
+	}
+	return "main thread"
 }
 
+// addPrompt keeps a prompt dispatch time (the newest looperPromptRing) and places the grid.
 func (s *looperStream) addPrompt(t int64) {
-	keep := s.resT == s.T && s.T > 0 && len(s.res) == len(s.prompt) // s.res is up to date
 	if len(s.prompt) < looperPromptRing {
 		s.prompt = append(s.prompt, t)
 	} else {
-		old := s.prompt[s.promptNext]
 		s.prompt[s.promptNext] = t
 		s.promptNext = (s.promptNext + 1) % looperPromptRing
-		if keep {
-			s.res, keep = removeSorted(s.res, lfMod(old, s.T))
-		}
-	}
-	if keep {
-		s.res = insertSorted(s.res, lfMod(t, s.T))
-	} else {
-		s.resT = 0 // rebuilt by recomputeAnchor
 	}
 	s.recomputeAnchor()
-}
-
-// insertSorted inserts v into the ascending a.
-func insertSorted(a []int64, v int64) []int64 {
-	i := len(a)
-	a = append(a, v)
-	for i > 0 && a[i-1] > v {
-		a[i] = a[i-1]
-		i--
-	}
-	a[i] = v
-	return a
-}
-
-// lowerBound is the index of the first element of the ascending a not below v (len(a) when
-// none): slices.BinarySearch without its generic comparison call, twice per prompt frame.
-func lowerBound(a []int64, v int64) int {
-	lo, hi := 0, len(a)
-	for lo < hi {
-		if m := int(uint(lo+hi) >> 1); a[m] < v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// removeSorted removes one element equal to v from the ascending a; false when a does not
-// hold it.
-func removeSorted(a []int64, v int64) ([]int64, bool) {
-	i := lowerBound(a, v)
-	if i == len(a) || a[i] != v {
-		return a, false
-	}
-	return slices.Delete(a, i, i+1), true
 }
 
 // recomputeAnchor places the grid: around the newest prompt dispatch time, each prompt time is
 // folded to its offset in [−T/2, T/2); offsets more than T/4 from their median are dropped
 // (a late dispatch wrapped around), and the 10th percentile of the rest is the phase; how far
 // the earliest of them falls before it (at most T/64) is the spread.
-//
-// The offsets are not sorted here: with r the residues mod T in ascending order (s.res) and
-// c the residue of newest − T/2, the offsets in ascending order are r[k…] − c then
-// r[…k) − c + T (k: the first residue ≥ c), less T/2 — the same values a sort gives.
 func (s *looperStream) recomputeAnchor() {
 	if s.T <= 0 || len(s.prompt) == 0 {
 		return
@@ -469,36 +396,21 @@ func (s *looperStream) recomputeAnchor() {
 		newest = s.prompt[(s.promptNext+looperPromptRing-1)%looperPromptRing]
 	}
 	T := s.T
-	if s.resT != T || len(s.res) != len(s.prompt) {
-		s.res, s.resT = s.res[:0], T
-		for _, p := range s.prompt {
-			s.res = append(s.res, lfMod(p, T))
-		}
-		slices.Sort(s.res)
+	offs := make([]int64, 0, len(s.prompt))
+	for _, p := range s.prompt {
+		offs = append(offs, lfMod(p-newest+T/2, T)-T/2)
 	}
-	r, n := s.res, len(s.res)
-	c := lfMod(newest-T/2, T)
-	k := lowerBound(r, c)      // the first residue ≥ c
-	off := func(j int) int64 { // the j-th smallest offset
-		if j += k; j >= n {
-			return r[j-n] - c + T - T/2
-		}
-		return r[j] - c - T/2
-	}
-	med := off(n / 2)
-	// the offsets within T/4 of the median: a run around it, usually all of them
-	lo, hi := 0, n-1
-	if lfAbs(off(lo)-med) > T/4 {
-		for lo = n / 2; lo > 0 && lfAbs(off(lo-1)-med) <= T/4; lo-- {
+	slices.Sort(offs)
+	med := offs[len(offs)/2]
+	var kept []int64
+	for _, d := range offs {
+		if lfAbs(d-med) <= T/4 {
+			kept = append(kept, d)
 		}
 	}
-	if lfAbs(off(hi)-med) > T/4 {
-		for hi = n / 2; hi < n-1 && lfAbs(off(hi+1)-med) <= T/4; hi++ {
-		}
-	}
-	first, p10 := off(lo), off(lo+(hi-lo+1)/10)
+	p10 := kept[len(kept)/10]
 	s.anchor = newest + p10
-	s.spread = min(p10-first, T/64)
+	s.spread = min(p10-kept[0], T/64)
 	s.haveAnchor = true
 }
 
@@ -549,14 +461,8 @@ func learnPeriod(deltas, base []int64, prev int64, prevRefined bool) (int64, boo
 		return int64(math.Round(T)), refined
 	}
 	newest := base[len(base)-1]
-	// the periods each baseline spans, and the estimates: on the stack (this runs every 16
-	// vsync spacings on every thread)
-	var periods [looperBaseRing]float64
-	var estBuf [looperBaseRing]float64
-	ns, ests := periods[:], estBuf[:0]
-	if len(base) > len(ns) {
-		ns = make([]float64, len(base))
-	}
+	ns := make([]float64, len(base)) // the periods each baseline spans
+	var ests []float64
 	for {
 		used, excluded := 0.0, 0
 		for i, p := range base {
@@ -595,8 +501,7 @@ func modalSpacing(deltas []int64) int64 {
 	if len(deltas) == 0 {
 		return 0
 	}
-	var buf [looperDeltaRing]int64
-	d := append(buf[:0], deltas...) // on the stack: deltas hold at most looperDeltaRing
+	d := slices.Clone(deltas)
 	slices.Sort(d)
 	const width = 2_000_000
 	bestI, bestN := 0, 0

@@ -46,24 +46,8 @@ func lessSevere(a, b *sigStats) bool {
 	return a.maxMs < b.maxMs || (a.maxMs == b.maxMs && a.count < b.count)
 }
 
+// durBucket is the p95 histogram's bucket for a duration of ms.
 func durBucket(ms float64) int {
-	// Durations from millisecond timestamps (threadtime) are whole: a table of the same
-	// computation spares a logarithm per message.
-	if i := int(ms); float64(i) == ms && i >= 0 && i < len(durBucketWhole) {
-		return int(durBucketWhole[i])
-	}
-	return durBucketLog(ms)
-}
-
-// durBucketWhole is durBucketLog of 0, 1, 2 … ms.
-var durBucketWhole = func() (t [4096]uint16) {
-	for i := range t {
-		t[i] = uint16(durBucketLog(float64(i)))
-	}
-	return t
-}()
-
-func durBucketLog(ms float64) int {
 	if ms <= durBase {
 		return 0
 	}
@@ -82,9 +66,7 @@ func bucketUpper(b int) float64 {
 	return durBase * math.Pow(durGrowth, float64(b))
 }
 
-// add counts a message of ms that started at startNs, sinceNs after the report's origin (its
-// start in ms is worked out only for one of the signature's worst: a float division per
-// message saved).
+// add counts a message of ms that started at startNs, sinceNs after the report's origin.
 func (s *sigStats) add(ms float64, sinceNs, startNs int64) {
 	s.count++
 	s.totalMs += ms
@@ -117,13 +99,9 @@ func (s *sigStats) p95() float64 {
 		return 0
 	}
 	rank := uint64(math.Ceil(0.95 * float64(s.count)))
-	// The lowest bucket whose cumulative count reaches rank, found from the top: no bucket
-	// above the max's holds any, and going down it is the first where the count at and above
-	// it exceeds count − rank (≤ 5 % of the count).
-	var atOrAbove uint64
-	for b := durBucket(s.maxMs); b >= 0; b-- {
-		atOrAbove += uint64(s.hist[b])
-		if atOrAbove > uint64(s.count)-rank {
+	var cum uint64
+	for b, c := range s.hist {
+		if cum += uint64(c); cum >= rank {
 			return math.Min(bucketUpper(b), s.maxMs)
 		}
 	}
@@ -141,8 +119,7 @@ type msgRecord struct {
 type messageTable struct {
 	sigs map[sigKey]*sigStats
 	// least is a min-heap of the signatures by severity (lessSevere): its root is the eviction
-	// victim, found without scanning the table (millions of distinct handlers each asked for
-	// one; a scan of the 1 000 signatures per message made such logs 10–20× slower).
+	// victim, so a log of millions of distinct handlers does not scan the table per message.
 	least    []*sigStats
 	evicted  int64
 	paired   int64
@@ -152,43 +129,11 @@ type messageTable struct {
 	ring  []msgRecord
 	rhead int
 	rlen  int
-	// spans bound the times of the ring's records chunk by chunk, so overlapping skips the
-	// chunks that cannot overlap a frame instead of testing all 8 192 records. cur covers the records written in a
-	// chunk since the ring last entered it, old the records of the lap before that the chunk
-	// still holds while the ring is writing it.
-	cur, old [msgRingLen / ringChunk]ringSpan
 
 	skipped   SkippedReport
 	slow      []SlowLooperReport // ring of the newest slowLooperKeep
 	slowHead  int
 	slowTotal int64
-}
-
-// ringChunk is how many ring records one ringSpan covers.
-const ringChunk = 64
-
-// ringSpan is the earliest start and latest end of some ring records (set: any).
-type ringSpan struct {
-	minStart, maxEnd int64
-	set              bool
-}
-
-func (a *ringSpan) widen(start, end int64) {
-	if !a.set {
-		*a = ringSpan{minStart: start, maxEnd: end, set: true}
-		return
-	}
-	a.minStart, a.maxEnd = min(a.minStart, start), max(a.maxEnd, end)
-}
-
-// mayOverlap reports whether a record within the chunk's spans could overlap [from, to]
-// (offsetNs added to record times).
-func (t *messageTable) mayOverlap(chunk int, from, to, offsetNs int64) bool {
-	a, b := t.cur[chunk], t.old[chunk]
-	if b.set {
-		a.widen(b.minStart, b.maxEnd)
-	}
-	return a.set && a.maxEnd+offsetNs > from && a.minStart+offsetNs < to
 }
 
 func newMessageTable() *messageTable {
@@ -248,36 +193,15 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 		return
 	}
 	t.timed++
-	ms := nsToMs(m.EndNs - m.StartNs)
+	ms := float64(m.EndNs-m.StartNs) / 1e6
 	key := sigKey{handler: m.Handler, callback: NormalizeCallback(m.Callback), what: m.What}
 	if s := t.signature(key, ms); s != nil {
 		s.add(ms, m.StartNs-originNs, m.StartNs)
 		t.down(s.idx) // its max and count only grow
 	}
-	r := &t.ring[t.rhead]
-	*r = msgRecord{startNs: m.StartNs, endNs: m.EndNs, handler: m.Handler, callback: m.Callback, what: m.What}
-	chunk := t.rhead / ringChunk
-	if t.rhead%ringChunk == 0 { // entering the chunk: what it held is the lap before
-		t.old[chunk], t.cur[chunk] = t.cur[chunk], ringSpan{}
-	}
-	t.cur[chunk].widen(m.StartNs, m.EndNs)
+	t.ring[t.rhead] = msgRecord{startNs: m.StartNs, endNs: m.EndNs, handler: m.Handler, callback: m.Callback, what: m.What}
 	t.rhead = (t.rhead + 1) % len(t.ring)
-	if t.rhead%ringChunk == 0 { // the chunk is all this lap's
-		t.old[chunk] = ringSpan{}
-	}
-	if t.rlen < len(t.ring) {
-		t.rlen++
-	}
-}
-
-// nsToMs is float64(d) / 1e6. A whole number of ms (every duration from threadtime text) is
-// that quotient exactly, from an integer division by a constant (a multiply) instead of a
-// float division on every message.
-func nsToMs(d int64) float64 {
-	if d%1_000_000 == 0 && d < 1<<53 && d > -1<<53 {
-		return float64(d / 1_000_000)
-	}
-	return float64(d) / 1e6
+	t.rlen = min(t.rlen+1, len(t.ring))
 }
 
 // signature returns the stats for key, creating them (evicting the least severe signature when
@@ -286,7 +210,6 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 	if s := t.sigs[key]; s != nil {
 		return s
 	}
-	var hist *[durBuckets]uint32
 	if len(t.sigs) >= maxSignatures {
 		victim := t.least[0]
 		t.evicted++
@@ -295,15 +218,11 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 		}
 		delete(t.sigs, victim.key)
 		t.pop()
-		hist = victim.hist // reused: 3 KB per signature would be garbage per distinct message
-		if hist != nil {
-			clear(hist[:])
-		}
 	}
 	// The table outlives the messages: its own copies of the names, so that a kept signature
 	// does not pin the buffer a source carved them from (the logcat decoder's 32 KB arenas).
 	key.handler, key.callback = strings.Clone(key.handler), strings.Clone(key.callback)
-	s := &sigStats{key: key, hist: hist, idx: len(t.least)}
+	s := &sigStats{key: key, idx: len(t.least)}
 	t.sigs[key] = s
 	t.least = append(t.least, s)
 	t.up(s.idx)
@@ -365,20 +284,8 @@ func (t *messageTable) overlapping(from, to, offsetNs int64) []FrameMessage {
 	}
 	var out []FrameMessage
 	n := len(t.ring)
-	start := t.rhead - t.rlen // the oldest record (a division per record cost more than the test)
-	if start < 0 {
-		start += n
-	}
 	for i := 0; i < t.rlen; i++ {
-		j := start + i
-		if j >= n {
-			j -= n
-		}
-		if (i == 0 || j%ringChunk == 0) && !t.mayOverlap(j/ringChunk, from, to, offsetNs) {
-			i += ringChunk - 1 - j%ringChunk // on to the next chunk
-			continue
-		}
-		r := &t.ring[j]
+		r := &t.ring[(t.rhead-t.rlen+i+n)%n] // from the oldest record
 		s, e := r.startNs+offsetNs, r.endNs+offsetNs
 		if e <= from || s >= to {
 			continue
@@ -414,29 +321,13 @@ func (t *messageTable) slowList() []SlowLooperReport {
 }
 
 // listed returns the signatures whose max reaches slowMs, by max descending (then total, then
-// name), at most n. On every snapshot: when more than n qualify, only those whose max reaches
-// the n-th largest are sorted by the full order.
+// name), at most n.
 func (t *messageTable) listed(slowMs float64, n int) []*sigStats {
 	var out []*sigStats
-	for _, s := range t.least { // the table's signatures, without iterating the map
+	for _, s := range t.least {
 		if s.maxMs >= slowMs {
 			out = append(out, s)
 		}
-	}
-	if n > 0 && len(out) > n {
-		maxes := make([]float64, len(out))
-		for i, s := range out {
-			maxes[i] = s.maxMs
-		}
-		slices.Sort(maxes)
-		nth := maxes[len(maxes)-n]
-		kept := out[:0]
-		for _, s := range out {
-			if s.maxMs >= nth {
-				kept = append(kept, s)
-			}
-		}
-		out = kept
 	}
 	slices.SortFunc(out, func(a, b *sigStats) int {
 		if a.maxMs != b.maxMs {

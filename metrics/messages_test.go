@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"fmt"
-	"math"
 	"math/rand"
 	"sort"
 	"strings"
@@ -143,90 +142,6 @@ func TestEvictedSignatureForgotten(t *testing.T) {
 	}
 }
 
-// overlappingScan is overlapping as first written: every record of the ring tested.
-func overlappingScan(t *messageTable, from, to, offsetNs int64) []FrameMessage {
-	var out []FrameMessage
-	for i := 0; i < t.rlen; i++ {
-		r := &t.ring[(t.rhead-t.rlen+i+len(t.ring))%len(t.ring)]
-		s, e := r.startNs+offsetNs, r.endNs+offsetNs
-		if ov := min(e, to) - max(s, from); e > from && s < to && ov > 0 && to > from {
-			out = append(out, FrameMessage{Handler: r.handler, Callback: r.callback, What: r.what,
-				WhatName: WhatName(r.handler, r.what), Ms: R2(float64(ov) / 1e6)})
-		}
-	}
-	return out
-}
-
-// TestOverlappingSkipsChunks: the chunk spans skip only records that cannot overlap — the same
-// messages as testing every record, for frames anywhere in (and around) the ring, as the ring
-// fills and wraps, with messages arriving out of start order (threads finishing in turn) and
-// long ones among short ones.
-func TestOverlappingSkipsChunks(t *testing.T) {
-	r := rand.New(rand.NewSource(11))
-	tab := newMessageTable()
-	at := int64(5e9)
-	for n := 0; n < 3*msgRingLen+100; n++ {
-		start := at - r.Int63n(50e6) // another thread's message, begun earlier
-		end := start + r.Int63n(4e6)
-		if r.Intn(500) == 0 {
-			end = start + r.Int63n(2e9) // a long one
-		}
-		at += r.Int63n(3e6)
-		tab.add(&source.Message{Handler: fmt.Sprintf("h%d", r.Intn(5)), Callback: "null", StartNs: start, EndNs: end}, 0)
-		if n%97 != 0 && n != msgRingLen-1 && n != msgRingLen {
-			continue
-		}
-		for k := 0; k < 20; k++ {
-			from := at - r.Int63n(int64(msgRingLen)*2e6)
-			to := from + r.Int63n(60e6)
-			off := r.Int63n(2e6) - 1e6
-			got, want := tab.overlapping(from, to, off), overlappingScan(tab, from, to, off)
-			if len(got) != len(want) {
-				t.Fatalf("after %d messages, [%d, %d] %+d: %d messages, every record gives %d", n+1, from, to, off, len(got), len(want))
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("after %d messages: message %d is %+v, every record gives %+v", n+1, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
-// TestP95FromTheTop: the p95 found scanning down from the max's bucket is the nearest-rank
-// bucket an upward scan of the histogram finds, for signatures of one message, of a few, with
-// outliers, and of whole and fractional milliseconds.
-func TestP95FromTheTop(t *testing.T) {
-	upward := func(s *sigStats) float64 {
-		rank := uint64(math.Ceil(0.95 * float64(s.count)))
-		var cum uint64
-		for b, c := range s.hist {
-			if cum += uint64(c); cum >= rank {
-				return math.Min(bucketUpper(b), s.maxMs)
-			}
-		}
-		return s.maxMs
-	}
-	r := rand.New(rand.NewSource(9))
-	for trial := 0; trial < 3000; trial++ {
-		s := &sigStats{}
-		n := 1 + r.Intn(1+[]int{1, 20, 400}[trial%3])
-		for i := 0; i < n; i++ {
-			ms := float64(r.Intn(40))
-			switch r.Intn(8) {
-			case 0:
-				ms = r.Float64() * 3000 // an outlier, not whole
-			case 1:
-				ms = r.Float64() / 50 // under the first bucket
-			}
-			s.add(ms, 0, 0)
-		}
-		if got, want := s.p95(), upward(s); got != want {
-			t.Fatalf("trial %d (%d messages, max %v): p95 %v, the upward scan gives %v", trial, n, s.maxMs, got, want)
-		}
-	}
-}
-
 // TestListedTopN: the signatures listed when more than n qualify are the first n of the whole
 // table sorted by the full order (max, total, names), with many ties on max and total.
 func TestListedTopN(t *testing.T) {
@@ -274,23 +189,6 @@ func TestListedTopN(t *testing.T) {
 					t.Fatalf("slow %v n %d: #%d is %+v, want %+v", slow, n, i, got[i].key, want[i].key)
 				}
 			}
-		}
-	}
-}
-
-// TestNsToMs: the integer path for whole milliseconds gives the float division's value.
-func TestNsToMs(t *testing.T) {
-	r := rand.New(rand.NewSource(2))
-	for i := 0; i < 100000; i++ {
-		d := r.Int63n(1 << uint(1+r.Intn(62)))
-		if r.Intn(2) == 0 {
-			d -= d % 1_000_000
-		}
-		if r.Intn(10) == 0 {
-			d = -d
-		}
-		if got, want := nsToMs(d), float64(d)/1e6; got != want {
-			t.Fatalf("nsToMs(%d) = %v, float division gives %v", d, got, want)
 		}
 	}
 }

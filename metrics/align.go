@@ -41,13 +41,6 @@ type ClockAligner struct {
 	// not on every batch — the global search is the costly part of a live gfxinfo+logcat run.
 	lastLocal, lastSearch int64
 	tried                 bool // an estimate was attempted (lastLocal is set)
-	// scratch for search, kept between searches (32 768 candidates: 1 MB of garbage each time
-	// otherwise)
-	cands, merged []int64
-	counts        []int32
-	starts        []int32
-	// scratch for searchRunStarts
-	msgStarts, frameStarts, runCands, gaps []int64
 }
 
 const (
@@ -242,16 +235,13 @@ func (a *ClockAligner) searchRunStarts() (int64, bool) {
 		return 0, false
 	}
 	gap := period + period/2
-	a.msgStarts = runStarts(a.msgStarts[:0], a.msgs, gap, alignRunStartMsgs)
-	a.frameStarts = runStarts(a.frameStarts[:0], a.frames, gap, alignRunStartFrames)
-	cands := a.runCands[:0]
-	for _, m := range a.msgStarts {
-		for _, f := range a.frameStarts {
+	var cands []int64
+	for _, m := range runStarts(a.msgs, gap, alignRunStartMsgs) {
+		for _, f := range runStarts(a.frames, gap, alignRunStartFrames) {
 			cands = append(cands, m-f)
 		}
 	}
 	slices.Sort(cands)
-	a.runCands = cands
 	c, n, second := a.densest(cands)
 	if n < alignRunStartMin || n < second+3 {
 		return 0, false
@@ -259,9 +249,10 @@ func (a *ClockAligner) searchRunStarts() (int64, bool) {
 	return c, true
 }
 
-// runStarts appends to dst the last (at most n) times of the sorted ts that follow a gap
-// longer than gap.
-func runStarts(dst, ts []int64, gap int64, n int) []int64 {
+// runStarts is the last (at most n) times of the sorted ts that follow a gap longer than gap,
+// the newest first.
+func runStarts(ts []int64, gap int64, n int) []int64 {
+	var dst []int64
 	for i := len(ts) - 1; i >= 1 && len(dst) < n; i-- {
 		if ts[i]-ts[i-1] > gap {
 			dst = append(dst, ts[i])
@@ -274,13 +265,12 @@ func runStarts(dst, ts []int64, gap int64, n int) []int64 {
 // recent frames (0 when there are none).
 func (a *ClockAligner) period() int64 {
 	fs := a.frames[max(0, len(a.frames)-65):]
-	gaps := a.gaps[:0]
+	var gaps []int64
 	for i := 1; i < len(fs); i++ {
 		if d := fs[i] - fs[i-1]; d > 0 && d < 50_000_000 {
 			gaps = append(gaps, d)
 		}
 	}
-	a.gaps = gaps
 	if len(gaps) == 0 {
 		return 0
 	}
@@ -298,69 +288,36 @@ func (a *ClockAligner) densest(cands []int64) (c int64, n, second int) {
 	type win struct{ i, n int }
 	var best win
 	j := 0
-	a.counts = slices.Grow(a.counts[:0], len(cands))[:len(cands)] // the window ending at i starts at starts[i]
-	a.starts = slices.Grow(a.starts[:0], len(cands))[:len(cands)]
-	counts, starts := a.counts, a.starts
+	counts := make([]int, len(cands)) // the window ending at i holds counts[i], from starts[i]
+	starts := make([]int, len(cands))
 	for i := range cands {
 		for cands[i]-cands[j] > w {
 			j++
 		}
-		counts[i], starts[i] = int32(i-j+1), int32(j)
-		if int(counts[i]) > best.n {
-			best = win{j, int(counts[i])}
+		counts[i], starts[i] = i-j+1, j
+		if counts[i] > best.n {
+			best = win{j, counts[i]}
 		}
 	}
 	lo, hi := cands[best.i], cands[best.i+best.n-1]
 	for i := range cands {
 		if cands[i] < lo-w/2 || cands[starts[i]] > hi+w/2 {
-			second = max(second, int(counts[i]))
+			second = max(second, counts[i])
 		}
 	}
 	return cands[best.i+best.n/2], best.n, second
 }
 
 // candidates returns every difference between one of the last alignSearchMsg messages and one
-// of the frames, in ascending order. Both rings are sorted, so each message's differences are
-// already in order (frames from the newest): the runs are merged pairwise, not sorted.
+// of the frames, in ascending order.
 func (a *ClockAligner) candidates() []int64 {
-	msgs := a.msgs
-	if len(msgs) > alignSearchMsg {
-		msgs = msgs[len(msgs)-alignSearchMsg:]
-	}
-	nf := len(a.frames)
-	n := len(msgs) * nf
-	a.cands = slices.Grow(a.cands[:0], n)[:n]
-	a.merged = slices.Grow(a.merged[:0], n)[:n]
-	src, dst := a.cands, a.merged
-	for i, m := range msgs {
-		row := src[i*nf : (i+1)*nf]
-		for j, f := range a.frames {
-			row[nf-1-j] = m - f
+	msgs := a.msgs[max(0, len(a.msgs)-alignSearchMsg):]
+	cands := make([]int64, 0, len(msgs)*len(a.frames))
+	for _, m := range msgs {
+		for _, f := range a.frames {
+			cands = append(cands, m-f)
 		}
 	}
-	for run := nf; run < n; run *= 2 {
-		for lo := 0; lo < n; lo += 2 * run {
-			mid, hi := min(lo+run, n), min(lo+2*run, n)
-			mergeRuns(dst[lo:hi], src[lo:mid], src[mid:hi])
-		}
-		src, dst = dst, src
-	}
-	return src
-}
-
-// mergeRuns merges the ascending runs x and y into out (len(x)+len(y) long).
-func mergeRuns(out, x, y []int64) {
-	i, j, k := 0, 0, 0
-	for i < len(x) && j < len(y) {
-		if y[j] < x[i] {
-			out[k] = y[j]
-			j++
-		} else {
-			out[k] = x[i]
-			i++
-		}
-		k++
-	}
-	k += copy(out[k:], x[i:])
-	copy(out[k:], y[j:])
+	slices.Sort(cands)
+	return cands
 }

@@ -47,11 +47,9 @@ type worstItem struct {
 	sections             []FrameSectionReport
 	blame                []string
 	attributed           bool
-	// the message ring (its count of timed messages) and the clock shift of the last attempt:
-	// an unattributed frame is looked up again only when one of them changed, not on every
-	// snapshot (a scan of 8 192 messages per worst frame, four times a second)
-	triedTimed, triedShift int64
-	tried                  bool
+	// shift is the clock shift of its last attribution (attributeAll looks it up again once
+	// the shift has moved)
+	shift int64
 }
 
 // warnTable keeps distinct warnings in order of first appearance, with repeat counts.

@@ -27,10 +27,8 @@ func (p *Pipeline) considerWorst(window string, f *source.Frame, cost, dropped i
 	}
 }
 
-// attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd]. An
-// attributed frame is looked up again when it is asked to be (a message that overlaps it came
-// after it) and the ring or the shift changed: a frame chosen before all its messages arrived
-// gets them once they do.
+// attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd]: a
+// frame chosen before all its messages arrived gets them once they do.
 func (p *Pipeline) attribute(it *worstItem) {
 	if p.msgs.rlen == 0 {
 		return
@@ -39,10 +37,7 @@ func (p *Pipeline) attribute(it *worstItem) {
 	if !ok {
 		return
 	}
-	if it.tried && it.triedTimed == p.msgs.timed && it.triedShift == shift {
-		return // nothing it could overlap has changed
-	}
-	it.tried, it.triedTimed, it.triedShift = true, p.msgs.timed, shift
+	it.shift = shift
 	msgs := p.msgs.overlapping(it.vsync, it.mainEnd, shift)
 	if len(msgs) > 0 || it.attributed {
 		it.msgs = msgs
@@ -61,7 +56,7 @@ func (p *Pipeline) attributeAll() {
 	shift, ok := p.msgShift()
 	for i := range p.worst {
 		it := &p.worst[i]
-		if !it.attributed || ok && lfAbs(shift-it.triedShift) >= reattributeAfterNs {
+		if !it.attributed || ok && lfAbs(shift-it.shift) >= reattributeAfterNs {
 			p.attribute(it)
 		}
 	}

@@ -159,7 +159,7 @@ type agg struct {
 	nonIdle     int64 // slices that had at least one frame
 	lastFrameNs int64
 
-	// bursts: a window's active time, its fps_wall's denominator (windows only: addPair)
+	// bursts: a window's active time, its fps_wall's denominator (windows only: countFrame)
 	bursts bursts
 }
 

@@ -87,16 +87,14 @@ func (p *Pipeline) countFrame(f *source.Frame, w *windowState, ff *frameFacts, e
 	if ff.late {
 		p.keepLate(w, f, ff, idx, end) // before it counts: PerfDog's previous frames as it saw them
 	}
-	// The counts that add up across windows are the window's only (the run sums them when
-	// read: Pipeline.run); the rest are counted in both.
-	w.agg.add(ff, idx, vsync)
+	// While a layer is measured, a window's frames are the window's only (measured.go).
 	measured := p.session.Layer == ""
-	switch {
-	case !measured:
-		p.countUnmeasured(w, ff, vsync)
-	case !ff.history:
-		w.agg.bursts.add(vsync, vsync+ff.cost, ff.interval)
-		p.total.addRate(ff, idx, vsync)
+	w.agg.add(ff, idx, vsync)
+	if measured {
+		p.total.add(ff, idx, vsync)
+		if !ff.history {
+			w.agg.bursts.add(vsync, vsync+ff.cost, ff.interval)
+		}
 	}
 	if !f.History {
 		// A frame occupies its refresh: the slice it falls in is at least that long for
@@ -167,64 +165,10 @@ func newAgg(seriesLen int) *agg {
 	return &agg{display: make(map[int64]int64, 8), ring: newSliceRing(seriesLen)}
 }
 
-// add counts frame ff in a: every frame in count, a rate frame (not history) in the rates too.
+// add counts frame ff in a: every frame in the counts, a rate frame (not history) in the rates
+// and the slices too.
 func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
-	a.count(ff, vsync)
-	if ff.history {
-		return // history frames count above, never in a rate or a slice
-	}
-	a.rateFrames++
-	a.displayNs += ff.displayNs
-	a.addRate(ff, sliceIdx, vsync)
-}
-
-// addRate counts a rate frame in what does not add up across windows: refreshes (the run's
-// only: slots), the 1 % low's display times, PerfDog's jank and the slices.
-func (a *agg) addRate(ff *frameFacts, sliceIdx int64, vsync int64) {
-	if a.slots != nil && a.slots.add(vsync/vsyncKeyNs) {
-		a.refreshes++
-	}
-	a.addDisplay(ff.displayNs)
-	a.perfDog(ff.displayNs)
-	if ff.dropped >= 1 && ff.endIdx > sliceIdx {
-		a.markStalled(sliceIdx+1, ff.endIdx)
-	}
-	a.addSlice(sliceIdx, ff.dropped >= 1, ff.displayNs)
-}
-
-// addCounts adds b's counts that add up (those countFrame counts in a window's aggregate only) to
-// a's: a frame counted in either is counted once in the sum.
-func (a *agg) addCounts(b *agg) {
-	a.frames += b.frames
-	a.janky += b.janky
-	a.flagged += b.flagged
-	a.rateFrames += b.rateFrames
-	a.histFrames += b.histFrames
-	a.histNs += b.histNs
-	a.jankyDeadline += b.jankyDeadline
-	a.hasDeadline = a.hasDeadline || b.hasDeadline
-	a.jankyLegacy += b.jankyLegacy
-	a.legacyKnown = a.legacyKnown || b.legacyKnown
-	for i, n := range b.levels {
-		a.levels[i] += n
-	}
-	a.displayNs += b.displayNs
-	for i, n := range b.hist.Counts {
-		a.hist.Counts[i] += n
-	}
-	a.hist.Total += b.hist.Total
-	a.dropped += b.dropped
-	a.histSumNs += b.histSumNs
-	a.lastFrameNs = max(a.lastFrameNs, b.lastFrameNs)
-}
-
-// count is add's part that every frame, history or not, counts in.
-func (a *agg) count(ff *frameFacts, vsync int64) {
 	a.frames++
-	if ff.history {
-		a.histFrames++
-		a.histNs += ff.displayNs
-	}
 	if ff.dropped >= 1 {
 		a.janky++
 	}
@@ -250,6 +194,22 @@ func (a *agg) count(ff *frameFacts, vsync int64) {
 		a.histSumNs += ff.histNs
 	}
 	a.lastFrameNs = max(a.lastFrameNs, vsync)
+	if ff.history {
+		a.histFrames++ // never in a rate or a slice
+		a.histNs += ff.displayNs
+		return
+	}
+	a.rateFrames++
+	a.displayNs += ff.displayNs
+	if a.slots != nil && a.slots.add(vsync/vsyncKeyNs) {
+		a.refreshes++ // the run's only: windows drawing for one refresh count it once
+	}
+	a.addDisplay(ff.displayNs)
+	a.perfDog(ff.displayNs)
+	if ff.dropped >= 1 && ff.endIdx > sliceIdx {
+		a.markStalled(sliceIdx+1, ff.endIdx)
+	}
+	a.addSlice(sliceIdx, ff.dropped >= 1, ff.displayNs)
 }
 
 // addDisplay counts a rate frame's display time ns for the 1 % low. Past maxDisplayKeys

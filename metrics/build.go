@@ -36,7 +36,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	if p.main.open != nil && p.endNs-p.main.openAt >= frozenAfterNs {
 		openIdx = max(0, (p.main.openAt-p.originNs)/p.cfg.SliceNs)
 	}
-	run := p.run()
+	run := p.total
 	s.Series = run.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
 	s.Totals = run.totals(lastIdx, lastLen, p.cfg.SliceNs, s.Series)
 	s.Histogram = run.histogram()
@@ -126,7 +126,7 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 	p.flushLooper()
 	p.settleLate()
 	lastIdx, lastLen := p.lastSlice()
-	a := p.run()
+	a := p.total
 	elapsed := p.endNs - p.originNs
 	if !p.hasOrigin {
 		elapsed = 0

@@ -28,6 +28,7 @@ type lateFrame struct {
 	level    Level
 	lateOK   bool // a sane printed deadline, late start: one period when no mode is known
 	history  bool
+	inRun    bool  // counted in the run's aggregate too (no layer was measured)
 	sliceIdx int64 // the slice of its vsync
 	doneNs   int64 // its completion as the slices count it (addFrame's end)
 	// PerfDog's previous three frame times, in the window's aggregate and the run's, before it
@@ -44,7 +45,7 @@ func (p *Pipeline) keepLate(w *windowState, f *source.Frame, ff *frameFacts, sli
 	}
 	w.late = append(w.late, lateFrame{
 		vsync: f.VsyncNs, overNs: frameEnd(f) - f.VsyncNs, t: ff.interval, dropped: ff.dropped,
-		level: ff.level, lateOK: saneDeadline(f), history: ff.history,
+		level: ff.level, lateOK: saneDeadline(f), history: ff.history, inRun: p.session.Layer == "",
 		sliceIdx: sliceIdx, doneNs: doneNs,
 		wPrev: w.agg.prev, wN: w.agg.nprev, tPrev: p.total.prev, tN: p.total.nprev,
 	})
@@ -129,39 +130,42 @@ func (p *Pipeline) recharge(w *windowState, lf *lateFrame, d int64) {
 	level := Classify(d, Thresholds(p.cfg.DropLevels, RateHz(lf.t)))
 	ns0, ns1 := (lf.dropped+1)*lf.t, (d+1)*lf.t
 	j0, j1 := lf.dropped >= 1, d >= 1
-	// counts that add up are the window's only (countFrame; the run sums its windows)
-	a := w.agg
-	a.levels[lf.level]--
-	a.levels[level]++
-	a.dropped += d - lf.dropped
-	if j0 != j1 {
-		a.janky += b2i(j1) - b2i(j0)
+	aggs := []struct {
+		a    *agg
+		prev [3]int64 // PerfDog's previous three frame times, before it
+		n    int
+	}{{w.agg, lf.wPrev, lf.wN}}
+	if lf.inRun {
+		aggs = append(aggs, aggs[0])
+		aggs[1].a, aggs[1].prev, aggs[1].n = p.total, lf.tPrev, lf.tN
 	}
-	if !lf.history {
+	endIdx := lf.sliceIdx
+	if j1 && lf.doneNs > p.originNs {
+		endIdx = (lf.doneNs - p.originNs) / p.cfg.SliceNs
+	}
+	for _, x := range aggs {
+		a := x.a
+		a.levels[lf.level]--
+		a.levels[level]++
+		a.dropped += d - lf.dropped
+		a.janky += b2i(j1) - b2i(j0)
+		if lf.history {
+			continue
+		}
 		a.displayNs += ns1 - ns0
-		endIdx := lf.sliceIdx
-		if j1 && lf.doneNs > p.originNs {
-			endIdx = (lf.doneNs - p.originNs) / p.cfg.SliceNs
+		a.moveDisplay(ns0, ns1)
+		a.movePerfDog(ns0, ns1, x.prev, x.n)
+		if c := a.ring.get(lf.sliceIdx); c != nil {
+			c.displayNs += ns1 - ns0
+			c.janky += int32(b2i(j1) - b2i(j0))
 		}
-		for _, x := range []struct {
-			a    *agg
-			prev [3]int64
-			n    int
-		}{{p.total, lf.tPrev, lf.tN}, {a, lf.wPrev, lf.wN}} {
-			x.a.moveDisplay(ns0, ns1)
-			x.a.movePerfDog(ns0, ns1, x.prev, x.n)
-			if c := x.a.ring.get(lf.sliceIdx); c != nil {
-				c.displayNs += ns1 - ns0
-				c.janky += int32(b2i(j1) - b2i(j0))
-			}
-			if j1 && !j0 && endIdx > lf.sliceIdx {
-				x.a.markStalled(lf.sliceIdx+1, endIdx)
-			}
+		if j1 && !j0 && endIdx > lf.sliceIdx {
+			a.markStalled(lf.sliceIdx+1, endIdx)
 		}
-		for i := range p.worst {
-			if it := &p.worst[i]; it.vsync == lf.vsync && it.window == w.name {
-				it.dropped = d
-			}
+	}
+	for i := range p.worst {
+		if it := &p.worst[i]; !lf.history && it.vsync == lf.vsync && it.window == w.name {
+			it.dropped = d
 		}
 	}
 	lf.dropped, lf.level = d, level

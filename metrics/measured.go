@@ -91,37 +91,3 @@ func measuredSource(ms []MeasuredChange) string {
 	}
 	return strings.Join(parts, "+")
 }
-
-// countUnmeasured notes a window's frame drawn while a layer is measured: it counts in the
-// window's aggregate, and is taken off the run's sum of its windows (Pipeline.run).
-func (p *Pipeline) countUnmeasured(w *windowState, ff *frameFacts, vsync int64) {
-	if w.unmeasured == nil {
-		w.unmeasured = newAgg(1)
-	}
-	w.unmeasured.count(ff, vsync)
-	if !ff.history {
-		w.unmeasured.rateFrames++
-		w.unmeasured.displayNs += ff.displayNs
-	}
-}
-
-// subCounts takes b's counts that add up off a (addCounts' inverse, for a window's frames drawn
-// while a layer was measured).
-func (a *agg) subCounts(b *agg) {
-	a.frames -= b.frames
-	a.janky -= b.janky
-	a.flagged -= b.flagged
-	a.rateFrames -= b.rateFrames
-	a.jankyDeadline -= b.jankyDeadline
-	a.jankyLegacy -= b.jankyLegacy
-	for i, n := range b.levels {
-		a.levels[i] -= n
-	}
-	a.displayNs -= b.displayNs
-	for i, n := range b.hist.Counts {
-		a.hist.Counts[i] -= n
-	}
-	a.hist.Total -= b.hist.Total
-	a.dropped -= b.dropped
-	a.histSumNs -= b.histSumNs
-}

@@ -33,9 +33,6 @@ type windowState struct {
 	// charged against (latestart.go): Report tells whether that was the final one
 	lateOver map[int64]int64
 	timeline *timelineTally
-	// unmeasured counts the window's frames drawn while a layer was measured: they are the
-	// window's, not the run's (measured.go)
-	unmeasured *agg
 }
 
 // worstItem is one of the costliest frames.
@@ -110,8 +107,7 @@ type Pipeline struct {
 	state     source.State
 	stateText string
 
-	// total is the run's aggregate less its windows' counts that add up (read it through
-	// run, which adds them)
+	// total is the run's aggregate: the measured windows' frames, or the measured layer's
 	total   *agg
 	windows map[string]*windowState
 
@@ -408,20 +404,6 @@ func (p *Pipeline) window(name, process string) *windowState {
 		w.process = source.Visible(process)
 	}
 	return w
-}
-
-// run is the run's aggregate as the snapshot and the report read it: p.total with its windows'
-// counts added (a copy: addPair counts what adds up in the window's aggregate only, and
-// p.total, which layer frames count in whole, keeps the rest).
-func (p *Pipeline) run() *agg {
-	a := *p.total
-	for _, w := range p.windows {
-		a.addCounts(w.agg)
-		if w.unmeasured != nil {
-			a.subCounts(w.unmeasured)
-		}
-	}
-	return &a
 }
 
 // mainEnd is the end of a frame's main-thread part: SyncStart when known, else the vsync

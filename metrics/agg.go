@@ -223,27 +223,25 @@ func (a *agg) addDisplay(ns int64) {
 	a.display[key]++
 }
 
-// perfDog counts a rate frame of display time ft in PerfDog's jank: frame time > 2× mean of
-// previous three and > 83.33 / 125 ms.
+// perfDog counts a rate frame of display time ft in PerfDog's jank.
 func (a *agg) perfDog(ft int64) {
-	if ft > perfdogJankNs {
-		a.perfDogJank(ft)
+	if jank, big := perfDogJank(ft, a.prev, a.nprev); jank {
+		a.jank++
+		a.stutterN += ft
+		a.bigJank += b2i(big)
 	}
 	a.prev[0], a.prev[1], a.prev[2] = a.prev[1], a.prev[2], ft
 	a.nprev = min(a.nprev+1, 3)
 }
 
-// perfDogJank is perfDog's test for a frame time ft over 83.33 ms, before ft joins prev.
-func (a *agg) perfDogJank(ft int64) {
-	if a.nprev == 3 {
-		if mean3x2 := 2 * (a.prev[0] + a.prev[1] + a.prev[2]) / 3; ft > mean3x2 {
-			a.jank++
-			a.stutterN += ft
-			if ft > perfdogBigJankNs {
-				a.bigJank++
-			}
-		}
+// perfDogJank is PerfDog's rule for a frame time ft after the n (up to three) frame times prev:
+// jank when over 2× the mean of the previous three and over 83.33 ms, big jank over 125 ms.
+func perfDogJank(ft int64, prev [3]int64, n int) (jank, big bool) {
+	if ft <= perfdogJankNs || n < 3 {
+		return false, false
 	}
+	jank = ft > 2*(prev[0]+prev[1]+prev[2])/3
+	return jank, jank && ft > perfdogBigJankNs
 }
 
 // addSlice counts a rate frame in the slice sliceIdx.

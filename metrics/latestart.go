@@ -193,15 +193,8 @@ func (a *agg) moveDisplay(ns0, ns1 int64) {
 // movePerfDog counts a frame's PerfDog jank again with display time ns1 instead of ns0, given
 // the three frame times before it (the frames after it keep the means they were counted with).
 func (a *agg) movePerfDog(ns0, ns1 int64, prev [3]int64, n int) {
-	jank := func(ft int64) (bool, bool) {
-		if ft <= perfdogJankNs || n < 3 {
-			return false, false
-		}
-		j := ft > 2*(prev[0]+prev[1]+prev[2])/3
-		return j, j && ft > perfdogBigJankNs
-	}
-	j0, b0 := jank(ns0)
-	j1, b1 := jank(ns1)
+	j0, b0 := perfDogJank(ns0, prev, n)
+	j1, b1 := perfDogJank(ns1, prev, n)
 	if j0 {
 		a.jank--
 		a.stutterN -= ns0

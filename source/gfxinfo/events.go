@@ -33,7 +33,7 @@ func (a *assembly) warn(text string) {
 
 // frames adds the rows at idx of w (new frames of window ws).
 func (a *assembly) frames(t *tracker, ps *procState, ws *winState, w *Window, idx []int) {
-	frs := frameCopies(&t.slab, w, idx, ws.title, ps.name)
+	frs := frameCopies(w, idx, ws.title, ps.name)
 	for i := range frs {
 		frs[i].History = t.live && frs[i].VsyncNs < t.startNs
 		a.newFrames = append(a.newFrames, &frs[i])
@@ -78,7 +78,7 @@ func (a *assembly) spacing() int64 {
 func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window, acct int, first int64, deferred bool) bool {
 	if ps.fresh && ws.polls == 1 {
 		// A window of a process that started during the session counted from 0.
-		a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid}))
+		a.tail = append(a.tail, &source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid})
 	}
 	ws.acct += acct
 	total, newRows := int64(-1), acct
@@ -118,10 +118,10 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 	case w.TotalFrames >= 0:
 		a.warn("gfxinfo: a damaged \"Total frames rendered\" counter skipped (its frames are charged at the next good one)")
 	}
-	a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: total,
-		Rows: w.Rows, NewRows: newRows, FirstRowVsyncNs: first, Hidden: w.Visibility > 0}))
+	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: total,
+		Rows: w.Rows, NewRows: newRows, FirstRowVsyncNs: first, Hidden: w.Visibility > 0})
 	if w.Summary != nil {
-		s := t.slab.summary(w.Summary)
+		s := summaryCopy(w.Summary)
 		s.AtNs, s.Window, s.Process, s.Pid = a.at, ws.title, ps.name, ps.pid
 		a.tail = append(a.tail, s)
 	}
@@ -133,7 +133,7 @@ func (a *assembly) windowPoll(t *tracker, ps *procState, ws *winState, w *Window
 // popup that closed): its delta catches frames no window's counter can. It is deferred when
 // one of the process's windows was held back or destroyed (their rows come back later).
 func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int, damaged bool) {
-	s := t.slab.summary(pr.Summary)
+	s := summaryCopy(pr.Summary)
 	s.AtNs, s.Process, s.Pid = a.at, ps.name, ps.pid
 	a.tail = append(a.tail, s)
 	if pr.Summary.TotalFrames == nil {
@@ -141,7 +141,7 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 	}
 	v := *pr.Summary.TotalFrames
 	if ps.fresh && ps.polls == 1 {
-		a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Pid: ps.pid, Process: true}))
+		a.tail = append(a.tail, &source.Poll{AtNs: a.at, Pid: ps.pid, Process: true})
 	}
 	prev := ps.total.v
 	verdict := counterSkip
@@ -171,8 +171,8 @@ func (a *assembly) processPoll(t *tracker, ps *procState, pr *Process, rows int,
 		return
 	}
 	ps.acct, ps.winLost, ps.short = 0, 0, 0
-	a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Pid: ps.pid, Process: true, TotalFrames: v,
-		Rows: rows, NewRows: newRows}))
+	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Pid: ps.pid, Process: true, TotalFrames: v,
+		Rows: rows, NewRows: newRows})
 }
 
 // outgrown reports whether the process counter v grew by more than its windows account for:
@@ -292,7 +292,7 @@ func (a *assembly) firstDeferredBase(t *tracker, ps *procState, ws *winState, v 
 	}
 	ws.total.check(base.v, base.at, 0, 1, false)
 	ws.acct += base.early - min(base.acct, ws.acct)
-	a.tail = append(a.tail, t.slab.poll(source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: base.v}))
+	a.tail = append(a.tail, &source.Poll{AtNs: a.at, Window: ws.title, Pid: ps.pid, TotalFrames: base.v})
 	return true
 }
 

@@ -125,35 +125,6 @@ type Parser struct {
 	// the length it read.
 	upTo bool
 	used int
-	// counts and mss hold the values a summary's fields point to (count, ms).
-	counts []int64
-	mss    []float64
-}
-
-// summaryValues is how many counter values count hands out from one allocation.
-const summaryValues = 128
-
-// count returns a pointer to v for a summary's counter field. The values are carved from
-// blocks that are never reused (summaries outlive the parse: events share their pointers), one
-// allocation per summaryValues counters where a dump's summaries took one per counter (13 of a
-// dump's 56 allocations per window summary).
-func (ps *Parser) count(v int64) *int64 {
-	if len(ps.counts) == 0 {
-		ps.counts = make([]int64, summaryValues)
-	}
-	x := &ps.counts[0]
-	*x, ps.counts = v, ps.counts[1:]
-	return x
-}
-
-// ms is count for a summary's percentile fields.
-func (ps *Parser) ms(v float64) *float64 {
-	if len(ps.mss) == 0 {
-		ps.mss = make([]float64, summaryValues/4)
-	}
-	x := &ps.mss[0]
-	*x, ps.mss = v, ps.mss[1:]
-	return x
 }
 
 // Parse reads one dumpsys gfxinfo output. It decodes UTF-16 (with BOM) and strips a UTF-8 BOM

@@ -2,6 +2,7 @@ package gfxinfo
 
 import (
 	"math"
+	"slices"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -163,52 +164,12 @@ func overlaps(gaps []gap, lo, hi int64) bool {
 	return false
 }
 
-// frameSlab hands out the storage of the events a tracker emits: events outlive the dump (the
-// parser reuses its storage), so each needs memory of its own, carved in order from slabs
-// (slabPool) rather than allocated one by one.
-type frameSlab struct {
-	frames  slabPool[source.Frame]
-	phases  slabPool[source.Phases]
-	buckets slabPool[source.Bucket]
-	sums    slabPool[source.AndroidSummary]
-	polls   slabPool[source.Poll]
-}
-
-// slabFrames is how many frames one slab holds (136 KB of frames and phases).
-const slabFrames = 512
-
-// take returns storage for n frames and their phases.
-func (s *frameSlab) take(n int) ([]source.Frame, []source.Phases) {
-	return s.frames.carve(n, slabFrames), s.phases.carve(n, slabFrames)
-}
-
-// poll returns a Poll holding p.
-func (s *frameSlab) poll(p source.Poll) *source.Poll {
-	c := &s.polls.carve(1, 64)[0]
-	*c = p
-	return c
-}
-
-// summary copies a summary for an event: the parser may reuse the histogram's storage.
-func (s *frameSlab) summary(sum *source.AndroidSummary) *source.AndroidSummary {
-	c := &s.sums.carve(1, 64)[0]
-	*c = *sum
-	if len(sum.Histogram) > 0 {
-		c.Histogram = s.buckets.carve(len(sum.Histogram), 4096)
-		copy(c.Histogram, sum.Histogram)
-	} else {
-		c.Histogram = nil
-	}
-	return c
-}
-
-// frameCopies copies the rows at idx of w for events (the parser reuses the dump's storage)
-// into storage from slab.
-func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) []source.Frame {
+// frameCopies copies the rows at idx of w for events (the parser reuses the dump's storage).
+func frameCopies(w *Window, idx []int, title, process string) []source.Frame {
 	if len(idx) == 0 {
 		return nil
 	}
-	frs, phs := slab.take(len(idx))
+	frs, phs := make([]source.Frame, len(idx)), make([]source.Phases, len(idx))
 	for j, i := range idx {
 		f, c := &w.Frames[i], &frs[j]
 		*c = *f
@@ -219,6 +180,16 @@ func frameCopies(slab *frameSlab, w *Window, idx []int, title, process string) [
 		}
 	}
 	return frs
+}
+
+// summaryCopy copies a summary for an event: the parser reuses the histogram's storage.
+func summaryCopy(sum *source.AndroidSummary) *source.AndroidSummary {
+	c := *sum
+	c.Histogram = nil
+	if len(sum.Histogram) > 0 {
+		c.Histogram = slices.Clone(sum.Histogram)
+	}
+	return &c
 }
 
 // elsewhere reports whether f is a frame another window of the process already emitted: the

@@ -156,7 +156,7 @@ func (p *parser) counterLine(l []byte) bool {
 	case 'T':
 		if hasPrefix(l, "Total frames rendered:") {
 			if v, ok := firstInt(l[len("Total frames rendered:"):]); ok {
-				p.summary().TotalFrames = p.ps.count(v)
+				p.summary().TotalFrames = ptr(v)
 			} else {
 				p.warn("unreadable Total frames rendered line")
 			}
@@ -165,7 +165,7 @@ func (p *parser) counterLine(l []byte) bool {
 	case 'J':
 		if hasPrefix(l, "Janky frames (legacy):") {
 			if v, ok := firstInt(l[len("Janky frames (legacy):"):]); ok {
-				p.summary().JankyLegacy = p.ps.count(v)
+				p.summary().JankyLegacy = ptr(v)
 			} else {
 				p.warn("unreadable Janky frames (legacy) line")
 			}
@@ -173,7 +173,7 @@ func (p *parser) counterLine(l []byte) bool {
 		}
 		if hasPrefix(l, "Janky frames:") {
 			if v, ok := firstInt(l[len("Janky frames:"):]); ok {
-				p.summary().JankyFrames = p.ps.count(v)
+				p.summary().JankyFrames = ptr(v)
 			} else {
 				p.warn("unreadable Janky frames line")
 			}
@@ -340,17 +340,17 @@ func (p *parser) number(b []byte) {
 	s := p.summary()
 	switch name {
 	case "Missed Vsync":
-		s.MissedVsync = p.ps.count(v)
+		s.MissedVsync = ptr(v)
 	case "High input latency":
-		s.HighInput = p.ps.count(v)
+		s.HighInput = ptr(v)
 	case "Slow UI thread":
-		s.SlowUIThread = p.ps.count(v)
+		s.SlowUIThread = ptr(v)
 	case "Slow bitmap uploads":
-		s.SlowBitmap = p.ps.count(v)
+		s.SlowBitmap = ptr(v)
 	case "Slow issue draw commands", "Slow draw":
-		s.SlowIssue = p.ps.count(v)
+		s.SlowIssue = ptr(v)
 	case "Frame deadline missed":
-		s.DeadlineMiss = p.ps.count(v)
+		s.DeadlineMiss = ptr(v)
 	case "Frame deadline missed (legacy)":
 		// Android 12+'s legacy counter; AndroidSummary has no field for it (Android 9–11 printed
 		// the same counter as "Frame deadline missed", which is kept).
@@ -402,7 +402,7 @@ func (p *parser) percentile(l []byte) bool {
 		p.warn("unreadable percentile line")
 		return true
 	}
-	f := p.ps.ms(float64(v))
+	f := ptr(float64(v))
 	s := p.summary()
 	switch which {
 	case 50:
@@ -512,3 +512,6 @@ func uptimeLine(b []byte) (up, rt int64, ok bool) {
 	}
 	return v * 1_000_000, r * 1_000_000, true
 }
+
+// ptr returns a pointer to a copy of v (a summary's field: nil when not printed).
+func ptr[T any](v T) *T { return &v }

@@ -47,10 +47,9 @@ type tracker struct {
 	scratchFrames []*source.Frame
 	scratchTail   []source.Event
 	scratchRows   [][]source.Frame
-	pairs         []pair    // scratch: a process block's windows and their memories
-	matchRound    int64     // counts dedupeProcess calls (winState.used)
-	slab          frameSlab // storage of the emitted frames
-	parser        Parser    // reused: it remembers the last good PROFILEDATA header
+	pairs         []pair // scratch: a process block's windows and their memories
+	matchRound    int64  // counts dedupeProcess calls (winState.used)
+	parser        Parser // reused: it remembers the last good PROFILEDATA header
 	// final: the dump being applied is the capture's last (the file source): no next dump
 	// will print again the rows it could not place
 	final bool

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
 )
 
 // simRuns records n simulator runs (20 s of virtual time each) from seed on.
@@ -127,7 +127,7 @@ func TestValuesAreTheReports(t *testing.T) {
 	dir := t.TempDir()
 	path := simRecording(t, dir, "demo", 60, 3, 20*time.Second)
 	run := load(t, path)[0]
-	rep, err := record.Report(path, metrics.Config{}, metrics.ReportMeta{})
+	rep, err := report.Read(path, metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ package compare
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -50,35 +49,11 @@ type Signature struct {
 // Load reads a recording with the metrics configuration cfg (drop levels, slow-ms), giving the
 // report `fpstop report` would print and its messages' durations.
 func Load(path string, cfg metrics.Config) (*Run, error) {
-	r, err := record.Open(path)
+	ld := newLoader(cfg)
+	r, err := record.ReadBatches(path, ld.feed)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	ld := newLoader(cfg)
-	batch := make([]source.Event, 0, 1024)
-	first := true
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading recording %s: %w", path, err)
-		}
-		if first {
-			first = false
-			if _, ok := ev.(*source.Session); !ok && r.HasHeader {
-				batch = append(batch, r.Header.Session())
-			}
-		}
-		batch = append(batch, ev)
-		if len(batch) == cap(batch) {
-			ld.feed(batch)
-			batch = batch[:0]
-		}
-	}
-	ld.feed(batch)
 	run := ld.finish(path)
 	run.Header = r.Header
 	if run.Report.Frames == 0 {
@@ -116,7 +91,8 @@ type loader struct {
 }
 
 func newLoader(cfg metrics.Config) *loader {
-	return &loader{p: metrics.NewPipeline(record.Offline(cfg)), msgs: map[Signature][]float64{}, seen: map[Signature]int64{}}
+	cfg.HistoryLen = -1 // only the screen's timeline reads the frame history
+	return &loader{p: metrics.NewPipeline(cfg), msgs: map[Signature][]float64{}, seen: map[Signature]int64{}}
 }
 
 func (ld *loader) feed(evs []source.Event) {

@@ -1,7 +1,6 @@
-package record
+package record_test
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -9,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/eventgen"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -33,11 +35,11 @@ func oneHour(b *testing.B) string {
 		}
 		hourFile.dir = dir
 		hourFile.path = filepath.Join(dir, "hour.jsonl.gz")
-		w, err := Create(hourFile.path, testHeader(), Options{})
+		w, err := record.Create(hourFile.path, record.Header{Package: "com.example.app", RefreshHz: 120}, record.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		genStream(41, 120, time.Hour, false, func(evs []source.Event) {
+		eventgen.Stream(41, 120, time.Hour, false, func(evs []source.Event) {
 			for _, ev := range evs {
 				if _, ok := ev.(*source.Frame); ok {
 					hourFile.frames++
@@ -97,7 +99,7 @@ func BenchmarkReportOneHour(b *testing.B) {
 	b.ResetTimer()
 	c0 := cpuNow()
 	for i := 0; i < b.N; i++ {
-		rep, err := Report(path, metrics.Config{}, metrics.ReportMeta{})
+		rep, err := report.Read(path, metrics.Config{}, metrics.ReportMeta{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -116,7 +118,7 @@ func BenchmarkReadOneHour(b *testing.B) {
 	c0 := cpuNow()
 	for i := 0; i < b.N; i++ {
 		n := 0
-		if _, err := readBatches(path, func(evs []source.Event) { n += len(evs) }); err != nil {
+		if _, err := record.ReadBatches(path, func(evs []source.Event) { n += len(evs) }); err != nil {
 			b.Fatal(err)
 		}
 		if int64(n) != hourFile.events {
@@ -131,7 +133,7 @@ func BenchmarkReadOneHour(b *testing.B) {
 // the report costs beyond reading the file).
 func BenchmarkPipelineOnlyOneHour(b *testing.B) {
 	var batches [][]source.Event
-	genStream(41, 120, time.Hour, false, func(evs []source.Event) { batches = append(batches, evs) })
+	eventgen.Stream(41, 120, time.Hour, false, func(evs []source.Event) { batches = append(batches, evs) })
 	b.ResetTimer()
 	c0 := cpuNow()
 	for i := 0; i < b.N; i++ {
@@ -142,74 +144,4 @@ func BenchmarkPipelineOnlyOneHour(b *testing.B) {
 		p.Report(metrics.ReportMeta{})
 	}
 	reportCPU(b, c0)
-}
-
-// BenchmarkRecordOverhead: what the recorder tap costs per frame (encoding every event of a
-// typical 120 Hz session and gzip at BestSpeed), per frame and per event.
-func BenchmarkRecordOverhead(b *testing.B) {
-	for _, gz := range []bool{true, false} {
-		name := "plain"
-		if gz {
-			name = "gzip"
-		}
-		b.Run(name, func(b *testing.B) {
-			batches := genEvents(42, 120, 10*time.Second)
-			var frames, events int
-			for _, bt := range batches {
-				events += len(bt)
-				for _, ev := range bt {
-					if _, ok := ev.(*source.Frame); ok {
-						frames++
-					}
-				}
-			}
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				w, err := newWriter(io.Discard, gz, nil, testHeader())
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, bt := range batches {
-					w.Write(bt)
-				}
-				w.Close()
-			}
-			per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-			b.ReportMetric(per/float64(frames), "ns/frame")
-			b.ReportMetric(per/float64(events), "ns/event")
-		})
-	}
-}
-
-// BenchmarkDecodeFrameLine compares the hand-written decoder with encoding/json (ParseLine).
-func BenchmarkDecodeFrameLine(b *testing.B) {
-	var f *source.Frame
-	for _, ev := range flatten(genEvents(43, 120, 100*time.Millisecond)) {
-		if fr, ok := ev.(*source.Frame); ok {
-			f = fr
-			break
-		}
-	}
-	line, _ := source.AppendLine(nil, f)
-	b.Run("fast", func(b *testing.B) {
-		d := newDecoder()
-		b.SetBytes(int64(len(line)))
-		c0 := cpuNow()
-		for i := 0; i < b.N; i++ {
-			if _, _, ok := d.decodeFast(line); !ok {
-				b.Fatal("refused")
-			}
-		}
-		b.ReportMetric(float64(cpuNow()-c0)/float64(b.N), "cpu-ns/op")
-	})
-	b.Run("encoding_json", func(b *testing.B) {
-		b.SetBytes(int64(len(line)))
-		c0 := cpuNow()
-		for i := 0; i < b.N; i++ {
-			if _, _, err := source.ParseLine(line); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.ReportMetric(float64(cpuNow()-c0)/float64(b.N), "cpu-ns/op")
-	})
 }

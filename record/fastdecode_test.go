@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/eventgen"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -29,7 +30,7 @@ func checkFast(t *testing.T, line []byte) bool {
 
 func TestFastDecodeMatchesParseLine(t *testing.T) {
 	fast := 0
-	evs := flatten(genEvents(9, 120, time.Second))
+	evs := eventgen.Flatten(eventgen.Batches(9, 120, time.Second))
 	for _, ev := range evs {
 		b, err := source.AppendLine(nil, ev)
 		if err != nil {
@@ -70,7 +71,7 @@ func TestFastDecodeMatchesParseLine(t *testing.T) {
 }
 
 func FuzzFastDecode(f *testing.F) {
-	for _, ev := range flatten(genEvents(10, 60, 200*time.Millisecond))[:40] {
+	for _, ev := range eventgen.Flatten(eventgen.Batches(10, 60, 200*time.Millisecond))[:40] {
 		b, _ := source.AppendLine(nil, ev)
 		f.Add(b)
 	}

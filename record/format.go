@@ -2,11 +2,12 @@
 // when the name ends in ".gz", one header line, one line per source event (the shapes of
 // source.AppendLine, shared with the simulator's --truth file) and a final "end" line.
 //
-// A recording read back is a source (Replay, with speed, pause and seek) and the input of
-// reports (Report, WriteMarkdown, WriteCSV), trace export (ExportTrace) and CI gates (Gate). The
-// format is documented in docs/recording-format.md.
+// A recording read back is a source (Replay, with speed, pause and seek) or a stream of event
+// batches (ReadBatches) for what is computed from it: reports, traces and comparisons live in
+// report/… and compare/, which import record, never the other way. The format is documented in
+// docs/recording-format.md.
 //
-// record imports source and metrics; nothing in source imports record (DESIGN §3).
+// record imports source only: a recording holds events, not what they mean (DESIGN §3).
 package record
 
 import (

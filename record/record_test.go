@@ -18,12 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/eventgen"
 	"github.com/fpstop/fpstop/source"
 )
 
 func TestRoundTrip(t *testing.T) {
-	batches := genEvents(1, 120, 5*time.Second)
-	want := flatten(batches)
+	batches := eventgen.Batches(1, 120, 5*time.Second)
+	want := eventgen.Flatten(batches)
 	for _, name := range []string{"run.jsonl", "run.jsonl.gz"} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
@@ -193,7 +194,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteErrorStopsOnce(t *testing.T) {
-	batches := genEvents(2, 60, 3*time.Second)
+	batches := eventgen.Batches(2, 60, 3*time.Second)
 	for _, gz := range []bool{false, true} {
 		t.Run(fmt.Sprint("gzip=", gz), func(t *testing.T) {
 			fw := &failWriter{n: 2000}
@@ -243,7 +244,7 @@ func TestCloseIdempotentAndConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batches := genEvents(3, 60, 2*time.Second)
+	batches := eventgen.Batches(3, 60, 2*time.Second)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -281,7 +282,7 @@ func TestGzipFlushIsReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	batches := genEvents(4, 60, 2*time.Second)
+	batches := eventgen.Batches(4, 60, 2*time.Second)
 	var want []source.Event
 	for _, b := range batches[:len(batches)/2] {
 		w.Write(b)
@@ -345,8 +346,8 @@ func TestTruncatedEveryOffsetOfLast4KiB(t *testing.T) {
 			if strings.HasSuffix(name, ".gz") {
 				dur = 1500 * time.Millisecond
 			}
-			batches := genEvents(5, 60, dur)
-			want := flatten(batches)
+			batches := eventgen.Batches(5, 60, dur)
+			want := eventgen.Flatten(batches)
 			dir := t.TempDir()
 			full := filepath.Join(dir, name)
 			// Flush after every batch so the .gz has many flush points.
@@ -404,8 +405,8 @@ func TestTruncatedEveryOffsetOfLast4KiB(t *testing.T) {
 }
 
 func TestTruncatedRandomOffsets(t *testing.T) {
-	batches := genEvents(6, 90, 2*time.Second)
-	want := flatten(batches)
+	batches := eventgen.Batches(6, 90, 2*time.Second)
+	want := eventgen.Flatten(batches)
 	for _, name := range []string{"r.jsonl", "r.jsonl.gz"} {
 		dir := t.TempDir()
 		full := filepath.Join(dir, name)
@@ -456,7 +457,7 @@ func TestKilledMidWrite(t *testing.T) {
 		}
 		cmd.Process.Kill()
 		cmd.Wait()
-		want := flatten(genEvents(8, 120, 600*time.Second))
+		want := eventgen.Flatten(eventgen.Batches(8, 120, 600*time.Second))
 		_, got, end, err := ReadAll(path)
 		if err != nil {
 			t.Fatal(err)
@@ -481,7 +482,7 @@ func childWriter(path string) {
 	if err != nil {
 		os.Exit(3)
 	}
-	for _, b := range genEvents(8, 120, 600*time.Second) {
+	for _, b := range eventgen.Batches(8, 120, 600*time.Second) {
 		w.Write(b)
 		w.Flush()
 	}
@@ -603,7 +604,7 @@ not json at all
 func FuzzReader(f *testing.F) {
 	var plain bytes.Buffer
 	w, _ := newWriter(&plain, false, nil, testHeader())
-	w.Write(flatten(genEvents(12, 60, 100*time.Millisecond)))
+	w.Write(eventgen.Flatten(eventgen.Batches(12, 60, 100*time.Millisecond)))
 	w.Close()
 	f.Add(plain.Bytes())
 	f.Add(append([]byte{0x1f}, plain.Bytes()[:min(plain.Len(), 2000)]...))
@@ -690,7 +691,7 @@ func ReadRaw(path string) ([]*source.Raw, error) {
 		if err != nil {
 			return out, nil
 		}
-		var l rawLine
+		var l RawLine
 		if json.Unmarshal(line, &l) != nil || l.Type != LineRaw {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/eventgen"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -103,7 +104,7 @@ func data(evs []source.Event) []source.Event {
 }
 
 func TestReplayVirtualTime(t *testing.T) {
-	evs := flatten(genEvents(11, 120, 3*time.Second))
+	evs := eventgen.Flatten(eventgen.Batches(11, 120, 3*time.Second))
 	rp, fc := newTestReplay(t, evs, ReplayOptions{Speed: 0})
 	got := collect(t, rp, nil)
 	if fc.Slept() != 0 {

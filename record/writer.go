@@ -279,7 +279,9 @@ func (w *Writer) count(typ string, at int64) {
 	}
 }
 
-type rawLine struct {
+// RawLine is one line of the raw-text file beside a recording (RawPath, --record-raw): a chunk
+// of a source's text as it came, base64-encoded in B64 when it is not valid UTF-8.
+type RawLine struct {
 	Type   string `json:"type"`
 	AtNs   int64  `json:"at_ns"`
 	Stream string `json:"stream"`
@@ -290,7 +292,7 @@ type rawLine struct {
 // writeRaw writes one raw chunk as {"type":"raw","at_ns":…,"stream":…,"text":…}; text that is
 // not valid UTF-8 (a UTF-16 capture) goes base64-encoded in "b64" so it survives byte for byte.
 func (w *Writer) writeRaw(r *source.Raw) {
-	l := rawLine{Type: LineRaw, AtNs: r.AtNs, Stream: r.Stream}
+	l := RawLine{Type: LineRaw, AtNs: r.AtNs, Stream: r.Stream}
 	if utf8.Valid(r.Text) {
 		l.Text = string(r.Text)
 	} else {

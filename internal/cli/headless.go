@@ -12,14 +12,14 @@ import (
 
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
 	"github.com/fpstop/fpstop/source"
 )
 
-// writeReport prints the report: JSON, or the plain-text summary (record.WriteText).
+// writeReport prints the report: JSON, or the plain-text summary (report.WriteText).
 func writeReport(w io.Writer, r *metrics.Report, asJSON bool) error {
 	if !asJSON {
-		return record.WriteText(w, r)
+		return report.WriteText(w, r)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

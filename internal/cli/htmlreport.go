@@ -9,7 +9,7 @@ import (
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record/htmlreport"
+	"github.com/fpstop/fpstop/report/html"
 )
 
 // writeOutput runs write against stdout, or against a new file when output is set (removed
@@ -36,12 +36,12 @@ func writeOutput(stdout io.Writer, output string, force bool, write func(io.Writ
 // htmlReport writes the single-session HTML report of a recording and returns its report (for
 // the gates).
 func htmlReport(w io.Writer, path, name string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, error) {
-	s, err := htmlreport.Load(path, cfg, meta)
+	s, err := html.Load(path, cfg, meta)
 	if err != nil {
 		return nil, err
 	}
 	s.Name = filepath.Base(name) // a capture's own name, not its temporary recording's
-	if err := htmlreport.Write(w, s, htmlreport.Options{}); err != nil {
+	if err := html.Write(w, s, html.Options{}); err != nil {
 		return nil, err
 	}
 	return s.Analysis.Report, nil
@@ -50,9 +50,9 @@ func htmlReport(w io.Writer, path, name string, cfg metrics.Config, meta metrics
 // compareHTML writes the comparison page; it reads the result's recordings again for the
 // charts (the result holds numbers, not series), with the same metrics configuration.
 func compareHTML(w io.Writer, res *compare.Result, cfg metrics.Config, version string) error {
-	c, err := htmlreport.LoadComparison(res, cfg, metrics.ReportMeta{Version: version})
+	c, err := html.LoadComparison(res, cfg, metrics.ReportMeta{Version: version})
 	if err != nil {
 		return err
 	}
-	return htmlreport.WriteCompare(w, c, htmlreport.Options{})
+	return html.WriteCompare(w, c, html.Options{})
 }

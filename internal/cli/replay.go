@@ -14,6 +14,8 @@ import (
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
+	"github.com/fpstop/fpstop/report/trace"
 )
 
 // replaySource opens a recording as a source.
@@ -125,15 +127,15 @@ func (a *app) reportCmd() *cobra.Command {
 				var err error
 				switch strings.ToLower(format) {
 				case "csv":
-					return record.WriteCSV(out, args[0])
+					return report.WriteCSV(out, args[0])
 				case "md", "markdown":
 					var series []metrics.SlicePoint
-					if rep, series, err = record.ReportSeries(args[0], a.opts.metricsConfig(), meta); err != nil {
+					if rep, series, err = report.ReadSeries(args[0], a.opts.metricsConfig(), meta); err != nil {
 						return err
 					}
-					return record.WriteMarkdownSeries(out, rep, series)
+					return report.WriteMarkdownSeries(out, rep, series)
 				case "json":
-					if rep, err = record.Report(args[0], a.opts.metricsConfig(), meta); err != nil {
+					if rep, err = report.Read(args[0], a.opts.metricsConfig(), meta); err != nil {
 						return err
 					}
 					return writeJSON(out, rep)
@@ -179,7 +181,7 @@ func traceFormat(format, out string) (perfetto bool, err error) {
 }
 
 func (a *app) exportCmd() *cobra.Command {
-	var trace, from, to, format, rawDir string
+	var traceOut, from, to, format, rawDir string
 	c := &cobra.Command{
 		Use:   "export FILE --trace OUT.json|OUT.pftrace [--from D|TIME] [--to D|TIME] | export FILE --raw-traces DIR",
 		Short: "export a recording (or a part of it) as a trace for Perfetto UI: Chrome trace-event JSON or Perfetto's protobuf format",
@@ -194,45 +196,45 @@ func (a *app) exportCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rawDir != "" {
-				return exportRawTraces(cmd, args[0], rawDir, trace, a.opts.Force)
+				return exportRawTraces(cmd, args[0], rawDir, traceOut, a.opts.Force)
 			}
-			if trace == "" {
+			if traceOut == "" {
 				return usageErr("export needs --trace OUT.json (or --raw-traces DIR)")
 			}
-			opts := record.TraceOptions{}
+			opts := trace.Options{}
 			var err error
 			if args[0], err = a.asRecording(args[0]); err != nil {
 				return runtimeErr(err)
 			}
 
-			if opts.Perfetto, err = traceFormat(format, trace); err != nil {
+			if opts.Perfetto, err = traceFormat(format, traceOut); err != nil {
 				return err
 			}
-			if opts.From, err = record.ParseTimeBound(from); err != nil {
+			if opts.From, err = trace.ParseTimeBound(from); err != nil {
 				return usageErr("--from %v", err)
 			}
-			if opts.To, err = record.ParseTimeBound(to); err != nil {
+			if opts.To, err = trace.ParseTimeBound(to); err != nil {
 				return usageErr("--to %v", err)
 			}
 			if !a.opts.Force {
-				if _, err := record.EstimateTrace(args[0], opts, traceLimit); err != nil {
-					if se := (*record.TraceSizeError)(nil); errors.As(err, &se) {
+				if _, err := trace.Estimate(args[0], opts, traceLimit); err != nil {
+					if se := (*trace.SizeError)(nil); errors.As(err, &se) {
 						return usageErr("%v: Perfetto UI opens about 2 GB at most; export a part with --from/--to "+
 							"(e.g. --from 1h --to 2h), or pass --force to write it anyway", se)
 					}
 					return runtimeErr(err)
 				}
 			}
-			f, err := outfile.Create(trace, a.opts.Force)
+			f, err := outfile.Create(traceOut, a.opts.Force)
 			if errors.Is(err, outfile.ErrNotRegular) {
 				return usageErr("--trace: %v", err)
 			}
 			if err != nil {
 				return runtimeErr(err)
 			}
-			if err := record.ExportTraceOpts(f, args[0], opts); err != nil {
+			if err := trace.Export(f, args[0], opts); err != nil {
 				f.Close()
-				os.Remove(trace)
+				os.Remove(traceOut)
 				return runtimeErr(err)
 			}
 			if err := f.Close(); err != nil {
@@ -242,11 +244,11 @@ func (a *app) exportCmd() *cobra.Command {
 			if opts.Perfetto {
 				where = "https://ui.perfetto.dev (Open trace file)"
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: open it at %s\n", trace, where)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s: open it at %s\n", traceOut, where)
 			return nil
 		},
 	}
-	c.Flags().StringVar(&trace, "trace", "", "output file (Chrome trace-event JSON; Perfetto protobuf for .pftrace)")
+	c.Flags().StringVar(&traceOut, "trace", "", "output file (Chrome trace-event JSON; Perfetto protobuf for .pftrace)")
 	c.Flags().StringVar(&format, "format", "", "json or perfetto (default: perfetto for a .pftrace or .perfetto-trace file, else json)")
 	c.Flags().StringVar(&rawDir, "raw-traces", "", "write the Perfetto traces kept by --record-raw (a --source perfetto run) into this directory, one .pftrace per tracing session")
 	c.Flags().StringVar(&from, "from", "", "start of the part to export: a duration from the recording's start (10m, 1h5m) or an RFC 3339 time")
@@ -257,14 +259,14 @@ func (a *app) exportCmd() *cobra.Command {
 
 // exportRawTraces is `export FILE --raw-traces DIR`: the phone's own traces of a recorded
 // --source perfetto run, one per tracing session.
-func exportRawTraces(cmd *cobra.Command, rec, dir, trace string, force bool) error {
-	if trace != "" {
+func exportRawTraces(cmd *cobra.Command, rec, dir, traceOut string, force bool) error {
+	if traceOut != "" {
 		return usageErr("--raw-traces writes the phone's traces as they were: give it or --trace, not both")
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usageErr("--raw-traces %s: not a directory", dir)
 	}
-	files, err := record.ExportRawTraces(rec, dir, force)
+	files, err := trace.ExportRaw(rec, dir, force)
 	if err != nil {
 		for _, f := range files {
 			os.Remove(f)

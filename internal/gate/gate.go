@@ -13,19 +13,19 @@ import (
 	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/junit"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
 )
 
 // Gates are the gates a run is held to.
 type Gates struct {
-	// FPS and Jank are record.Gate's thresholds: record.GateOff when the flag is not given.
+	// FPS and Jank are report.Gate's thresholds: report.GateOff when the flag is not given.
 	FPS, Jank float64
 	// JUnit is the --junit file the gates are written to ("" for none).
 	JUnit string
 }
 
 // Failures are the gates rep fails, one sentence each.
-func (g Gates) Failures(rep *metrics.Report) []string { return record.Gate(rep, g.FPS, g.Jank) }
+func (g Gates) Failures(rep *metrics.Report) []string { return report.Gate(rep, g.FPS, g.Jank) }
 
 // Scope names the device and app a report measured, for JUnit class names.
 func Scope(rep *metrics.Report) string {
@@ -57,7 +57,7 @@ func (g Gates) Cases(rep *metrics.Report, prefix string) []junit.Case {
 	if fps := g.FPS; fps > 0 {
 		c := junit.Case{Name: "fail-under-fps " + fmtNum(fps), Class: class,
 			Output: fmt.Sprintf("fps %s against --fail-under-fps %s over %d frames", measured(rep.FPS, ""), fmtNum(fps), rep.Frames)}
-		if f := record.Gate(rep, fps, record.GateOff); len(f) > 0 {
+		if f := report.Gate(rep, fps, report.GateOff); len(f) > 0 {
 			c.Failure, c.Detail = strings.Join(f, "; "), c.Output
 		}
 		cases = append(cases, c)
@@ -65,7 +65,7 @@ func (g Gates) Cases(rep *metrics.Report, prefix string) []junit.Case {
 	if jank := g.Jank; jank >= 0 {
 		c := junit.Case{Name: "max-jank-pct " + fmtNum(jank), Class: class,
 			Output: fmt.Sprintf("jank_pct %s against --max-jank-pct %s (%d of %d frames)", measured(rep.JankPct, " %"), fmtNum(jank), rep.JankyFrames, rep.Frames)}
-		if f := record.Gate(rep, record.GateOff, jank); len(f) > 0 {
+		if f := report.Gate(rep, report.GateOff, jank); len(f) > 0 {
 			c.Failure, c.Detail = strings.Join(f, "; "), c.Output
 		}
 		cases = append(cases, c)

@@ -13,7 +13,7 @@ import (
 	"github.com/fpstop/fpstop/internal/gate"
 	"github.com/fpstop/fpstop/internal/junit"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
 )
 
 // labDeviceReport is one device's report: the single-device report, plus what happened to the
@@ -154,7 +154,7 @@ func writeLab(w io.Writer, out *labOutput, asJSON bool) error {
 			state = "disconnected"
 		}
 		fmt.Fprintf(w, "== %s (%s) · %s\n", serial, model, state)
-		if err := record.WriteText(w, d.Report); err != nil {
+		if err := report.WriteText(w, d.Report); err != nil {
 			return err
 		}
 		for _, n := range d.Notices {

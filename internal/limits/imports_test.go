@@ -23,22 +23,28 @@ type flowRule struct {
 	why   string
 }
 
-// flowRules keep the house's data flow one-way: source → metrics → ui | record, with device/
-// the only package that talks to adb. Both ends of a rule are prefixes: "source" covers
-// source/gfxinfo, source/logcat and the others.
+// flowRules keep the house's data flow one-way: source → metrics → ui | record, with report/…
+// and compare reading recordings after the run and device/ the only package that talks to
+// adb. Both ends of a rule are prefixes: "source" covers source/gfxinfo, source/logcat and the
+// others, "report" covers report/html and report/trace.
 var flowRules = []flowRule{
-	{"source", []string{"metrics", "ui", "record", "compare", "themes", "internal/session", "internal/cli"},
+	{"source", []string{"metrics", "ui", "record", "report", "compare", "themes", "internal/session", "internal/cli"},
 		"a source only turns device text into events; what the numbers mean is metrics' job"},
-	{"metrics", []string{"ui", "record", "compare", "themes", "device", "internal/session", "internal/cli",
+	{"metrics", []string{"ui", "record", "report", "compare", "themes", "device", "internal/session", "internal/cli",
 		"source/gfxinfo", "source/logcat", "source/sim", "source/surfaceflinger"},
 		"metrics reads events (package source's types), never a parser, a screen or a file format"},
-	{"ui", []string{"device", "record", "compare", "internal/session", "internal/cli",
+	{"ui", []string{"device", "record", "report", "compare", "internal/session", "internal/cli",
 		"source/gfxinfo", "source/logcat", "source/sim", "source/surfaceflinger"},
 		"the screen draws snapshots; it never parses device output nor writes recordings"},
-	{"record", []string{"ui", "device", "internal/session", "internal/cli",
+	{"record", []string{"metrics", "report", "compare", "ui", "themes", "device", "internal/session", "internal/cli",
 		"source/gfxinfo", "source/logcat", "source/sim", "source/surfaceflinger"},
-		"a recording is written from snapshots and events, beside the screen, not through it"},
-	{"themes", []string{"source", "metrics", "ui", "record", "device"},
+		"a recording holds events, not what they mean: what is computed from it reads it from report/… or compare"},
+	{"report", []string{"ui", "device", "internal/session", "internal/cli",
+		"source/gfxinfo", "source/logcat", "source/sim", "source/surfaceflinger"},
+		"a report is computed from a recording (record, metrics, compare), never from a device, a parser or the screen"},
+	{"compare", []string{"report", "ui", "device", "internal/session", "internal/cli"},
+		"report/html draws comparisons, so compare sits below report/…: it reads recordings itself"},
+	{"themes", []string{"source", "metrics", "ui", "record", "report", "compare", "device"},
 		"colours know nothing of frames"},
 	{"internal/lab", []string{"ui", "themes", "internal/cli", "internal/testrun"},
 		"the multi-device lab measures and reports; its overview screen is ui's, wired by the command line"},
@@ -179,6 +185,11 @@ func TestFlowRulesCatchOffenders(t *testing.T) {
 		{"ui/x.go", "ui", "source/gfxinfo"},
 		{"ui/x.go", "ui", "device"},
 		{"record/x.go", "record", "ui"},
+		{"record/x.go", "record", "report"},
+		{"record/x.go", "record", "metrics"},
+		{"compare/x.go", "compare", "report"},
+		{"report/html/x.go", "report/html", "device"},
+		{"source/x.go", "source", "report/trace"},
 		{"source/logcat/x.go", "source/logcat", "os/exec"},
 		{"ui/x.go", "ui", "github.com/electricbubble/gadb"},
 		{"metrics/x.go", "metrics", "net"},
@@ -199,7 +210,12 @@ func TestFlowRulesCatchOffenders(t *testing.T) {
 		{"metrics/x.go", "metrics", "source"},
 		{"ui/x.go", "ui", "metrics"},
 		{"ui/x.go", "ui", "source"},
-		{"record/x.go", "record", "metrics"},
+		{"record/x.go", "record", "source"},
+		{"report/x.go", "report", "record"},
+		{"report/html/x.go", "report/html", "compare"},
+		{"report/html/x.go", "report/html", "themes"},
+		{"report/trace/x.go", "report/trace", "report"},
+		{"compare/x.go", "compare", "record"},
 		{"source/surfaceflinger/x.go", "source/surfaceflinger", "device"},
 		{"device/x.go", "device", "os/exec"},
 		{"ui/x.go", "ui", "net/http"}, // net/http is not net

@@ -11,7 +11,7 @@ import (
 
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
 )
 
 // ReportInput names a file to summarise.
@@ -259,7 +259,7 @@ func signed(v float64) string {
 
 // messageName names a compared message as the reports do.
 func messageName(m compare.Message) string {
-	return record.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
+	return report.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
 }
 
 // pText prints a p-value as a paper would: three decimals, or "p < 0.001".

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report"
 )
 
 // RunSummary is one report as an agent reads it: a paragraph, the key figures with their units
@@ -138,7 +138,7 @@ func summarise(r *metrics.Report) (*RunSummary, error) {
 			wf.Sections = append(wf.Sections, RanSection{Name: sec.Name, Thread: sec.Thread, Ms: float64(sec.Ms)})
 		}
 		for _, m := range w.Messages {
-			wf.Messages = append(wf.Messages, RanMessage{Name: record.MessageName(m.Handler, m.Callback, m.What, m.WhatName), Ms: float64(m.Ms)})
+			wf.Messages = append(wf.Messages, RanMessage{Name: report.MessageName(m.Handler, m.Callback, m.What, m.WhatName), Ms: float64(m.Ms)})
 		}
 		s.WorstFrames = append(s.WorstFrames, wf)
 	}
@@ -146,7 +146,7 @@ func summarise(r *metrics.Report) (*RunSummary, error) {
 		if i == maxListed {
 			break
 		}
-		s.SlowMessages = append(s.SlowMessages, SlowMessage{Name: record.MessageName(m.Handler, m.Callback, m.What, m.WhatName),
+		s.SlowMessages = append(s.SlowMessages, SlowMessage{Name: report.MessageName(m.Handler, m.Callback, m.What, m.WhatName),
 			Count: m.Count, MaxMs: float64(m.MaxMs), P95Ms: float64(m.P95Ms), TotalMs: float64(m.TotalMs)})
 	}
 	s.SlowSections = []SlowSection{}

@@ -16,6 +16,7 @@ import (
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/report/trace"
 )
 
 // TestRecordingIdentity: a device recording's first line says where it came from — the
@@ -61,7 +62,7 @@ func recordAndTrace(t *testing.T, hz float64) string {
 		t.Errorf("header %+v: want serial %s, model Pixel 7, package %s, source gfxinfo, %g Hz, a start", h, env.Serial, pkg, hz)
 	}
 	var b bytes.Buffer
-	if err := record.ExportTrace(&b, rec); err != nil {
+	if err := trace.Export(&b, rec, trace.Options{}); err != nil {
 		t.Error(err)
 		return ""
 	}

@@ -1,0 +1,171 @@
+// Package report turns a recording into what a person or a CI job reads after the run: the
+// report (metrics.Report, printed as JSON, text or Markdown), one CSV row per frame, and the CI
+// gates. The HTML page is report/html and the Perfetto trace report/trace; both build on this
+// package, and all of them read recordings through package record.
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/source"
+)
+
+// Offline is cfg for a pipeline that reads a recording for a report, an export or a comparison:
+// it keeps no frame history (only the screen's timeline reads it, and at 120 Hz it holds up to
+// 2^19 frames), so the memory of a report does not follow the recording's length.
+func Offline(cfg metrics.Config) metrics.Config {
+	cfg.HistoryLen = -1
+	return cfg
+}
+
+// Read reads a recording into a metrics.Pipeline and returns its report. Fed the same events
+// (the recording's session first), the pipeline gives the live run's report; meta.WallNs is 0
+// for a recording (duration_s is then the span of the events) unless the caller knows better.
+func Read(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, error) {
+	p := metrics.NewPipeline(Offline(cfg))
+	if _, err := record.ReadBatches(path, p.AddBatch); err != nil {
+		return nil, err
+	}
+	return p.Report(meta), nil
+}
+
+// ReadSeries is Read plus the whole run's FPS series (one point per slice, oldest first),
+// for WriteMarkdownSeries' sparkline. The series is gathered from pipeline Snapshots taken as
+// the events are fed, so it covers the whole recording whatever cfg.SeriesLen is.
+func ReadSeries(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, []metrics.SlicePoint, error) {
+	p := metrics.NewPipeline(Offline(cfg))
+	sc := NewSeriesCollector(p, cfg)
+	if _, err := record.ReadBatches(path, sc.Feed); err != nil {
+		return nil, nil, err
+	}
+	return p.Report(meta), sc.Finish(), nil
+}
+
+// SeriesCollector feeds a pipeline and gathers its FPS series over a run longer than the
+// series ring: it takes a Snapshot whenever the device time has advanced by half the ring.
+type SeriesCollector struct {
+	p       *metrics.Pipeline
+	everyNs int64
+	nextNs  int64
+	out     []metrics.SlicePoint
+}
+
+func NewSeriesCollector(p *metrics.Pipeline, cfg metrics.Config) *SeriesCollector {
+	slice, n := cfg.SliceNs, cfg.SeriesLen
+	if slice <= 0 {
+		slice = 1e9
+	}
+	if n <= 0 {
+		n = 600
+	}
+	every := slice * int64(n/2)
+	if every < slice {
+		every = slice
+	}
+	return &SeriesCollector{p: p, everyNs: every}
+}
+
+// Feed applies evs to the pipeline, taking a Snapshot just before the first event whose time
+// is half a ring past the previous Snapshot, so no slice leaves the ring unseen.
+func (c *SeriesCollector) Feed(evs []source.Event) {
+	start := 0
+	for i, ev := range evs {
+		at := ev.At()
+		if at <= 0 {
+			continue
+		}
+		if c.nextNs == 0 {
+			c.nextNs = at + c.everyNs
+			continue
+		}
+		if at >= c.nextNs {
+			c.p.AddBatch(evs[start:i])
+			start = i
+			c.merge(c.p.Snapshot().Series)
+			c.nextNs = at + c.everyNs
+		}
+	}
+	c.p.AddBatch(evs[start:])
+}
+
+// merge appends the points newer than those already kept; a kept partial slice is replaced by
+// its newer state.
+func (c *SeriesCollector) merge(pts []metrics.SlicePoint) {
+	for _, pt := range pts {
+		n := len(c.out)
+		switch {
+		case n == 0 || pt.StartNs > c.out[n-1].StartNs:
+			c.out = append(c.out, pt)
+		case pt.StartNs == c.out[n-1].StartNs && c.out[n-1].Partial:
+			c.out[n-1] = pt
+		}
+	}
+}
+
+// Finish returns the series of the whole run, oldest first.
+func (c *SeriesCollector) Finish() []metrics.SlicePoint {
+	c.merge(c.p.Snapshot().Series)
+	return c.out
+}
+
+// GateOff disables a gate in Gate (the default of both gate flags).
+const GateOff = -1
+
+// Gate checks a report against the CI gates and returns one sentence per failed gate (none:
+// the run passes). failUnderFPS fails a run whose fps is under it; maxJankPct fails one whose
+// jank_pct is over it. A gate is off when its value is negative or NaN (GateOff); note that
+// maxJankPct 0 is a real gate ("no janky frame at all"), while failUnderFPS 0 is off. A run
+// without frames fails every gate that is set: CI must not pass when nothing was measured.
+func Gate(rep *metrics.Report, failUnderFPS, maxJankPct float64) (failures []string) {
+	fpsOn := failUnderFPS > 0 && !math.IsNaN(failUnderFPS)
+	jankOn := maxJankPct >= 0 && !math.IsNaN(maxJankPct)
+	if !fpsOn && !jankOn {
+		return nil
+	}
+	if rep == nil || rep.Frames == 0 {
+		if fpsOn {
+			failures = append(failures, fmt.Sprintf("no frames were recorded, so fps cannot be checked against --fail-under-fps %s", num(failUnderFPS)))
+		}
+		if jankOn {
+			failures = append(failures, fmt.Sprintf("no frames were recorded, so jank cannot be checked against --max-jank-pct %s", num(maxJankPct)))
+		}
+		return failures
+	}
+	if fpsOn {
+		switch {
+		case rep.FPS == nil:
+			failures = append(failures, fmt.Sprintf("fps is unknown, so it cannot be checked against --fail-under-fps %s", num(failUnderFPS)))
+		case float64(*rep.FPS) < failUnderFPS:
+			failures = append(failures, fmt.Sprintf("fps %s is under --fail-under-fps %s", num(float64(*rep.FPS)), num(failUnderFPS)))
+		}
+	}
+	if jankOn {
+		switch {
+		case rep.JankPct == nil:
+			failures = append(failures, fmt.Sprintf("jank_pct is unknown, so it cannot be checked against --max-jank-pct %s", num(maxJankPct)))
+		case float64(*rep.JankPct) > maxJankPct:
+			failures = append(failures, fmt.Sprintf("jank_pct %s%% (%d of %d frames) is over --max-jank-pct %s%%",
+				num(float64(*rep.JankPct)), rep.JankyFrames, rep.Frames, num(maxJankPct)))
+		}
+	}
+	return failures
+}
+
+// num prints a float with at most two decimals and no trailing zeros.
+func num(f float64) string {
+	s := fmt.Sprintf("%.2f", f)
+	for len(s) > 0 && s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return trimDot(s)
+}
+
+func trimDot(s string) string {
+	if len(s) > 0 && s[len(s)-1] == '.' {
+		return s[:len(s)-1]
+	}
+	return s
+}

@@ -186,23 +186,6 @@ func TestInvalidUserTheme(t *testing.T) {
 	}
 }
 
-// FuzzDetectKind (issue 13): any first bytes of an input are classified as one of the kinds
-// or as not enough evidence (issue 31), never a panic.
-func FuzzDetectKind(f *testing.F) {
-	f.Add([]byte("Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 2\n"))
-	f.Add([]byte("11-23 08:00:00.000  123  123 D Looper  : >>>>> Dispatching to Handler (x) {1} null: 0\n"))
-	f.Add([]byte{0x1f, 0x8b, 8, 0})
-	f.Add([]byte{0xff, 0xfe, 'A', 0, 'p', 0})
-	f.Add([]byte{'A', 0, 'p', 0, 'p', 0, 'l', 0, 'i', 0})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		switch k := detectKind(b); k {
-		case inputGfxinfo, inputLogcat, inputRecording, inputSurfaceFlinger, "":
-		default:
-			t.Fatalf("kind %q", k)
-		}
-	})
-}
-
 // TestSilentAdbServer (issue 13): an adb server that accepts and never answers: exit 3 and one
 // sentence, "the adb server at ADDR did not answer within 15 s" ("context deadline exceeded"
 // says nothing to a user). It waits out fpstop's own 15 s.

@@ -281,22 +281,6 @@ func TestVersionAndMan(t *testing.T) {
 	}
 }
 
-func TestDetectKind(t *testing.T) {
-	for in, want := range map[string]inputKind{
-		"Applications Graphics Acceleration Info:\nUptime: 1":               inputGfxinfo,
-		"\xef\xbb\xbf---PROFILEDATA---\n0,1,2,3,4,5,6,7,8,9,10,11,12,13,\n": inputGfxinfo,
-		"0,1,2,3,4,5,6,7,8,9,10,11,12,13,\n":                                inputGfxinfo,
-		"{\"type\":\"header\",\"format\":1}\n{\"type\":\"end\"}":            inputRecording,
-		"\x1f\x8b\x08": inputRecording,
-		"05-18 00:42:29.500  123  123 D Looper  : >>>>> Dispatching to Handler (a) {1} null: 0": inputLogcat,
-		"\xff\xfeA\x00p\x00p\x00l\x00i\x00c\x00a\x00t\x00i\x00o\x00n\x00s\x00 \x00G\x00r\x00a\x00p\x00h\x00i\x00c\x00s\x00 \x00A\x00c\x00c\x00e\x00l\x00e\x00r\x00a\x00t\x00i\x00o\x00n\x00 \x00I\x00n\x00f\x00o\x00\n\x00U\x00p\x00t\x00i\x00m\x00e\x00:\x00 \x001\x00": inputGfxinfo,
-	} {
-		if got := detectKind([]byte(in)); got != want {
-			t.Errorf("detectKind(%q) = %s, want %s", in[:min(30, len(in))], got, want)
-		}
-	}
-}
-
 // TestLogcatRecordingExports: a recording of logcat text alone (frames derived from the vsync
 // messages, cost basis main_thread) reports, exports to CSV and traces the same frames.
 func TestLogcatRecordingExports(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/junit"
+	"github.com/fpstop/fpstop/metrics"
 )
 
 // compareFlags are `fpstop compare`'s own flags.
@@ -132,11 +133,11 @@ func (a *app) runCompare(cmd *cobra.Command, args []string, f *compareFlags) err
 	if err != nil {
 		return runtimeErr(fmt.Errorf("NEW: %w", err))
 	}
-	base, err := a.loadRuns(bp)
+	base, err := loadRuns(bp, a.asRecording, a.opts.metricsConfig())
 	if err != nil {
 		return runtimeErr(err)
 	}
-	nw, err := a.loadRuns(np)
+	nw, err := loadRuns(np, a.asRecording, a.opts.metricsConfig())
 	if err != nil {
 		return runtimeErr(err)
 	}
@@ -197,17 +198,17 @@ func compareSuite(res *compare.Result, start time.Time) junit.Suite {
 	return s
 }
 
-// loadRuns loads each side's runs: recordings, or Perfetto traces read as recordings (named by
-// the trace's own path).
-func (a *app) loadRuns(paths []string) ([]*compare.Run, error) {
+// loadRuns loads each side's runs: recordings, or Perfetto traces read as recordings by
+// asRecording (named by the trace's own path).
+func loadRuns(paths []string, asRecording func(string) (string, error), cfg metrics.Config) ([]*compare.Run, error) {
 	conv := make([]string, len(paths))
 	for i, p := range paths {
 		var err error
-		if conv[i], err = a.asRecording(p); err != nil {
+		if conv[i], err = asRecording(p); err != nil {
 			return nil, err
 		}
 	}
-	runs, err := compare.LoadAll(conv, a.opts.metricsConfig())
+	runs, err := compare.LoadAll(conv, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/gate"
 	"github.com/fpstop/fpstop/internal/session"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/report"
@@ -112,7 +113,7 @@ func (a *app) headless(ctx context.Context) error {
 	if err := exp.Failed(); err != nil {
 		return runtimeErr(err)
 	}
-	if lost := a.lostDevice(sess.Latest(), op.live, rep, clock.start); lost != nil {
+	if lost := lostDevice(a.env.Stderr, a.opts.gates(), a.opts.Serial, sess.Latest(), op.live, rep, clock.start); lost != nil {
 		return lost
 	}
 	neverSeen := false
@@ -144,13 +145,13 @@ func exportErr(stderr io.Writer, err error) {
 
 // lostDevice ends a run whose device was lost (deviceLost): the gates are written (JUnit) and
 // said, but a run cut short is an error whatever they say, as its numbers cover part of it.
-func (a *app) lostDevice(snap *metrics.Snapshot, live bool, rep *metrics.Report, start time.Time) error {
-	lost := deviceLost(snap, live, a.opts.Serial)
+func lostDevice(stderr io.Writer, g gate.Gates, serial string, snap *metrics.Snapshot, live bool, rep *metrics.Report, start time.Time) error {
+	lost := deviceLost(snap, live, serial)
 	if lost == nil {
 		return nil
 	}
-	if gerr := a.opts.gates().Finish(rep, "headless", start); gerr != nil {
-		fmt.Fprintf(a.env.Stderr, "fpstop: %v\n", gerr)
+	if gerr := g.Finish(rep, "headless", start); gerr != nil {
+		fmt.Fprintf(stderr, "fpstop: %v\n", gerr)
 	}
 	return lost
 }

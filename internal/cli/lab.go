@@ -52,7 +52,7 @@ func (a *app) labConfig(ctx context.Context) (lab.Config, error) {
 // --headless): one row per device, enter drills into one device's dashboard, esc comes back.
 // Notices (devices gone, back, new) go to the overview's notice line, never to the terminal.
 func (a *app) dashboardMulti(ctx context.Context) error {
-	if err := a.needTerminal(); err != nil {
+	if err := needTerminal(a.env); err != nil {
 		return err
 	}
 	opts, err := a.screenOptions()
@@ -67,7 +67,8 @@ func (a *app) dashboardMulti(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	prog := a.newProgram(r.Context(), ui.NewOverview(opts, func() []ui.LabDevice { return screenDevices(r) }))
+	overview := ui.NewOverview(opts, func() []ui.LabDevice { return screenDevices(r) })
+	prog := newProgram(r.Context(), overview, a.env, a.opts.NoMouse)
 	r.Notify(func(line string) { prog.Send(ui.FlashMsg{Level: ui.FlashWarn, Text: line}) })
 	r.Follow()
 	_, runErr := prog.Run()

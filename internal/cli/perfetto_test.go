@@ -10,43 +10,11 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/fpstop/fpstop/internal/capture"
 	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
 	"github.com/fpstop/fpstop/source/sim"
 )
-
-// TestDetectPerfetto: binary Perfetto traces (plain and gzip'd) are told from recordings and
-// text by their content, whatever their name; text that happens to start with a newline is not
-// a trace.
-func TestDetectPerfetto(t *testing.T) {
-	dir := realdata.Dir(t, "perfetto")
-	for _, sub := range []string{"ft_events", "ft_power_mode", "doframe_depth"} {
-		b, err := os.ReadFile(filepath.Join(dir, sub, "trace.pftrace"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := detectKind(b); got != inputPerfetto {
-			t.Errorf("%s: %s, want perfetto", sub, got)
-		}
-		var gz bytes.Buffer
-		zw := gzip.NewWriter(&gz)
-		zw.Write(b)
-		zw.Close()
-		if got := detectKind(gz.Bytes()); got != inputPerfetto {
-			t.Errorf("%s gzip'd: %s, want perfetto", sub, got)
-		}
-	}
-	var rec bytes.Buffer
-	zw := gzip.NewWriter(&rec)
-	zw.Write([]byte(`{"type":"header","format":1}` + "\n"))
-	zw.Close()
-	for _, in := range []string{"\n--------- beginning of main\n05-18 00:42:29.500  123  123 D Looper  : x",
-		"\n\n", "\n\x05\x08\x01\x10\x02", rec.String()} {
-		if got := detectKind([]byte(in)); got == inputPerfetto {
-			t.Errorf("detectKind(%q) = perfetto", in[:min(20, len(in))])
-		}
-	}
-}
 
 // writeSimTrace writes the simulator's run as a Perfetto trace file.
 func writeSimTrace(t *testing.T, path string, seed int64) {
@@ -95,7 +63,7 @@ func TestTraceDownstream(t *testing.T) {
 		t.Errorf("compare of two traces: exit %d, %s", code, errs)
 	}
 	exp := filepath.Join(dir, "out.pftrace")
-	if _, errs, code := run(t, "", "export", a, "--trace", exp); code != 0 || !isTraceFile(exp) {
+	if _, errs, code := run(t, "", "export", a, "--trace", exp); code != 0 || !capture.IsTrace(exp) {
 		t.Errorf("export back to a trace: exit %d, %s", code, errs)
 	}
 }
@@ -110,7 +78,7 @@ func TestSystraceInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := detectKind(b); got != inputPerfetto {
+		if got := capture.DetectKind(b); got != capture.Perfetto {
 			t.Errorf("%s: %s, want perfetto", name, got)
 		}
 	}

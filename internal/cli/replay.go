@@ -11,22 +11,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fpstop/fpstop/internal/capture"
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/report"
 	"github.com/fpstop/fpstop/report/trace"
+	"github.com/fpstop/fpstop/source"
 )
-
-// replaySource opens a recording as a source.
-func replaySource(path string, speed float64, pkg string) (*opened, error) {
-	rp, err := record.NewReplay(path, record.ReplayOptions{Speed: speed})
-	if err != nil {
-		return nil, runtimeErr(err)
-	}
-	h := rp.Header()
-	return &opened{src: keepRecordedPackage(rp, h.Source, h.Package, pkg), kind: string(h.Source)}, nil
-}
 
 func (a *app) replayCmd() *cobra.Command {
 	var follow bool
@@ -115,7 +107,15 @@ func (a *app) reportCmd() *cobra.Command {
 			default:
 				return usageErr("--format %q: want json, md, csv or html", format)
 			}
-			path, cleanup, err := a.reportable(cmd.Context(), args[0])
+			open := func() (source.Source, error) {
+				a.opts.Input = args[0] // a capture is read as --input reads it
+				op, err := a.inputSource()
+				if err != nil {
+					return nil, err
+				}
+				return op.src, nil
+			}
+			path, cleanup, err := capture.Reportable(cmd.Context(), args[0], open, a.sessionConfig(false))
 			defer cleanup()
 			if err != nil {
 				return err

@@ -172,8 +172,8 @@ var (
 
 // needTerminal refuses the dashboard and the overview when stdout is not a terminal: they would
 // write escape codes into a pipe.
-func (a *app) needTerminal() error {
-	if !a.env.StdoutIsTerminal {
+func needTerminal(env Env) error {
+	if !env.StdoutIsTerminal {
 		return usageErr("the dashboard needs a terminal: use --headless (with --json) in scripts and CI")
 	}
 	return nil
@@ -195,11 +195,11 @@ func (a *app) screenOptions() (ui.Options, error) {
 	return ui.Options{Theme: theme, LightBackground: light, TargetFPS: a.opts.TargetFPS, Refresh: a.opts.Refresh}, nil
 }
 
-// newProgram is the full-screen program for m: the alternate screen on the app's stdin and
-// stdout, mouse reports unless --no-mouse, ended with ctx.
-func (a *app) newProgram(ctx context.Context, m tea.Model) *tea.Program {
-	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(a.env.Stdin), tea.WithOutput(a.env.Stdout)}
-	if !a.opts.NoMouse {
+// newProgram is the full-screen program for m: the alternate screen on env's stdin and stdout,
+// mouse reports unless --no-mouse, ended with ctx.
+func newProgram(ctx context.Context, m tea.Model, env Env, noMouse bool) *tea.Program {
+	progOpts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(env.Stdin), tea.WithOutput(env.Stdout)}
+	if !noMouse {
 		progOpts = append(progOpts, tea.WithMouseCellMotion())
 	}
 	return tea.NewProgram(m, progOpts...)

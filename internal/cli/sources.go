@@ -4,19 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/internal/capture"
 	"github.com/fpstop/fpstop/internal/devsource"
 	"github.com/fpstop/fpstop/internal/outfile"
 
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/source/gfxinfo"
-	"github.com/fpstop/fpstop/source/logcat"
-	"github.com/fpstop/fpstop/source/perfetto"
 	"github.com/fpstop/fpstop/source/sim"
-	"github.com/fpstop/fpstop/source/surfaceflinger"
 )
 
 // opened is a source ready to run, with what the screen and report say about it.
@@ -71,62 +66,28 @@ func (a *app) simSource(note string) (*opened, error) {
 	return &opened{src: s, kind: "sim", virtual: true, note: note}, nil
 }
 
-// inputSource reads --input: a gfxinfo dump, logcat text, SurfaceFlinger text or a recording, detected from the
-// content unless --source says.
+// inputSource reads --input (package capture): a gfxinfo dump, logcat text, SurfaceFlinger
+// text, a Perfetto trace or a recording, detected from the content unless --source says.
 func (a *app) inputSource() (*opened, error) {
-	br, c, kind, err := openInput(a.opts.Input, a.env.Stdin)
-	if err != nil && !errors.Is(err, errUnrecognised) {
-		return nil, runtimeErr(err)
-	}
-	a.closers = append(a.closers, c.Close)
-	switch a.opts.Source {
-	case "gfxinfo":
-		kind, err = inputGfxinfo, nil // the user says what it is; its reader judges the lines
-	case "logcat":
-		kind, err = inputLogcat, nil
-	case "gfxinfo+logcat":
-		return nil, usageErr("--source gfxinfo+logcat needs a device; for files, run fpstop once per capture")
-	case "surfaceflinger":
-		kind, err = inputSurfaceFlinger, nil // its reader says in one line what it cannot use
+	o := &a.opts
+	in, c, err := capture.Open(o.Input, a.env.Stdin, capture.Options{Source: o.Source, Package: o.Package, Raw: o.RecordRaw, Speed: o.Speed})
+	if c != nil {
+		a.closers = append(a.closers, c.Close)
 	}
 	if err != nil {
-		return nil, runtimeErr(err)
+		return nil, err
 	}
-	switch kind {
-	case inputSurfaceFlinger:
-		return &opened{src: surfaceflinger.FromReader(br, a.opts.Input, a.opts.Package), kind: "surfaceflinger"}, nil
-	case inputGfxinfo:
-		src := gfxinfo.FromReader(br, a.opts.Input)
-		if isRegular(c) {
-			// read through a mapping of the file, not copied by read(2) (gfxinfo/mapped.go)
-			src = gfxinfo.FromFile(a.opts.Input)
-		}
-		if a.opts.Package != "" {
-			// a dump of every process: only -p's windows (or a warning that it has none)
-			src = gfxinfo.KeepProcess(src, a.opts.Package)
-		}
-		return &opened{src: src, kind: "gfxinfo"}, nil
-	case inputLogcat:
-		return &opened{src: logcat.FromReader(br, logcat.Options{Name: a.opts.Input, Package: a.opts.Package, Raw: a.opts.RecordRaw}), kind: "logcat"}, nil
-	case inputPerfetto:
-		return &opened{src: perfetto.FromReader(br, perfetto.Options{Name: a.opts.Input, Package: a.opts.Package}), kind: "perfetto"}, nil
-	default:
-		if a.opts.Input == "-" {
-			return nil, usageErr("a recording cannot be read from stdin: pass its file name (or use fpstop replay FILE)")
-		}
-		return replaySource(a.opts.Input, a.opts.Speed, a.opts.Package)
-	}
+	return &opened{src: in.Src, kind: in.Kind}, nil
 }
 
-// isRegular reports whether c (openInput's closer) is a regular file: one that can be opened
-// again by its name and read from its start (not stdin, a pipe or a device).
-func isRegular(c io.Closer) bool {
-	f, ok := c.(*os.File)
-	if !ok {
-		return false
+// asRecording is path as the commands that read recordings read it (capture.AsRecording): a
+// Perfetto trace converted once into a temporary recording, removed when fpstop exits.
+func (a *app) asRecording(path string) (string, error) {
+	rec, remove, err := capture.AsRecording(path, a.opts.Package, a.env.Build.Version)
+	if remove != nil {
+		a.closers = append(a.closers, remove)
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular()
+	return rec, err
 }
 
 // openSource picks the source by DESIGN §7's table.

@@ -17,7 +17,7 @@ import (
 
 // dashboard runs the live screen.
 func (a *app) dashboard(ctx context.Context) error {
-	if err := a.needTerminal(); err != nil {
+	if err := needTerminal(a.env); err != nil {
 		return err
 	}
 	if a.opts.Record != "" {
@@ -64,7 +64,7 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	if replay == nil && a.opts.Input == "" {
 		opts.Session = &deviceScreen{screenSession: screenSession{sess}, a: a, ctx: ctx, kind: deviceKind(a.opts.Source)}
 	}
-	prog := a.newProgram(ctx, ui.New(opts))
+	prog := newProgram(ctx, ui.New(opts), a.env, a.opts.NoMouse)
 	if op.fallback {
 		go announceDevices(ctx, prog, a.opts.AdbHost, a.opts.AdbPort)
 	}

@@ -54,6 +54,8 @@ var flowRules = []flowRule{
 		"exit statuses are shared by every command: they know nothing of what a command does"},
 	{"internal/devsource", []string{"metrics", "ui", "themes", "record", "compare", "internal/session", "internal/cli", "internal/lab", "internal/testrun"},
 		"opening a device's source is reading the phone: what the numbers mean and how they are shown is downstream"},
+	{"internal/capture", []string{"ui", "themes", "device", "internal/cli", "internal/lab", "internal/testrun", "internal/devsource"},
+		"a capture is a file: reading one never reaches a phone or a screen"},
 	{"internal/export", []string{"ui", "themes", "device", "internal/cli", "internal/lab", "internal/testrun"},
 		"exporters read Snapshots, never a device or a screen"},
 	{"internal/gate", []string{"ui", "themes", "device", "internal/session", "internal/cli", "internal/lab", "internal/testrun"},

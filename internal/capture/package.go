@@ -1,4 +1,4 @@
-package cli
+package capture
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/fpstop/fpstop/source/gfxinfo"
 )
 
-// keepRecordedPackage applies -p to a recording read with --input: nothing to do when it names
+// KeepRecordedPackage applies -p to a recording read with --input: nothing to do when it names
 // the recorded app; a gfxinfo recording keeps that process's windows only (a recorded dump of
 // every process); any other recording is of one app, so -p is ignored — and the report's
 // warnings (and, headless, stderr) say so instead of silently reporting the recorded app.
-func keepRecordedPackage(src source.Source, kind source.Kind, recorded, pkg string) source.Source {
+func KeepRecordedPackage(src source.Source, kind source.Kind, recorded, pkg string) source.Source {
 	switch {
 	case pkg == "" || pkg == recorded:
 		return src

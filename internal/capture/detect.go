@@ -1,4 +1,8 @@
-package cli
+// Package capture reads what fpstop is given instead of a phone: a saved gfxinfo dump, logcat
+// text, SurfaceFlinger text, a Perfetto trace or a recording, told apart by its content (never
+// by its name). --input runs it as a source; report, replay, export and compare read it as a
+// recording, converted once when it is not one.
+package capture
 
 import (
 	"bufio"
@@ -18,19 +22,19 @@ import (
 	"github.com/fpstop/fpstop/source/surfaceflinger"
 )
 
-// inputKind is what a captured input holds.
-type inputKind string
+// Kind is what a captured input holds.
+type Kind string
 
 const (
-	inputGfxinfo   inputKind = "gfxinfo"
-	inputLogcat    inputKind = "logcat"
-	inputRecording inputKind = "recording"
-	// inputSurfaceFlinger is saved `dumpsys SurfaceFlinger` text: `--latency` dumps and
+	Gfxinfo   Kind = "gfxinfo"
+	Logcat    Kind = "logcat"
+	Recording Kind = "recording"
+	// SurfaceFlinger is saved `dumpsys SurfaceFlinger` text: `--latency` dumps and
 	// `--timestats -dump` (read), `--list` and plain dumps (refused, saying why).
-	inputSurfaceFlinger inputKind = "surfaceflinger"
-	// inputPerfetto is a binary Perfetto trace (.perfetto-trace, .pftrace, .pb), gzip'd or not,
+	SurfaceFlinger Kind = "surfaceflinger"
+	// Perfetto is a binary Perfetto trace (.perfetto-trace, .pftrace, .pb), gzip'd or not,
 	// or systrace text (.systrace, .txt, systrace's .html).
-	inputPerfetto inputKind = "perfetto"
+	Perfetto Kind = "perfetto"
 )
 
 // sampleMax is how much of an input detection looks at: enough lines to judge a dump that
@@ -60,33 +64,33 @@ type evidence struct {
 // detector recognises one kind of input. Detectors are tried in order, the first sure one
 // wins: a new input kind is one more entry here (and its reader in inputSource).
 type detector struct {
-	kind  inputKind
+	kind  Kind
 	name  string // "a recording", as the error lists it
 	check func(*sample) evidence
 }
 
 var detectors = []detector{
-	{inputRecording, "a recording", recordingEvidence},
-	{inputGfxinfo, "a gfxinfo dump", gfxinfoEvidence},
-	{inputLogcat, "logcat text", logcatEvidence},
-	{inputSurfaceFlinger, "SurfaceFlinger text", sfEvidence},
-	{inputPerfetto, "a Perfetto trace", perfettoEvidence},
+	{Recording, "a recording", recordingEvidence},
+	{Gfxinfo, "a gfxinfo dump", gfxinfoEvidence},
+	{Logcat, "logcat text", logcatEvidence},
+	{SurfaceFlinger, "SurfaceFlinger text", sfEvidence},
+	{Perfetto, "a Perfetto trace", perfettoEvidence},
 }
 
-// errUnrecognised is what detection's error Is: no detector found enough evidence.
-var errUnrecognised = errors.New("input not recognised")
+// ErrUnrecognised is what detection's error Is: no detector found enough evidence.
+var ErrUnrecognised = errors.New("input not recognised")
 
 // unrecognised says what an input is not and what was seen in it.
 type unrecognised struct{ msg string }
 
 func (u *unrecognised) Error() string        { return u.msg }
-func (u *unrecognised) Is(target error) bool { return target == errUnrecognised }
+func (u *unrecognised) Is(target error) bool { return target == ErrUnrecognised }
 
-// openInput opens FILE or "-" (stdin) and tells what it holds from its first bytes, without
+// Detect opens FILE or "-" (stdin) and tells what it holds from its first bytes, without
 // consuming them. For stdin it reads only until the evidence suffices, so a live pipe starts at
-// once. The detection error (wrapping errUnrecognised) comes with the reader, so that a
+// once. The detection error (wrapping ErrUnrecognised) comes with the reader, so that a
 // --source that names the kind can still read the input.
-func openInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, inputKind, error) {
+func Detect(path string, stdin io.Reader) (*bufio.Reader, io.Closer, Kind, error) {
 	var r io.Reader
 	var c io.Closer = io.NopCloser(nil)
 	if path == "-" {
@@ -135,7 +139,7 @@ func openInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, inputKin
 
 // detect runs the detectors over s. With final (no more input will be looked at) and no sure
 // detector, it says what was seen.
-func detect(s *sample, final bool) (inputKind, error) {
+func detect(s *sample, final bool) (Kind, error) {
 	var seen []string
 	var names []string
 	for _, d := range detectors {
@@ -177,9 +181,9 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// detectKind classifies a whole input held in memory (tests and fuzzing): the kind, or "" when
+// DetectKind classifies a whole input held in memory (tests and fuzzing): the kind, or "" when
 // the evidence does not suffice.
-func detectKind(b []byte) inputKind {
+func DetectKind(b []byte) Kind {
 	k, _ := detect(newSample(b, true), true)
 	return k
 }

@@ -68,8 +68,9 @@ func TestPerfettoScreen(t *testing.T) {
 	env, tr := tracingEnv(t, ph, 34, "14")
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--no-mouse")
 	p.waitFor(20*time.Second, "perfetto · FrameTimeline", "blame")
-	p.key("w") // the app's window: the worst frames' rows then have room for the blame
-	p.waitFor(10*time.Second, "Worst frames · FeedActivity")
+	// the app's activity window (w steps through the windows; a popup may come first): the
+	// worst frames' rows then have room for the blame
+	chooseWindow(t, p, "Worst frames · FeedActivity")
 	var delays []time.Duration
 	seen := map[worstRow]bool{}
 	// A row counts once two reads in a row show it (a read can catch tmux half-way through a
@@ -188,6 +189,21 @@ func TestPerfettoScreen(t *testing.T) {
 	if run, files := tr.Running(), fpstopFiles(tr); len(run) != 0 || len(files) != 0 {
 		t.Errorf("after q: running %v, files %v", run, files)
 	}
+}
+
+// chooseWindow presses w until the screen shows want (the windows come in the order the
+// dashboard ranks them, which a popup's frames may change).
+func chooseWindow(t *testing.T, p *pane, want string) {
+	t.Helper()
+	for i := 0; i < 8; i++ {
+		p.key("w")
+		for until := time.Now().Add(1500 * time.Millisecond); time.Now().Before(until); time.Sleep(100 * time.Millisecond) {
+			if strings.Contains(p.screen(), want) {
+				return
+			}
+		}
+	}
+	t.Fatalf("w never showed %q:\n%s", want, p.screen())
 }
 
 // screenLag is how soon after a frame's end on the phone its row must be on screen (issue 33:

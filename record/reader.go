@@ -225,10 +225,6 @@ func (r *Reader) waitHeader() error {
 	return nil
 }
 
-// End returns the recording's end line once Next has read it (nil for a recording that was not
-// closed, or before the end is reached).
-func (r *Reader) End() *End { return r.end }
-
 // Close closes the file.
 func (r *Reader) Close() error {
 	if r.async != nil {
@@ -396,25 +392,4 @@ func (r *Reader) decode(line []byte) (string, source.Event, error) {
 		}
 	}
 	return typ, nil, nil
-}
-
-// ReadAll reads a whole recording: its header, every event (warning Notices included) and its
-// end line (nil when it was not closed).
-func ReadAll(path string) (Header, []source.Event, *End, error) {
-	r, err := Open(path)
-	if err != nil {
-		return Header{}, nil, nil, err
-	}
-	defer r.Close()
-	var evs []source.Event
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			return r.Header, evs, r.End(), nil
-		}
-		if err != nil {
-			return r.Header, evs, r.End(), err
-		}
-		evs = append(evs, ev)
-	}
 }

@@ -131,25 +131,6 @@ func Create(path string, hdr Header, opts Options) (*Writer, error) {
 	return w, nil
 }
 
-// NewWriter starts an uncompressed recording on out, a stream fpstop did not open (Close
-// flushes it but does not close it; no flusher goroutine runs): how tests give a recording a
-// stream that fails, now that no device such as /dev/full is ever written (outfile).
-// name is what its errors call it.
-func NewWriter(out io.Writer, name string, hdr Header) (*Writer, error) {
-	w := &Writer{path: name, out: newSink(out, nil, false), now: time.Now}
-	return w, w.start(hdr)
-}
-
-// newWriter makes a Writer over arbitrary streams (tests inject failing writers). raw may be
-// nil. No flusher goroutine runs.
-func newWriter(out io.Writer, gz bool, raw io.Writer, hdr Header) (*Writer, error) {
-	w := &Writer{path: "recording", out: newSink(out, nil, gz), now: time.Now}
-	if raw != nil {
-		w.raw = newSink(raw, nil, true)
-	}
-	return w, w.start(hdr)
-}
-
 // createFile creates a recording file (0644, never over an existing one unless force).
 func createFile(path string, force bool) (*os.File, error) {
 	f, err := outfile.Create(path, force)

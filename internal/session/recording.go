@@ -36,7 +36,7 @@ type Recording struct {
 	session *source.Session // known already (recording started from the dashboard)
 
 	mu      sync.Mutex
-	w       *record.Writer
+	w       writer
 	err     error
 	started time.Time
 	failed  chan struct{} // closed when err is first set
@@ -151,8 +151,21 @@ func (r *Recording) tap(batch []source.Event) {
 	}
 }
 
-// createWriter is record.Create; tests substitute a writer that fails.
-var createWriter = record.Create
+// writer is what a Recording needs of a record.Writer (tests substitute one whose disk is full).
+type writer interface {
+	Write([]source.Event) error
+	Written() (events, frames int64, span time.Duration)
+	Close() error
+}
+
+// createWriter is record.Create.
+var createWriter = func(path string, h record.Header, o record.Options) (writer, error) {
+	w, err := record.Create(path, h, o)
+	if err != nil {
+		return nil, err // not a nil *record.Writer in a non-nil writer
+	}
+	return w, nil
+}
 
 // create makes the file with a header from sess (its refresh rate, when it has none, from a
 // Refresh held before it) and writes the events held for it; the error is kept. Call with r.mu

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 )
@@ -17,9 +19,7 @@ func TestRecordingFailureSignals(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "full.jsonl")
 	old := createWriter
 	defer func() { createWriter = old }()
-	createWriter = func(name string, hdr record.Header, _ record.Options) (*record.Writer, error) {
-		return record.NewWriter(fullWriter{}, name, hdr)
-	}
+	createWriter = func(string, record.Header, record.Options) (writer, error) { return fullWriter{}, nil }
 	r, err := NewRecording(path, RecordOptions{Force: true})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,9 @@ func TestRecordingFailureSignals(t *testing.T) {
 // fullWriter fails every write as a full disk does.
 type fullWriter struct{}
 
-func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+func (fullWriter) Write([]source.Event) error             { return syscall.ENOSPC }
+func (fullWriter) Written() (int64, int64, time.Duration) { return 0, 0, 0 }
+func (fullWriter) Close() error                           { return nil }
 
 // TestNewRecordingRefusesUncreatable: the path is checked before anything runs.
 func TestNewRecordingRefusesUncreatable(t *testing.T) {
@@ -69,7 +71,7 @@ func TestRecordingWaitsForTheSession(t *testing.T) {
 	if err := r.close(); err != nil {
 		t.Fatal(err)
 	}
-	h, evs, _, err := record.ReadAll(path)
+	h, evs, err := recordtest.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -68,7 +68,7 @@ func layerByName(r metrics.Report, name string) *metrics.LayerReport {
 // newest device time fpstop had seen when it came (a window frame's vsync, a present, a tick).
 func switchTimes(t *testing.T, path string) (layers []string, at []int64) {
 	t.Helper()
-	_, evs, _, err := record.ReadAll(path)
+	_, evs, err := recordtest.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestSurfaceFlingerSmooth120Loaded(t *testing.T) {
 	if l == nil || l.FPS == nil {
 		t.Fatalf("layers %+v", r.Layers)
 	}
-	_, evs, _, err := record.ReadAll(rec)
+	_, evs, err := recordtest.ReadAll(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/buildinfo"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 
@@ -240,7 +240,7 @@ type lostBand struct{ lo, hi float64 }
 // first dump whose Uptime line was damaged records none).
 func checkDamaged(t *testing.T, r metrics.Report, rec string, truth []byte, rate float64, hits int, firstNs int64, band lostBand) {
 	t.Helper()
-	_, evs, _, err := record.ReadAll(rec)
+	_, evs, err := recordtest.ReadAll(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

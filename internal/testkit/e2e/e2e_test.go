@@ -20,9 +20,9 @@ import (
 	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"github.com/fpstop/fpstop/internal/testkit/reference"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -96,7 +96,7 @@ func startEnv(t *testing.T, ph *phone) *adbtest.Env {
 // seen reads back what fpstop recorded: its frames' vsync span and its last poll's device time.
 func seen(t *testing.T, path string) (first, last, lastPoll int64, frames []*source.Frame) {
 	t.Helper()
-	_, evs, _, err := record.ReadAll(path)
+	_, evs, err := recordtest.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestGfxinfoPlusLogcat(t *testing.T) {
 	}
 	// messages kept arriving after the restart and the cut: the recording has messages from
 	// the last quarter of the run
-	_, evs, _, err := record.ReadAll(rec)
+	_, evs, err := recordtest.ReadAll(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

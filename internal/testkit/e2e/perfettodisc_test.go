@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fpstop/fpstop/record"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -100,7 +100,7 @@ func TestPerfettoDisconnect(t *testing.T) {
 // lastBefore is where the recording's gap starts (the phone's time when it went away).
 func lastBefore(t *testing.T, rec string) int64 {
 	t.Helper()
-	_, evs, _, err := record.ReadAll(rec)
+	_, evs, err := recordtest.ReadAll(rec)
 	if err != nil {
 		t.Fatal(err)
 	}

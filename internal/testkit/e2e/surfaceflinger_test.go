@@ -15,8 +15,8 @@ import (
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -114,7 +114,7 @@ func (g *gamePhone) truthFrames(t *testing.T) map[int64]*source.LayerFrame {
 // dropped refreshes by present time.
 func classified(t *testing.T, path string) map[int64]int64 {
 	t.Helper()
-	_, evs, _, err := record.ReadAll(path)
+	_, evs, err := recordtest.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}

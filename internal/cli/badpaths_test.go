@@ -175,7 +175,7 @@ func TestInvalidUserTheme(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &app{opts: Options{Config: cfg}, env: Env{Getenv: func(string) string { return "" }}}
-	_, err := a.resolveTheme("mine")
+	_, err := resolveTheme("mine", a.userThemeDir)
 	if err == nil || strings.Contains(err.Error(), "unknown theme") || !strings.Contains(err.Error(), "mine.yaml") {
 		t.Errorf("err %v: want the file's own error", err)
 	}

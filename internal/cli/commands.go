@@ -74,7 +74,7 @@ func unwrap(s string) string {
 	return strings.Join(out, "\n\n")
 }
 
-func (a *app) manCmd() *cobra.Command {
+func manCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:    "man",
 		Short:  "print the man page (roff)",

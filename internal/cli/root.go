@@ -124,7 +124,7 @@ vsync simulator, which it shows when no device is connected.`,
 	})
 	// the subcommands besides the dashboard (DESIGN §7)
 	root.AddCommand(versionCmd(a.env.Build), a.devicesCmd(), a.replayCmd(), a.reportCmd(), a.exportCmd(), a.infoCmd(),
-		a.manCmd(), a.compareCmd(), a.testCmd(), a.mcpCmd())
+		manCmd(), a.compareCmd(), a.testCmd(), a.mcpCmd())
 	registerCompletions(root, &a.opts)
 	return root
 }
@@ -169,7 +169,7 @@ func (a *app) runMain(cmd *cobra.Command, _ []string) error {
 	a.startLog()
 	a.log.Info("start", "version", a.env.Build.Version, "opts", a.opts.String())
 	if a.opts.Headless { // the same flags mean the same in both modes: a bad theme is an error here too
-		if _, err := a.resolveTheme(a.opts.Theme); err != nil {
+		if _, err := resolveTheme(a.opts.Theme, a.userThemeDir); err != nil {
 			return usageErr("%v", err)
 		}
 	}

@@ -186,7 +186,7 @@ func (a *app) screenOptions() (ui.Options, error) {
 	if _, err := themes.SetupColor(a.opts.Color); err != nil {
 		return ui.Options{}, usageErr("%v", err)
 	}
-	theme, err := a.resolveTheme(a.opts.Theme)
+	theme, err := resolveTheme(a.opts.Theme, a.userThemeDir)
 	if err != nil {
 		return ui.Options{}, usageErr("%v", err)
 	}

@@ -106,13 +106,13 @@ func deviceKind(s string) string {
 }
 
 // resolveTheme finds a built-in theme, a theme file path, or a user theme in the config
-// directory's themes/ folder.
-func (a *app) resolveTheme(name string) (themes.Theme, error) {
+// directory's themes/ folder (userDir, asked only when name is no built-in theme).
+func resolveTheme(name string, userDir func() string) (themes.Theme, error) {
 	t, err := themes.Resolve(name)
 	if err == nil {
 		return t, nil
 	}
-	if dir := a.userThemeDir(); dir != "" {
+	if dir := userDir(); dir != "" {
 		p := filepath.Join(dir, name+".yaml")
 		ut, uerr := themes.Load(p)
 		if uerr == nil {

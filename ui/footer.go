@@ -44,6 +44,8 @@ func (m Model) footerKeys() []key.Binding {
 		case sameKeys(b, m.keys.Pause) && m.opts.Replay != nil:
 			ks = append(ks, m.replay.keys.ShortHelp()...)
 		case !m.offered(b):
+		case sameKeys(b, m.keys.Source):
+			later = append(later, hint(b, "P", m.offer.Label)) // what P switches to now
 		case sameKeys(b, m.keys.Quit), sameKeys(b, m.keys.Pause), sameKeys(b, m.keys.Record):
 			ks = append(ks, b)
 		default:
@@ -106,6 +108,8 @@ func (m Model) offered(b key.Binding) bool {
 		return m.be.apps != nil
 	case sameKeys(b, m.keys.Layers):
 		return m.be.layer != nil && m.layerHint
+	case sameKeys(b, m.keys.Source):
+		return m.be.source != nil && m.offer.Kind != "" && m.offer.Label != ""
 	}
 	return true
 }

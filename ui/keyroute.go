@@ -73,6 +73,8 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case key.Matches(msg, m.keys.Layers):
 		return m.openLayers()
+	case key.Matches(msg, m.keys.Source):
+		return m.switchSource()
 	case key.Matches(msg, m.keys.Panels):
 		return m.togglePanel(panelID(msg.String()[0] - '1'))
 	case key.Matches(msg, m.ft.keys.Mode):

@@ -16,8 +16,10 @@ type KeyMap struct {
 	Devices key.Binding
 	Apps    key.Binding
 	Layers  key.Binding
-	Theme   key.Binding
-	Clear   key.Binding
+	// Source switches the app's source (Perfetto and back) when the session offers one.
+	Source key.Binding
+	Theme  key.Binding
+	Clear  key.Binding
 	// Focus moves the focus between the panels enter acts on (messages table, frame-time graph).
 	Focus key.Binding
 	// Panels are the number keys 1-7: each shows or hides one panel (btop-style).
@@ -35,6 +37,7 @@ func DefaultKeyMap() KeyMap {
 		Devices: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "device picker")),
 		Apps:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "app picker")),
 		Layers:  key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "SurfaceFlinger layer picker")),
+		Source:  key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "Perfetto on/off: each janky frame's work and blame")),
 		Theme:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "next theme")),
 		Clear:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "clear statistics")),
 		Focus:   key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "focus for enter: messages ↔ graph")),
@@ -48,7 +51,7 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Help, hint(k.Quit, "q", "quit"), hint(k.Pause, "p", "pause"), hint(k.Record, "r", "rec"),
 		hint(k.Theme, "t", "theme"), hint(k.Clear, "c", "clear"), hint(k.Devices, "d", "device"),
-		hint(k.Apps, "a", "app"), hint(k.Layers, "l", "layer"), hint(k.Panels, "1-7", "panels")}
+		hint(k.Apps, "a", "app"), hint(k.Layers, "l", "layer"), hint(k.Source, "P", "perfetto"), hint(k.Panels, "1-7", "panels")}
 }
 
 // hint is b as a footer hint: the same keys (so a hint can never offer a key the map does not
@@ -85,7 +88,7 @@ func sameKeys(a, b key.Binding) bool {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Quit, k.Help, k.Close},
-		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps, k.Layers, k.Focus, k.Panels},
+		{k.Pause, k.Record, k.Clear, k.Theme, k.Devices, k.Apps, k.Layers, k.Source, k.Focus, k.Panels},
 	}
 }
 

@@ -19,6 +19,9 @@ func (m Model) applyTick(t tickMsg) Model {
 	m.now = t.now
 	m.exports = t.exports
 	m.srcNote = t.srcNote
+	if t.hasOffer {
+		m = m.setOffer(t.offer)
+	}
 	// (every tick: a warning's time on the status line runs out with no new snapshot too)
 	m.flash = m.flash.SetStatus(m.status())
 	if t.hasRec {
@@ -148,6 +151,9 @@ func (m Model) status() string {
 		}
 	case m.snap != nil && m.snap.StateText != "":
 		parts = append(parts, m.snap.StateText)
+	}
+	if m.offer.Text != "" { // a key's offer (P) before what the source is doing: it is cut last
+		parts = append(parts, m.offer.Text)
 	}
 	if m.srcNote != "" && m.opts.Replay == nil {
 		parts = append(parts, m.srcNote)

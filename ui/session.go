@@ -65,6 +65,23 @@ type LayerSwitcher interface {
 	SwitchLayer(ctx context.Context, layer string) (reading string, err error)
 }
 
+// SourceSwitcher is a Session reading a device, which can read the same app through another
+// source (`P`: Perfetto, and back). auto offers Perfetto rather than starting it: a tracing
+// session is heavier on the phone and shared with other tools (docs/perfetto.md).
+type SourceSwitcher interface {
+	// SourceOffer is what `P` would switch to now; read on every refresh, inside its Cmd.
+	SourceOffer() SourceOffer
+	// SwitchSource reads the app through kind (a SourceOffer's Kind) from now on, with fresh
+	// statistics, and says what it now reads. When kind cannot start (tracing busy, an old
+	// phone) the running source stays and the error says why in one sentence.
+	SwitchSource(ctx context.Context, kind string) (reading string, err error)
+}
+
+// SourceOffer is the other source a SourceSwitcher can read the app through: Kind is what
+// SwitchSource is given ("" = nothing on offer: no `P` hint), Label names it on the `P` hint,
+// and Text is the notice line that offers it (or says why the last switch was refused).
+type SourceOffer struct{ Kind, Label, Text string }
+
 // SwitchTimeout bounds DeviceSwitcher.Switch.
 const SwitchTimeout = 15 * time.Second
 
@@ -79,6 +96,8 @@ type backend struct {
 	apps   func(ctx context.Context, serial string) ([]AppItem, error)
 	pick   func(serial, pkg string) tea.Cmd
 	layer  func(name string) tea.Cmd
+	offer  func() SourceOffer
+	source func(kind string) tea.Cmd
 }
 
 func newBackend(s Session) backend {
@@ -126,6 +145,17 @@ func newBackend(s Session) backend {
 					return FlashMsg{Level: FlashErr, Text: err.Error()}
 				}
 				return FlashMsg{Level: FlashInfo, Text: "now measuring " + what}
+			}
+		}
+	}
+	if sw, ok := s.(SourceSwitcher); ok {
+		b.offer = sw.SourceOffer
+		b.source = func(kind string) tea.Cmd {
+			return func() tea.Msg {
+				ctx, cancel := context.WithTimeout(context.Background(), SwitchTimeout)
+				defer cancel()
+				what, err := sw.SwitchSource(ctx, kind)
+				return sourceSwitchedMsg{what: what, err: err, offer: sw.SourceOffer()}
 			}
 		}
 	}

@@ -84,6 +84,8 @@ type tickMsg struct {
 	now       time.Time
 	exports   string
 	srcNote   string
+	hasOffer  bool
+	offer     SourceOffer
 }
 
 // Model is the dashboard: a tea.Model. Create it with New.
@@ -150,6 +152,10 @@ type Model struct {
 	layerHint bool
 	// footerFor is the footerMode the footer's hints were set for
 	footerFor int
+	// offer is what `P` switches the source to (SourceSwitcher), as last read; switching: a
+	// switch it started has not answered yet
+	offer     SourceOffer
+	switching bool
 }
 
 // New returns the dashboard for opts.
@@ -249,6 +255,9 @@ func (m Model) poll(d time.Duration) tea.Cmd {
 		if o.SourceNote != nil {
 			t.srcNote = o.SourceNote()
 		}
+		if be.offer != nil {
+			t.hasOffer, t.offer = true, be.offer()
+		}
 		return t
 	}
 	if d <= 0 {
@@ -312,6 +321,8 @@ func (m Model) route(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.flash = m.flash.SetStatus(m.status())
 		m.flash, cmd = m.flash.Update(FlashMsg{Level: FlashInfo, Text: "now reading " + msg.what})
 		return m, cmd
+	case sourceSwitchedMsg:
+		return m.sourceSwitched(msg)
 	case recordMsg:
 		return m.recorded(msg)
 	case clearedMsg:

@@ -50,7 +50,8 @@ func stopStartedAdb(cl *device.Client, stderr io.Writer) func() error {
 
 // deviceOpened is a device source as the run opens it: live.
 func deviceOpened(d *devsource.Opened) *opened {
-	return &opened{src: d.Src, kind: d.Kind, live: true, note: d.Note, device: d.Device, probe: d.Probe}
+	return &opened{src: d.Src, kind: d.Kind, live: true, note: d.Note, device: d.Device, probe: d.Probe,
+		perfettoOffer: d.PerfettoOffer}
 }
 
 // deviceSource opens a device source of the given kind for the flags' device and app.

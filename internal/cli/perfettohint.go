@@ -3,25 +3,19 @@ package cli
 import (
 	"fmt"
 
+	"github.com/fpstop/fpstop/device"
 	"github.com/fpstop/fpstop/source"
 )
 
-// perfettoHint is auto's word on Perfetto: on Android 12+ with an app that does not log its
-// Looper messages, `--source perfetto` is what names the work behind each janky frame; on an
-// older phone, why gfxinfo is all there is. auto does not start tracing by itself
-// (docs/perfetto.md says why): it says so once.
+// perfettoHint is auto's word on Perfetto on a phone older than Android 12: why gfxinfo is all
+// there is. On Android 12+ the dashboard offers Perfetto instead (`P`, perfettoOffer): auto
+// does not start tracing by itself (docs/perfetto.md says why).
 func perfettoHint(s source.Session) string {
-	if s.Package == "" {
+	if s.Package == "" || s.Device.SDK <= 0 || s.Device.SDK >= device.PerfettoMinSDK {
 		return ""
 	}
-	if s.Device.SDK > 0 && s.Device.SDK < 31 {
-		return fmt.Sprintf("Android %s: reading gfxinfo — Perfetto's FrameTimeline (each janky frame's work and blame) needs Android 12+",
-			orSDK(s.Device))
-	}
-	if s.Device.SDK < 31 {
-		return ""
-	}
-	return "Android 12+: --source perfetto shows each janky frame's work and blame"
+	return fmt.Sprintf("Android %s: reading gfxinfo — Perfetto's FrameTimeline (each janky frame's work and blame) needs Android 12+",
+		orSDK(s.Device))
 }
 
 // orSDK names a phone's Android release, or its SDK level when the release is unknown.

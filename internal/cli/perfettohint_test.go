@@ -7,8 +7,9 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// auto says why it reads gfxinfo: on Android 11 Perfetto cannot name the frames' work; on 12+
-// --source perfetto can; nothing when the phone or the app is unknown.
+// auto says why it reads gfxinfo on Android 11 (Perfetto cannot name the frames' work there);
+// nothing on 12+ (the dashboard offers Perfetto with P instead) or when the phone or the app is
+// unknown.
 func TestPerfettoHint(t *testing.T) {
 	for _, c := range []struct {
 		sdk     int
@@ -18,7 +19,8 @@ func TestPerfettoHint(t *testing.T) {
 	}{
 		{30, "11", "com.x", "Android 11: reading gfxinfo"},
 		{29, "", "com.x", "Android SDK 29: reading gfxinfo"},
-		{34, "14", "com.x", "--source perfetto"},
+		{34, "14", "com.x", ""},
+		{31, "12", "com.x", ""},
 		{34, "14", "", ""},
 		{0, "", "com.x", ""},
 	} {

@@ -59,12 +59,14 @@ func (s screenSession) RecordingStatus() ui.RecordingStatus {
 	return ui.RecordingStatus{Active: st.Active, Path: st.Path, Since: st.Since, Err: st.Err}
 }
 
-// deviceScreen is a session reading a device: also a ui.DeviceSwitcher and ui.LayerSwitcher.
+// deviceScreen is a session reading a device: also a ui.DeviceSwitcher, ui.LayerSwitcher and
+// ui.SourceSwitcher.
 type deviceScreen struct {
 	screenSession
 	a    *app
 	ctx  context.Context // the dashboard's: the sources it starts stop with it
 	kind string          // the --source the device runs as
+	src  sourceState     // what `P` switches to
 }
 
 // Devices feeds the device picker.
@@ -111,6 +113,8 @@ func (d *deviceScreen) Apps(ctx context.Context, serial string) ([]ui.AppItem, e
 // Switch opens the picked device and app (the flags are not touched: this runs in a Bubble
 // Tea command's goroutine) and runs it in place of the current source.
 func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, error) {
+	d.src.busy.Lock()
+	defer d.src.busy.Unlock()
 	dop, err := d.a.devices().Open(ctx, d.kind, serial, pkg)
 	if err != nil {
 		return "", errors.New(oneSentence(err))
@@ -121,6 +125,7 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 		return "", err
 	}
 	d.a.probes.cur.Store(op.probe)
+	d.setOffer(perfettoOffer(op)) // the picked app's, on its phone
 	if pkg == "" {
 		pkg = "the foreground app"
 	}
@@ -164,10 +169,11 @@ func (d *deviceScreen) SwitchLayer(ctx context.Context, layer string) (string, e
 	return layer, nil
 }
 
-// The device screen steers devices, apps and SurfaceFlinger layers.
+// The device screen steers devices, apps, SurfaceFlinger layers and the source (Perfetto).
 var (
 	_ ui.DeviceSwitcher = (*deviceScreen)(nil)
 	_ ui.LayerSwitcher  = (*deviceScreen)(nil)
+	_ ui.SourceSwitcher = (*deviceScreen)(nil)
 )
 
 // needTerminal refuses the dashboard and the overview when stdout is not a terminal: they would

@@ -34,6 +34,9 @@ type opened struct {
 	device source.Session
 	// probe: auto's looks for the app's Looper lines, for the status line (nil: none)
 	probe *devsource.ProbeNote
+	// perfettoOffer: auto on Android 12+ with an app that does not log its Looper messages,
+	// where Perfetto would name each janky frame's work: the dashboard offers it (`P`)
+	perfettoOffer bool
 }
 
 // waiting is the source shown while the user picks a device: it says so and waits.

@@ -62,7 +62,9 @@ func (a *app) runScreen(ctx context.Context, op *opened, replay ui.ReplayControl
 	}
 	opts.Session, opts.Replay, opts.Note, opts.PickDevice = screenSession{sess}, replay, op.note, op.pick
 	if replay == nil && a.opts.Input == "" {
-		opts.Session = &deviceScreen{screenSession: screenSession{sess}, a: a, ctx: ctx, kind: deviceKind(a.opts.Source)}
+		ds := &deviceScreen{screenSession: screenSession{sess}, a: a, ctx: ctx, kind: deviceKind(a.opts.Source)}
+		ds.setOffer(perfettoOffer(op))
+		opts.Session = ds
 	}
 	prog := newProgram(ctx, ui.New(opts), a.env, a.opts.NoMouse)
 	if op.fallback {

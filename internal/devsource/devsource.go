@@ -82,6 +82,10 @@ type Opened struct {
 	Device source.Session
 	// Probe says what auto does about the app's Looper lines while it looks (nil: not looking).
 	Probe *ProbeNote
+	// PerfettoOffer: auto on Android 12+ with an app that does not log its Looper messages,
+	// where Perfetto would name each janky frame's work; a dashboard offers it (a key), since
+	// auto does not start tracing by itself.
+	PerfettoOffer bool
 }
 
 // Target finds the device (serial, else $ANDROID_SERIAL, else the only one) and the
@@ -168,7 +172,8 @@ func (o *Opener) Open(ctx context.Context, kind, serial, pkg string) (*Opened, e
 	}
 	src, k := o.Source(t, kind)
 	return &Opened{Src: src, Kind: k, Note: note, Probe: t.probe,
-		Device: source.Session{Device: t.sessionDevice(), Package: t.Pkg}}, nil
+		Device:        source.Session{Device: t.sessionDevice(), Package: t.Pkg},
+		PerfettoOffer: kind == "auto" && t.Info.SDK >= device.PerfettoMinSDK}, nil
 }
 
 // Source is the source of the given kind reading target t, and the kind the report names

@@ -105,6 +105,16 @@ func (n *ProbeNote) heard(p source.JoinProgress, now time.Time) {
 	n.last, n.looks, n.nextAt = p, n.looks+1, now.Add(p.Next)
 }
 
+// Joined reports whether a look found the app's Looper lines (auto reads its logcat too now).
+func (n *ProbeNote) Joined() bool {
+	if n == nil {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.last.Joined
+}
+
 // Text says what auto is doing about the app's Looper lines at now ("" for a nil note).
 func (n *ProbeNote) Text(now time.Time) string {
 	if n == nil {

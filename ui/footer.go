@@ -33,8 +33,8 @@ func (m Model) panelKeyMaps() []help.KeyMap {
 
 // footerKeys are the footer's hints, most used first (the footer is cut on the right when the
 // terminal is narrow): help, quit, pause (replay's keys in its place, whose space plays and
-// pauses there), record, the panels' keys, then the rest of the global keys this session
-// offers, the panel toggles last. The help overlay still lists every key.
+// pauses there), record, the source switch on offer (P), the panels' keys, then the rest of
+// the global keys this session offers, the panel toggles last. The help overlay still lists every key.
 func (m Model) footerKeys() []key.Binding {
 	global := m.keys.ShortHelp()
 	ks := []key.Binding{global[0]}
@@ -45,7 +45,8 @@ func (m Model) footerKeys() []key.Binding {
 			ks = append(ks, m.replay.keys.ShortHelp()...)
 		case !m.offered(b):
 		case sameKeys(b, m.keys.Source):
-			later = append(later, hint(b, "P", m.offer.Label)) // what P switches to now
+			// what P switches to now, early: the notice line names the key
+			ks = append(ks, hint(b, "P", m.offer.Label))
 		case sameKeys(b, m.keys.Quit), sameKeys(b, m.keys.Pause), sameKeys(b, m.keys.Record):
 			ks = append(ks, b)
 		default:

@@ -49,7 +49,7 @@ func TestPerfettoOfferKey(t *testing.T) {
 
 	tr.SetBusy(false)
 	p.key("P")
-	s = p.waitFor(30*time.Second, "perfetto · FrameTimeline", "P back to gfxinfo")
+	p.waitFor(30*time.Second, "perfetto · FrameTimeline", "P back to gfxinfo")
 	if len(tr.Running()) == 0 {
 		t.Errorf("the header says Perfetto but no session runs on the phone")
 	}

@@ -121,8 +121,11 @@ func perfettoRefusal(err error, still string) string {
 	default:
 		why = "Perfetto not started: " + strings.TrimSuffix(oneSentence(err), ".")
 	}
-	if still == "" || still == string(source.KindPerfetto) {
+	switch still {
+	case "":
 		return why + " — the previous source stays"
+	case string(source.KindPerfetto): // another app or phone picked while tracing
+		return why + " — the previous trace goes on"
 	}
 	return why + " — still reading " + still
 }

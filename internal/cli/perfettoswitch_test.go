@@ -22,6 +22,7 @@ func TestPerfettoRefusal(t *testing.T) {
 		{busy, "gfxinfo", "tracing is busy on the phone (another tool's session) — still reading gfxinfo"},
 		{fmt.Errorf("x: %w: needs 12", device.ErrPerfettoUnsupported), "surfaceflinger", "needs Android 12 or later — still reading surfaceflinger"},
 		{fmt.Errorf("%w: perfetto printed no pid", device.ErrPerfettoRefused), "", "refused the session — the previous source stays"},
+		{busy, "perfetto", "— the previous trace goes on"},
 		{context.DeadlineExceeded, "gfxinfo", "did not answer in time"},
 		{errors.New("device offline"), "gfxinfo", "Perfetto not started: device offline — still reading gfxinfo"},
 	} {

@@ -116,6 +116,14 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 	d.src.busy.Lock()
 	defer d.src.busy.Unlock()
 	dop, err := d.a.devices().Open(ctx, d.kind, serial, pkg)
+	if err != nil && d.kind == "perfetto" {
+		// the phone refused tracing: why, in the words the P switch uses (no device text)
+		still := ""
+		if s := d.s.Latest(); s != nil {
+			still = string(s.Session.Source)
+		}
+		return "", errors.New(perfettoRefusal(err, still))
+	}
 	if err != nil {
 		return "", errors.New(oneSentence(err))
 	}

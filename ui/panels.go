@@ -152,7 +152,7 @@ func (m Model) status() string {
 	case m.snap != nil && m.snap.StateText != "":
 		parts = append(parts, m.snap.StateText)
 	}
-	if m.offer.Text != "" { // a key's offer (P) before what the source is doing: it is cut last
+	if m.offer.Text != "" { // a key's offer (P), or why there is none, before what the source is doing
 		parts = append(parts, m.offer.Text)
 	}
 	if m.srcNote != "" && m.opts.Replay == nil {

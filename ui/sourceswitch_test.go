@@ -27,7 +27,7 @@ type fakeSources struct {
 	asked  []string
 }
 
-const offerText = "press P for Perfetto: what the main thread ran in each janky frame, and who missed the deadline"
+const offerText = "press P for Perfetto: each janky frame's work and blame"
 
 func newFakeSources(snap *metrics.Snapshot) *fakeSources {
 	snap.Warnings = nil // the notice line, not a warning's flash

@@ -64,9 +64,5 @@ func (a *app) deviceSource(ctx context.Context, kind string, headless bool) (*op
 	if err != nil {
 		return nil, err
 	}
-	op := deviceOpened(d)
-	if kind == "auto" && op.note == "" && !headless {
-		op.note = perfettoHint(op.device)
-	}
-	return op, nil
+	return deviceOpened(d), nil
 }

@@ -14,7 +14,7 @@ func perfettoHint(s source.Session) string {
 	if s.Package == "" || s.Device.SDK <= 0 || s.Device.SDK >= device.PerfettoMinSDK {
 		return ""
 	}
-	return fmt.Sprintf("Android %s: reading gfxinfo — Perfetto's FrameTimeline (each janky frame's work and blame) needs Android 12+",
+	return fmt.Sprintf("Android %s: reading gfxinfo — Perfetto's FrameTimeline needs Android 12+",
 		orSDK(s.Device))
 }
 

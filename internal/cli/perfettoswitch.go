@@ -18,7 +18,7 @@ import (
 // (docs/perfetto.md says why).
 
 // perfettoOfferText is auto's offer on the notice line.
-const perfettoOfferText = "press P for Perfetto: what the main thread ran in each janky frame, and who missed the deadline"
+const perfettoOfferText = "press P for Perfetto: each janky frame's work and blame"
 
 // sourceState is what `P` switches to now; guarded, since the dashboard reads it on every
 // refresh while a switch runs in another Cmd.
@@ -29,20 +29,25 @@ type sourceState struct {
 }
 
 // perfettoOffer is the offer auto makes for op: Perfetto, when op is auto on Android 12+ and
-// the app does not log its Looper messages; none otherwise.
+// the app does not log its Looper messages; on an older phone nothing to switch to, but the
+// notice line says why gfxinfo is all there is; none otherwise.
 func perfettoOffer(op *opened) ui.SourceOffer {
-	if !op.perfettoOffer {
-		return ui.SourceOffer{}
+	switch {
+	case op.perfettoOffer:
+		return ui.SourceOffer{Kind: "perfetto", Label: "perfetto", Text: perfettoOfferText}
+	case op.kind == "" && op.note == "": // auto reading gfxinfo
+		return ui.SourceOffer{Text: perfettoHint(op.device)}
 	}
-	return ui.SourceOffer{Kind: "perfetto", Label: "perfetto", Text: perfettoOfferText}
+	return ui.SourceOffer{}
 }
 
-// SourceOffer implements ui.SourceSwitcher. Perfetto is no longer offered once auto's later
-// looks found the app's Looper lines: auto then names the messages behind janky frames itself.
+// SourceOffer implements ui.SourceSwitcher. Nothing is offered (or said) about Perfetto once
+// auto's later looks found the app's Looper lines: auto then names the messages behind janky
+// frames itself.
 func (d *deviceScreen) SourceOffer() ui.SourceOffer {
 	d.src.mu.Lock()
 	defer d.src.mu.Unlock()
-	if d.src.offer.Kind == "perfetto" && d.a.probes.cur.Load().Joined() {
+	if d.src.offer.Kind != "auto" && d.a.probes.cur.Load().Joined() {
 		return ui.SourceOffer{}
 	}
 	return d.src.offer

@@ -63,7 +63,7 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, end, looperDropped 
 	}
 	p.dropped(f, w, af, looperDropped, &ff)
 	ff.displayNs = (ff.dropped + 1) * t
-	ff.level = Classify(ff.dropped, Thresholds(p.cfg.DropLevels, RateHz(t)))
+	ff.level = p.level(ff.dropped, t)
 	return ff
 }
 
@@ -85,15 +85,20 @@ func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
 	if f.IntervalNs >= minIntervalNs && f.IntervalNs <= maxIntervalNs {
 		return f.IntervalNs
 	}
+	if p.refreshHz <= 0 && p.learnedT == 0 && !p.assumedWarn {
+		p.assumedWarn = true
+		p.warn.add("refresh rate unknown: assuming 60 Hz until the frame spacing shows it")
+	}
+	return p.currentInterval()
+}
+
+// currentInterval is T now: the refresh rate, else the learned spacing, else the default.
+func (p *Pipeline) currentInterval() int64 {
 	if p.refreshHz > 0 {
 		return int64(math.Round(1e9 / p.refreshHz))
 	}
 	if p.learnedT > 0 {
 		return p.learnedT
-	}
-	if !p.assumedWarn {
-		p.assumedWarn = true
-		p.warn.add("refresh rate unknown: assuming 60 Hz until the frame spacing shows it")
 	}
 	return int64(math.Round(1e9 / p.cfg.DefaultHz))
 }
@@ -309,6 +314,12 @@ func Thresholds(levels [4]int, hz int64) [4]int64 {
 		t[i] = (int64(n)*hz + 59) / 60
 	}
 	return t
+}
+
+// level is the drop level of a frame that dropped d refreshes of interval t: Matrix's levels,
+// scaled to the refresh rate.
+func (p *Pipeline) level(d, t int64) Level {
+	return Classify(d, Thresholds(p.cfg.DropLevels, RateHz(t)))
 }
 
 // Classify returns the drop level of a frame that dropped d vsyncs under thresholds t.

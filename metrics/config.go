@@ -85,9 +85,9 @@ type Config struct {
 	RecentLen int
 	// DefaultHz is the refresh rate assumed when nothing says (default 60, with a warning).
 	DefaultHz float64
-	// HistoryLen is how many frames Snapshot.History keeps at most (default 2^19: 72 min at
-	// 120 Hz, 20 MB); past it the older half is let go. Negative: no history (a run without a
-	// screen draws no timeline, and 25 MB arrays would double its peak memory).
+	// HistoryLen is how many frames Snapshot.History keeps at most (default 2^19, 72 min at
+	// 120 Hz); past it the older half is let go. Negative: no history (a run without a screen
+	// draws no timeline, and needs not hold one).
 	HistoryLen int
 }
 

@@ -127,7 +127,7 @@ func (p *Pipeline) settleLate() {
 
 // recharge moves lf from its charge to d dropped refreshes in w's and the run's aggregates.
 func (p *Pipeline) recharge(w *windowState, lf *lateFrame, d int64) {
-	level := Classify(d, Thresholds(p.cfg.DropLevels, RateHz(lf.t)))
+	level := p.level(d, lf.t)
 	ns0, ns1 := (lf.dropped+1)*lf.t, (d+1)*lf.t
 	j0, j1 := lf.dropped >= 1, d >= 1
 	aggs := []struct {

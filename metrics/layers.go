@@ -202,7 +202,7 @@ func (p *Pipeline) addLayerGap(g *source.Gap) {
 // addLayerFacts adds one classified frame to the layer and, for the measured layer, the run.
 func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int64, first bool) {
 	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true}
-	ff.level = Classify(dropped, Thresholds(p.cfg.DropLevels, RateHz(t)))
+	ff.level = p.level(dropped, t)
 	p.touch(present - display)
 	idx := p.sliceOf(present)
 	// a late frame's wait covered the slices before the one it was presented in: frozen, not idle

@@ -9,50 +9,23 @@ import (
 )
 
 // LooperFrames turns Looper messages (logcat printer lines) into main-thread frames when a run
-// has no frame source, following DESIGN §4. A frame is a vsync message
-// ((*source.Message).IsVsync).
+// has no frame source: each vsync message ((*source.Message).IsVsync) is a frame on the vsync
+// Choreographer ran it on, costing Finished − that vsync, with the pipelined drops of
+// docs/metrics.md (they depend on when the next frame started, so a frame longer than one
+// period is held until its thread's next vsync message, a message after its Finished tick,
+// Advance past it, or Flush).
 //
-// Its vsync (source.Frame.VsyncNs) is the vsync Choreographer ran it on — its frame time: the
-// vsync tick at or before the message's Dispatching time (a doFrame that starts late but less
-// than a period after its vsync keeps that vsync; one that starts a period or more late is
-// snapped to the last tick before it starts, as Choreographer does). Two frames are never on
-// the same tick, and a frame dispatched promptly (the thread idle before it) is on the tick
-// after the thread's previous message finished. Its cost is Finished − that vsync.
+// The vsync grid has period T — the refresh interval when known, else learned from the spacing
+// of vsync dispatches and refined on long baselines between prompt ones — and a phase learned
+// from vsync messages dispatched promptly (the thread idle at least PromptGapNs before, so the
+// message ran as soon as its vsync came): the 10th percentile of the last 32 prompt dispatch
+// times folded onto the grid, so a typical prompt frame maps onto its own tick. The grid's
+// ticks so sit up to spread (at most T/64) after the true ones. Until T and the phase are
+// known, a thread's vsync messages are held back (at most 64, then 60 Hz is assumed).
 //
-// Its drops follow the pipelined principle: a doFrame longer than one period costs a refresh
-// only when the next frame could not start on its vsync. Android requests the next vsync while
-// a frame is still running (animation callbacks post the next frame), so a doFrame that
-// overruns into the next period delays the next frame's start without moving its vsync, and the
-// pipeline absorbs it. So dropped = the ticks strictly between the frame's vsync and the earlier
-// of (the next frame's vsync, the frame's Finished): ticks the thread spent on this frame and
-// no frame started on. Without a next frame (or when it starts after this one finished) that is
-// ⌈cost / T⌉ − 1, as before; with a next frame that started on a tick during this frame's
-// overrun it is fewer. A frame that finished within one period is emitted at once with 0
-// dropped; a longer one is held until the thread's next vsync message, a message dispatched
-// after the frame's Finished tick, Advance past it, or Flush.
-//
-// The grid has period T and a phase learned from vsync messages dispatched promptly — those
-// that did not wait behind another message: the thread had been idle (its previous message
-// finished at least PromptGapNs before) so the message ran as soon as its vsync arrived. The
-// phase is the 10th percentile of the prompt dispatch times of the last 32 such frames (folded
-// onto the grid around the newest one, outliers more than T/4 from the median dropped), so a
-// typical prompt frame maps onto its own tick; it is re-learned on every prompt frame. The
-// grid's ticks so sit a little after the true ones — by up to the spread between that
-// percentile and the earliest prompt dispatch (at most T/64): a prompt frame dispatched within
-// the spread before a grid tick is on that tick, and a Finished within the spread after a grid
-// tick came after the true tick (it counts for the drops). T is
-// the refresh interval when known, else learned from the modal spacing of consecutive vsync
-// dispatch times, refined on long baselines between prompt dispatches (re-learned every 16
-// spacings, so refresh-rate switches are followed).
-//
-// Frames come out as LooperFrame{Frame: source.Frame{Window, Process, VsyncNs: the vsync,
-// UIDoneNs: Finished, DoneNs: 0, IntervalNs: T}, Dropped}; the report's cost basis is
-// "main_thread". Each (pid, tid) thread is its own stream; Window is the process name given to
-// SetProcessName, else "main thread" for the first process seen, "main thread (pid N)" for
-// other processes and "thread T (pid N)" for other Looper threads. Messages without timestamps
-// (EndNs 0) make no frames. Until T and the phase are known, vsync messages are held back (at
-// most 64 per thread, then 60 Hz and the earliest dispatches are assumed) and released by a
-// later Message or by Flush. Not safe for concurrent use.
+// Each (pid, tid) thread is its own stream; its frames' Window is the name SetProcessName gave
+// its process, else "main thread" for the first process seen, "main thread (pid N)" for other
+// processes and "thread T (pid N)" for other Looper threads. Not safe for concurrent use.
 type LooperFrames struct {
 	intervalNs int64
 	names      map[int]string

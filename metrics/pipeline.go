@@ -546,17 +546,6 @@ func (p *Pipeline) sortedWindows() []*windowState {
 	return ws
 }
 
-// currentInterval is T now: the refresh rate, else the learned spacing, else the default.
-func (p *Pipeline) currentInterval() int64 {
-	if p.refreshHz > 0 {
-		return int64(math.Round(1e9 / p.refreshHz))
-	}
-	if p.learnedT > 0 {
-		return p.learnedT
-	}
-	return int64(math.Round(1e9 / p.cfg.DefaultHz))
-}
-
 // SlowMs is the threshold a message signature's max must reach to be listed.
 func (p *Pipeline) SlowMs() float64 {
 	if p.cfg.SlowMs > 0 {

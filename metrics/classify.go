@@ -213,10 +213,11 @@ func frameEnd(f *source.Frame) int64 {
 	return f.DoneNs
 }
 
-// droppedOver is ⌈(over − budget) / t⌉, at least 0.
+// droppedOver is the refreshes of period t a frame that took over ns missed with budget ns
+// to make it: ⌈(over − budget) / t⌉, at least 0.
 func droppedOver(over, t, budget int64) int64 {
 	if d := over - budget; d > 0 && t > 0 {
-		return (d + t - 1) / t
+		return (d-1)/t + 1
 	}
 	return 0
 }
@@ -290,12 +291,10 @@ func (b *budgetTally) mode() (int64, bool) {
 	return b.modeQ * budgetQuantumNs, true
 }
 
-// Dropped is the number of vsyncs a frame missed: max(0, ceil(cost / T) − 1).
+// Dropped is the number of vsyncs a frame missed with one period to make it:
+// max(0, ceil(cost / T) − 1).
 func Dropped(costNs, intervalNs int64) int64 {
-	if costNs <= intervalNs || intervalNs <= 0 {
-		return 0
-	}
-	return max(0, (costNs+intervalNs-1)/intervalNs-1) // (0 for a cost so large the sum wraps)
+	return droppedOver(costNs, intervalNs, intervalNs)
 }
 
 // RateHz is R: 1e9 / T rounded to the nearest whole Hz (16.60 ms → 60, 8.31 ms → 120).

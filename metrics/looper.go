@@ -324,9 +324,7 @@ func (l *LooperFrames) releaseHeld(s *looperStream, next int64) {
 	lf := s.held
 	until := min(next, s.heldUntil)
 	s.held = nil
-	if T := lf.IntervalNs; T > 0 && until > lf.VsyncNs {
-		lf.Dropped = max(0, (until-lf.VsyncNs+T-1)/T-1)
-	}
+	lf.Dropped = Dropped(until-lf.VsyncNs, lf.IntervalNs)
 	l.out = append(l.out, *lf)
 }
 

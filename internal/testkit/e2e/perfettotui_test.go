@@ -99,6 +99,9 @@ func TestPerfettoScreen(t *testing.T) {
 				shown[w] = now
 				gapBefore[w] = gap
 			}
+			if gap == 0 {
+				seen[w] = true // on screen before the sampling began: when it came is not known
+			}
 		}
 		for w, first := range shown {
 			if _, twice := firstAt[w]; !twice {

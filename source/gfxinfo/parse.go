@@ -2,10 +2,10 @@
 // every layout Android has printed (Parser), a poller that turns a device's dumps into
 // source events (NewPoller) and a source for captured dumps (FromFile, FromReader).
 //
-// The parser works on byte offsets: lines are found with bytes.IndexByte, CSV fields are split by
-// hand and integers are parsed by hand, eight digits at a time; no regular expression and no
-// strconv call runs per row (over 4 M rows a second on one core; see BENCHMARKS.md). PROFILEDATA columns are mapped by header NAME, never by position, except for
-// rows printed without a header, whose layout is told by their column count.
+// The parser works on byte offsets: lines are found with bytes.IndexByte and a row's fields are
+// read in one pass, since a capture holds millions of rows. PROFILEDATA columns are mapped by
+// header NAME, never by position, except for rows printed without a header, whose layout is
+// told by their column count.
 //
 // The parser never computes metrics: it reports what Android printed (summaries, rows) and
 // counted warnings for anything it could not read. Numbers are computed in package metrics.

@@ -19,12 +19,6 @@ const (
 	kindDavey               // hwui "Davey! duration=…ms; …": a frame of 700 ms or more
 )
 
-// The printer's markers' lengths as constants: the hot paths' bounds checks fold.
-const (
-	dispatchMarkLen = len(">>>>> Dispatching to ")
-	finishMarkLen   = len("<<<<< Finished to ")
-)
-
 var (
 	dispatchMark = []byte(">>>>> Dispatching to ")
 	finishMark   = []byte("<<<<< Finished to ")
@@ -41,10 +35,10 @@ var (
 func classify(msg []byte) (msgKind, []byte) {
 	// The printer's own lines start with their marker: what the loops below would find first.
 	if bytes.HasPrefix(msg, dispatchMark) {
-		return kindDispatch, msg[dispatchMarkLen:]
+		return kindDispatch, msg[len(dispatchMark):]
 	}
 	if bytes.HasPrefix(msg, finishMark) && bytes.IndexByte(msg, '>') < 0 {
-		return kindFinish, msg[finishMarkLen:]
+		return kindFinish, msg[len(finishMark):]
 	}
 	// Printer lines may be wrapped by the app ("println : >>>>> Dispatching to …").
 	for i := 0; i < len(msg); {

@@ -7,7 +7,7 @@
 // The line parser is hand-written and works on byte offsets: no regular expression runs on the
 // hot path, integers and timestamps are parsed by hand, and a timestamp is converted only for a
 // line that turns out to matter. A line that is not a Looper or Choreographer line costs a header
-// scan and two byte searches, and allocates nothing.
+// scan and a few byte searches, and allocates nothing.
 //
 // The package never imports metrics, ui, record or device: a Streamer (implemented by the device
 // layer) hands it the text of a running `logcat` command.
@@ -601,8 +601,7 @@ func frac(b []byte, i int) int64 {
 	return v
 }
 
-// fracScale is what each digit after the point is worth in ns (a table: a division per digit
-// cost more than the rest of a timestamp's conversion).
+// fracScale is what each digit after the point is worth in ns.
 var fracScale = [...]int64{1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 100, 10, 1}
 
 // daysFromCivil returns the days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's

@@ -22,7 +22,7 @@ func (m Model) switchSource() (tea.Model, tea.Cmd) {
 	case m.switching:
 		return m, flashCmd(FlashInfo, "P: a switch is already starting")
 	case m.offer.Kind == "":
-		return m, flashCmd(FlashWarn, "P: no other source for this app (Perfetto needs Android 12+, and auto reads Looper messages when the app logs them)")
+		return m, flashCmd(FlashWarn, "P: nothing to switch to: auto offers Perfetto on Android 12+ when the app does not log its Looper messages")
 	}
 	m.switching = true
 	return m, tea.Batch(flashCmd(FlashInfo, "switching to "+m.offer.Label+"…"), m.be.source(m.offer.Kind))

@@ -155,7 +155,7 @@ func TestNoSourceSwitch(t *testing.T) {
 	f.offer = SourceOffer{}
 	m = sourceDashboard(t, f)
 	m = run(t, m, keyMsg("P"))
-	if len(f.asked) != 0 || !strings.Contains(m.View(), "P: no other source for this app") {
+	if len(f.asked) != 0 || !strings.Contains(m.View(), "P: nothing to switch to") {
 		t.Errorf("P with nothing on offer asked %v:\n%s", f.asked, m.View())
 	}
 }

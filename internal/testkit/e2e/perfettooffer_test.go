@@ -18,6 +18,7 @@ func headerOf(screen string) string { return strings.SplitN(screen, "\n", 2)[0] 
 // FrameTimeline` and the worst frames show blame; P again goes back to gfxinfo, and the trace
 // is stopped and its files removed by the time the screen says so.
 func TestPerfettoOfferKey(t *testing.T) {
+	t.Parallel() // (no timing is asserted: the screen is waited for)
 	ph := startPhone(t, 60, "janky", 34, 0)
 	env, tr := tracingEnv(t, ph, 33, "13")
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--no-mouse")
@@ -99,6 +100,7 @@ func TestPerfettoOfferKey(t *testing.T) {
 // TestPerfettoNotOfferedAndroid11 (issue 33): on Android 11 (SDK 30) auto keeps gfxinfo and
 // says why Perfetto is not on offer; there is no P hint, P says so, and nothing is traced.
 func TestPerfettoNotOfferedAndroid11(t *testing.T) {
+	t.Parallel() // (no timing is asserted: the screen is waited for)
 	ph := startPhone(t, 60, "janky", 34, 0)
 	env, tr := tracingEnv(t, ph, 30, "11")
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--no-mouse")
@@ -107,7 +109,7 @@ func TestPerfettoNotOfferedAndroid11(t *testing.T) {
 		t.Errorf("Perfetto offered on Android 11:\n%s", s)
 	}
 	p.key("P")
-	p.waitFor(10*time.Second, "P: no other source for this app")
+	p.waitFor(10*time.Second, "P: nothing to switch to")
 	if run, files := tr.Running(), fpstopFiles(tr); len(run) != 0 || len(files) != 0 {
 		t.Errorf("Android 11: running %v, files %v", run, files)
 	}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # reports-identical.sh BASE [NEW]: builds fpstop at two commits (NEW defaults to the work tree)
-# and compares their JSON reports on every real capture in ../shared/realdata and on generated
-# framestats and logcat inputs. Refactoring that claims "nothing a user sees changed" runs this.
+# and compares their reports (JSON, Markdown and the per-frame CSV) on every real capture in
+# ../shared/realdata and on generated framestats and logcat inputs. Refactoring that claims
+# "nothing a user sees changed" runs this.
 # Exit 0 when every report is byte-identical; otherwise lists the inputs whose reports differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,11 +25,21 @@ go run ./scripts/benchgen framestats -layout 17 -rows 20000 -o "$tmp/fs17.txt" >
 go run ./scripts/benchgen framestats -layout 23 -rows 20000 -o "$tmp/fs23.txt" >/dev/null
 go run ./scripts/benchgen logcat -mb 4 -o "$tmp/log.txt" >/dev/null
 inputs+=("$tmp/fs17.txt" "$tmp/fs23.txt" "$tmp/log.txt")
+# report MODE BIN FILE: one of the reports a user reads of FILE, without the version line
+report() {
+  case $1 in
+    json) "$2" --input "$3" --headless --json 2>&1 | grep -v '"fpstop_version"' || true ;;
+    md) "$2" report "$3" --format md 2>&1 | sed 's/ · fpstop [^ ]*$//' || true ;;
+    csv) "$2" report "$3" --format csv 2>&1 || true ;;
+  esac
+}
 differ=0
 for f in "${inputs[@]}"; do
-  a=$("$tmp/fpstop-base" --input "$f" --headless --json 2>&1 | grep -v '"fpstop_version"' || true)
-  b=$("$tmp/fpstop-new" --input "$f" --headless --json 2>&1 | grep -v '"fpstop_version"' || true)
-  if [ "$a" != "$b" ]; then echo "DIFFERS: $f"; differ=$((differ+1)); fi
+  for mode in json md csv; do
+    report $mode "$tmp/fpstop-base" "$f" >"$tmp/a"
+    report $mode "$tmp/fpstop-new" "$f" >"$tmp/b"
+    if ! cmp -s "$tmp/a" "$tmp/b"; then echo "DIFFERS ($mode): $f"; differ=$((differ+1)); fi
+  done
 done
-echo "${#inputs[@]} inputs, $differ reports differ"
+echo "${#inputs[@]} inputs × json, md and csv (one row per classified frame), $differ reports differ"
 [ "$differ" -eq 0 ]

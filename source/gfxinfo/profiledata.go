@@ -473,21 +473,9 @@ func (p *parser) emitRow(w *Window, r *[source.NumCols]int64) {
 	if deadline == int64Max || deadline <= 0 {
 		deadline = 0
 	}
-	// The phases and the frame are written field by field where they stand: appending composite
-	// literals built each on the stack and copied it, the frame (it holds pointers) with
-	// runtime.wbMove while the GC ran. (Window and Process are finish's to write.)
-	p.slab = p.slab[:len(p.slab)+1]
+	p.slab = append(p.slab, source.PhasesOf(r)) // (in place: room was made above)
 	ph := &p.slab[len(p.slab)-1]
-	*ph = source.PhasesOf(r)
 	ph.FrameStartTime = start
-	n := len(w.Frames)
-	if n == cap(w.Frames) {
-		w.Frames = append(w.Frames, source.Frame{})
-	}
-	w.Frames = w.Frames[:n+1]
-	f := &w.Frames[n]
-	f.VsyncNs, f.DoneNs, f.UIDoneNs, f.IntervalNs = vs, done, ph.SyncStart, period
-	f.Flags, f.DeadlineNs, f.VsyncID = r[source.ColFlags], deadline, r[source.ColVsyncID]
-	f.StartVsyncNs, f.PresentNs, f.History, f.Logged = 0, 0, false, false
-	f.Phases, f.Timeline, f.Sections = ph, nil, nil
+	w.Frames = append(w.Frames, source.Frame{VsyncNs: vs, DoneNs: done, UIDoneNs: ph.SyncStart, IntervalNs: period,
+		Flags: r[source.ColFlags], DeadlineNs: deadline, VsyncID: r[source.ColVsyncID], Phases: ph})
 }

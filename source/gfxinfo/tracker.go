@@ -134,8 +134,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 
 // printedAgain reports whether a block of process pid follows in the dump: two blocks of one
 // process in a dump are two dumps run together (the line between them was damaged), and only
-// the last one's counters are the dump's time. (A dump holds a few blocks: a scan, where a map
-// made per dump was an allocation per dump.)
+// the last one's counters are the dump's time.
 func printedAgain(later []*Process, pid int) bool {
 	for _, q := range later {
 		if q.Pid == pid {
@@ -197,16 +196,11 @@ func stripCount(w string) string {
 // rate emits a Refresh when a row's period implies a new whole-Hz rate.
 func (t *tracker) rate(evs *[]source.Event, periodNs, at int64) {
 	t.periodNs = periodNs
-	if periodNs != t.ratePeriodNs { // (the same period as the last row's: nearly every frame)
-		t.newRate(evs, periodNs, at)
+	if periodNs == t.ratePeriodNs {
+		return
 	}
-}
-
-// newRate is rate for a period other than the last one's.
-func (t *tracker) newRate(evs *[]source.Event, periodNs, at int64) {
 	t.ratePeriodNs = periodNs
-	hz := int64(math.Round(1e9 / float64(periodNs)))
-	if hz != t.hz {
+	if hz := int64(math.Round(1e9 / float64(periodNs))); hz != t.hz {
 		t.hz = hz
 		*evs = append(*evs, &source.Refresh{AtNs: at, Hz: float64(hz)})
 	}

@@ -180,11 +180,6 @@ func parseDispatch(rest []byte) (d dispatch, ok bool) {
 	for e > 0 && (rest[e-1] == ' ' || rest[e-1] == '\t') {
 		e--
 	}
-	if e >= 3 && rest[e-3] == ':' && rest[e-2] == ' ' && rest[e-1]-'0' <= 9 {
-		// most whats are one digit: what the general loop below would read
-		d.target, d.what = rest[:e-3], int(rest[e-1]-'0')
-		return d, true
-	}
 	// Backwards over the what: up to ten digits (read as they go), an optional '-', then ": ".
 	i, v, scale := e, 0, 1
 	for i > 0 && e-i <= 10 {

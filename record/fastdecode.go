@@ -8,7 +8,7 @@ import (
 
 // A hand-written decoder for the two line types that make up nearly all of a recording, frame
 // and message lines, as source.AppendLine writes them. encoding/json spends most of a report's
-// time on them; this decoder reads the same bytes into the same structs about ten times faster.
+// time on them; this decoder reads the same bytes into the same structs much faster (BENCHMARKS.md).
 // It accepts only a strict subset of JSON — keys it knows, spelled exactly, strings without
 // escapes, plain integers, no nulls — and gives up (ok=false) on anything else, so the caller
 // falls back to source.ParseLine, which defines the result. A fuzz test checks that whenever it

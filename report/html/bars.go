@@ -131,14 +131,7 @@ func phaseChart(rows []phaseRow, budgetMs float64, label string) template.HTML {
 	xs := linScale{lo: 0, hi: top, a: barLabelW, b: chartW - padRight}
 	var s svg
 	s.start(chartW, h, "chart phases", label)
-	s.group("grid")
-	for _, v := range linTicks(top, 8) {
-		x := xs.at(v)
-		s.line(x, padTop, x, h-padBottom, "", "")
-		s.text(x, h-padBottom+16, "middle", "tick", msLabel(v))
-	}
-	s.endGroup()
-	s.text(chartW-padRight, h-2, "end", "unit", "ms")
+	msGrid(&s, linTicks(top, 8), xs.at, h)
 	for i := range rows {
 		r := &rows[i]
 		y := padTop + float64(i)*rowH
@@ -183,14 +176,7 @@ func messagesChart(rows []msgRow, budgetMs float64) template.HTML {
 	xs := logScale{lo: 0.5, hi: top, a: barLabelW, b: chartW - padRight - 60}
 	var s svg
 	s.start(chartW, h, "chart messages", "slowest main-thread messages: worst run, log scale")
-	s.group("grid")
-	for _, v := range niceTicks(1, top) {
-		x := xs.at(v)
-		s.line(x, padTop, x, h-padBottom, "", "")
-		s.text(x, h-padBottom+16, "middle", "tick", msLabel(v))
-	}
-	s.endGroup()
-	s.text(chartW-padRight, h-2, "end", "unit", "ms")
+	msGrid(&s, niceTicks(1, top), xs.at, h)
 	for i, r := range rows {
 		y := padTop + float64(i)*rowH
 		s.text(barLabelW-8, y+rowH/2+4, "end", "label", clip(r.label, 34))
@@ -220,4 +206,16 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// msGrid draws a bar chart's vertical grid: a line and a millisecond label at each tick, the
+// unit at the bottom right.
+func msGrid(s *svg, ticks []float64, x func(float64) float64, h float64) {
+	s.group("grid")
+	for _, v := range ticks {
+		s.line(x(v), padTop, x(v), h-padBottom, "", "")
+		s.text(x(v), h-padBottom+16, "middle", "tick", msLabel(v))
+	}
+	s.endGroup()
+	s.text(chartW-padRight, h-2, "end", "unit", "ms")
 }

@@ -138,16 +138,9 @@ func messageRows(rep *metrics.Report, n int) ([]msgRowView, int) {
 		if i == n {
 			return out, len(rep.SlowMessages) - n
 		}
-		worst := ""
-		for j, o := range m.Worst {
-			if j > 0 {
-				worst += ", "
-			}
-			worst += fmt.Sprintf("%s ms at %s", ms2(float64(o.Ms)), secs(float64(o.StartMs)/1e3))
-		}
 		out = append(out, msgRowView{Name: report.MessageName(m.Handler, m.Callback, m.What, m.WhatName),
 			Full: fmt.Sprintf("%s %s #%d", m.Handler, m.Callback, m.What), Count: fmt.Sprint(m.Count),
-			Max: ms2(float64(m.MaxMs)), P95: ms2(float64(m.P95Ms)), Total: ms2(float64(m.TotalMs)), Worst: worst})
+			Max: ms2(float64(m.MaxMs)), P95: ms2(float64(m.P95Ms)), Total: ms2(float64(m.TotalMs)), Worst: worstRuns(m.Worst)})
 	}
 	return out, 0
 }
@@ -176,15 +169,8 @@ func sectionRows(rep *metrics.Report, n int) []msgRowView {
 		if i == n {
 			break
 		}
-		worst := ""
-		for j, o := range sec.Worst {
-			if j > 0 {
-				worst += ", "
-			}
-			worst += fmt.Sprintf("%s ms at %s", ms2(float64(o.Ms)), secs(float64(o.StartMs)/1e3))
-		}
 		out = append(out, msgRowView{Name: sec.Name + " [" + sec.Thread + "]", Full: "atrace section " + sec.Name + " on " + sec.Thread,
-			Count: fmt.Sprint(sec.Count), Max: ms2(float64(sec.MaxMs)), P95: "—", Total: ms2(float64(sec.TotalMs)), Worst: worst})
+			Count: fmt.Sprint(sec.Count), Max: ms2(float64(sec.MaxMs)), P95: "—", Total: ms2(float64(sec.TotalMs)), Worst: worstRuns(sec.Worst)})
 	}
 	return out
 }
@@ -216,4 +202,16 @@ func worstRows(rep *metrics.Report, thr [4]int64) []worstRow {
 		out = append(out, r)
 	}
 	return out
+}
+
+// worstRuns lists a message's or a section's worst runs: "12.5 ms at 3.2 s, …".
+func worstRuns(runs []metrics.Occurrence) string {
+	worst := ""
+	for j, o := range runs {
+		if j > 0 {
+			worst += ", "
+		}
+		worst += fmt.Sprintf("%s ms at %s", ms2(float64(o.Ms)), secs(float64(o.StartMs)/1e3))
+	}
+	return worst
 }

@@ -88,11 +88,7 @@ func Export(w io.Writer, path string, opts Options) error {
 	}
 	r, err := record.ReadBatchesWhile(path, func(evs []source.Event) bool {
 		if !win.resolved {
-			start := firstTime(evs)
-			if h.StartMonoNs > 0 {
-				start = h.StartMonoNs
-			}
-			win = opts.resolveWith(start, h.StartUTC)
+			win = opts.resolve(h, evs)
 		}
 		if win.before(evs) {
 			return true // long before the window: not even classified

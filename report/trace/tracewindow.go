@@ -90,9 +90,13 @@ func (w window) after(evs []source.Event) bool {
 	return evs[len(evs)-1].At() >= w.to+tailNs
 }
 
-// resolveWith turns the bounds into device times, given the recording's start on the device
-// clock and on the wall clock.
-func (o Options) resolveWith(startMono int64, startUTC time.Time) window {
+// resolve turns the bounds into device times from the recording's start: on the device clock
+// the header's, else what the first batch shows; on the wall clock the header's.
+func (o Options) resolve(h record.Header, first []source.Event) window {
+	startMono, startUTC := h.StartMonoNs, h.StartUTC
+	if startMono <= 0 {
+		startMono = firstTime(first)
+	}
 	w := window{resolved: true}
 	at := func(b TimeBound) int64 {
 		switch {
@@ -168,11 +172,7 @@ func Estimate(path string, opts Options, limit int64) (int64, error) {
 	}
 	_, err = record.ReadBatchesWhile(path, func(evs []source.Event) bool {
 		if !win.resolved {
-			start := firstTime(evs)
-			if h.StartMonoNs > 0 {
-				start = h.StartMonoNs
-			}
-			win = opts.resolveWith(start, h.StartUTC)
+			win = opts.resolve(h, evs)
 		}
 		for _, ev := range evs {
 			at := ev.At()

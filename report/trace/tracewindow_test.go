@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/testkit/eventgen"
+	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -95,7 +96,7 @@ func TestParseTimeBound(t *testing.T) {
 	// a wall-clock bound resolves against the recording's wall-clock start
 	start := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 	o := Options{From: TimeBound{At: start.Add(90 * time.Second), Set: true}}
-	if w := o.resolveWith(5e9, start); w.from != 5e9+90e9 || w.to != 0 {
+	if w := o.resolve(record.Header{StartMonoNs: 5e9, StartUTC: start}, nil); w.from != 5e9+90e9 || w.to != 0 {
 		t.Errorf("resolved %+v", w)
 	}
 }

@@ -22,8 +22,8 @@ var errPending = errors.New("no complete line yet")
 
 // Reader reads a recording: its Header, then its events one by one. Damage never panics it: a
 // torn or unreadable line is skipped and reported as a *source.Notice (level warn) among the
-// events, a gzip stream cut mid-way yields every line up to its last complete flush and then a
-// Notice, and the count of such warnings is kept (Warnings).
+// events, and a gzip stream cut mid-way yields every line up to its last complete flush and then
+// a Notice.
 type Reader struct {
 	Header Header
 	// HasHeader is false for a file of event lines without a header (the simulator's --truth
@@ -41,7 +41,6 @@ type Reader struct {
 	lastAt  int64
 	bad     int // unreadable lines
 	dups    *dupFilter
-	warned  int // warnings emitted
 	done    bool
 	follow  bool
 	// firstLine is an event line read while looking for the header, returned first.
@@ -240,7 +239,6 @@ func (r *Reader) Close() error {
 }
 
 func (r *Reader) warn(format string, args ...any) {
-	r.warned++
 	r.pending = append(r.pending, source.Notef(r.lastAt, source.LevelWarn, format, args...))
 }
 

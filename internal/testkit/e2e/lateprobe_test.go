@@ -52,7 +52,7 @@ func TestAutoFindsLooperLater(t *testing.T) {
 			time.Sleep(time.Second)
 			ph.printer.Store(true)
 		}()
-		r, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "10s")
+		r, errs, code := fpstop(t, env, "--headless", "--json", "--duration", "6s")
 		if code != cli.ExitOK {
 			t.Fatalf("exit %d: %s", code, errs)
 		}

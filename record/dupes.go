@@ -13,7 +13,9 @@ const dupWindow = 4096
 
 // dupFilter counts a repeated frame or message line once: the very same line (type, window,
 // vsync and every other field; two frames of one window can share a vsync and differ in the
-// rest, and both count). Keys are 64-bit hashes of the lines, kept for the last dupWindow
+// rest, and both count). A message that took no time (start = end, as logcat's millisecond
+// stamps print a short one) is never taken for a repeat: one thread runs several of those in
+// the same millisecond, and their lines are rightly the same. Keys are 64-bit hashes of the lines, kept for the last dupWindow
 // events, so the filter is bounded.
 type dupFilter struct {
 	seed    maphash.Seed
@@ -30,8 +32,12 @@ func newDupFilter() *dupFilter {
 // repeated reports whether ev, decoded from line, repeats a recent event line (counted once),
 // and remembers it if not.
 func (d *dupFilter) repeated(ev source.Event, line []byte) bool {
-	switch ev.(type) {
-	case *source.Frame, *source.Message:
+	switch e := ev.(type) {
+	case *source.Frame:
+	case *source.Message:
+		if e.EndNs <= e.StartNs {
+			return false
+		}
 	default:
 		return false
 	}

@@ -72,6 +72,29 @@ func TestDoubledRecording(t *testing.T) {
 	}
 }
 
+// TestSameMillisecondMessages: logcat stamps whole milliseconds, so one thread's short messages
+// in the same millisecond are recorded as identical lines (start = end); each is a message of its
+// own, counted, with no warning, while a doubled message that took time is still counted once.
+func TestSameMillisecondMessages(t *testing.T) {
+	const short = `{"type":"message","pid":1,"tid":1,"thread":"main","handler":"android.view.Choreographer$FrameHandler","callback":"c","what":0,"start_ns":1000200000000,"end_ns":1000200000000}`
+	lines := hostileLines("60")
+	base, err := Read(writeLines(t, withEnd(lines)), metrics.Config{}, metrics.ReportMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := append(append([]string{}, lines...), short, short, short, lines[len(lines)-1])
+	rep, err := Read(writeLines(t, withEnd(three)), metrics.Config{}, metrics.ReportMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Messages.Paired, base.Messages.Paired+3; got != want {
+		t.Errorf("%d messages paired, want %d: same-millisecond messages were taken for repeats", got, want)
+	}
+	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, "1 repeated event lines") || strings.Count(w, "repeated") != 1 {
+		t.Errorf("warnings %q: want the one repeated message that took time, and only it", w)
+	}
+}
+
 // TestOutOfRangeNumbers (issue 31): refresh rates of 1e308, a negative or a tiny one, and lines
 // holding NaN, Infinity or an integer too large are refused line by line with a warning; the
 // report is still made and is valid JSON.

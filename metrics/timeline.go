@@ -267,7 +267,7 @@ func (p *Pipeline) addSection(s *source.Section) {
 func (t *sectionTable) evictLeast() {
 	var least *sectionGroup
 	for _, g := range t.groups {
-		if least == nil || g.maxMs < least.maxMs {
+		if least == nil || lessSection(g, least) {
 			least = g
 		}
 	}
@@ -275,6 +275,22 @@ func (t *sectionTable) evictLeast() {
 		delete(t.groups, least.key)
 		t.evicted++
 	}
+}
+
+// lessSection orders groups for eviction: the smallest slowest first, then the fewest
+// occurrences, then by name and thread, so which one goes never depends on map order and the
+// report is the same on every run.
+func lessSection(a, b *sectionGroup) bool {
+	if a.maxMs != b.maxMs {
+		return a.maxMs < b.maxMs
+	}
+	if a.count != b.count {
+		return a.count < b.count
+	}
+	if a.key.name != b.key.name {
+		return a.key.name < b.key.name
+	}
+	return a.key.thread < b.key.thread
 }
 
 // slowSections lists the section groups whose slowest reached slowMs, slowest first.

@@ -99,3 +99,24 @@ func TestSectionName(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionEvictionDeterministic: among groups with the same slowest section, the one evicted
+// is chosen by count, then name and thread, never by map order (a report past the table's limit
+// must be the same on every run).
+func TestSectionEvictionDeterministic(t *testing.T) {
+	for run := 0; run < 50; run++ {
+		tab := &sectionTable{groups: map[sectionKey]*sectionGroup{}}
+		for _, k := range []sectionKey{{"measure", "main"}, {"draw", "main"}, {"layout", "main"}, {"draw", "RenderThread"}} {
+			tab.groups[k] = &sectionGroup{key: k, count: 2, maxMs: 5}
+		}
+		tab.groups[sectionKey{"inflate", "main"}] = &sectionGroup{key: sectionKey{"inflate", "main"}, count: 1, maxMs: 5}
+		tab.evictLeast()
+		if _, ok := tab.groups[sectionKey{"inflate", "main"}]; ok {
+			t.Fatal("the group with the fewest occurrences was kept")
+		}
+		tab.evictLeast()
+		if _, ok := tab.groups[sectionKey{"draw", "RenderThread"}]; ok || len(tab.groups) != 3 {
+			t.Fatalf("run %d: evicted the wrong group; left %v", run, tab.groups)
+		}
+	}
+}

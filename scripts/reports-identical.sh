@@ -29,8 +29,7 @@ inputs+=("$tmp/fs17.txt" "$tmp/fs23.txt" "$tmp/log.txt")
 report() {
   case $1 in
     json) "$2" --input "$3" --headless --json 2>&1 | grep -v '"fpstop_version"' || true ;;
-    # (a capture's report names the temporary recording it made of it: a new name each run)
-    md) "$2" report "$3" --format md 2>&1 | sed 's/ · fpstop [^ ]*$//; s|fpstop-report-[0-9]*|fpstop-report-N|g' || true ;;
+    md) "$2" report "$3" --format md 2>&1 | sed 's/ · fpstop [^ ]*$//' || true ;;
     csv) "$2" report "$3" --format csv 2>&1 || true ;;
   esac
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/session"
@@ -55,4 +56,18 @@ func Reportable(ctx context.Context, path string, open func() (source.Source, er
 		return "", func() {}, exit.RuntimeErr(fmt.Errorf("reading %s: %w", path, errors.Join(runErr, cerr)))
 	}
 	return rec, cleanup, nil
+}
+
+// NameCapture rewrites warnings about rec, the temporary recording Reportable made, to name
+// name, the capture the user gave: the temporary path is one they never typed, and it changes
+// every run. Warnings of a recording the user gave (rec = name) are returned as they are.
+func NameCapture(warnings []string, rec, name string) []string {
+	if rec == name {
+		return warnings
+	}
+	for i, w := range warnings {
+		w = strings.ReplaceAll(w, "recording "+rec, name)
+		warnings[i] = strings.ReplaceAll(w, rec, name)
+	}
+	return warnings
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/fpstop/fpstop/compare"
+	"github.com/fpstop/fpstop/internal/capture"
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/report/html"
@@ -41,6 +42,7 @@ func htmlReport(w io.Writer, path, name string, cfg metrics.Config, meta metrics
 		return nil, err
 	}
 	s.Name = filepath.Base(name) // a capture's own name, not its temporary recording's
+	s.Analysis.Report.Warnings = capture.NameCapture(s.Analysis.Report.Warnings, path, name)
 	if err := html.Write(w, s, html.Options{}); err != nil {
 		return nil, err
 	}

@@ -133,11 +133,13 @@ func (a *app) reportCmd() *cobra.Command {
 					if rep, series, err = report.ReadSeries(args[0], a.opts.metricsConfig(), meta); err != nil {
 						return err
 					}
+					rep.Warnings = capture.NameCapture(rep.Warnings, args[0], name)
 					return report.WriteMarkdownSeries(out, rep, series)
 				case "json":
 					if rep, err = report.Read(args[0], a.opts.metricsConfig(), meta); err != nil {
 						return err
 					}
+					rep.Warnings = capture.NameCapture(rep.Warnings, args[0], name)
 					return writeJSON(out, rep)
 				case "html":
 					rep, err = htmlReport(out, args[0], name, a.opts.metricsConfig(), meta)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"io"
 	"math"
 	"os"
@@ -28,7 +29,7 @@ func TestReportEqualsLive(t *testing.T) {
 	meta := metrics.ReportMeta{Version: "test"}
 	for _, name := range []string{"live.jsonl", "live.jsonl.gz"} {
 		path := filepath.Join(t.TempDir(), name)
-		w, err := record.Create(path, testHeader(), record.Options{})
+		w, err := record.Create(path, recordtest.Header(), record.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,13 +74,13 @@ func TestReportEqualsLive(t *testing.T) {
 func TestReportUsesHeaderSession(t *testing.T) {
 	evs := eventgen.Flatten(eventgen.Batches(22, 60, 3*time.Second))[1:] // without the session
 	path := filepath.Join(t.TempDir(), "h.jsonl")
-	writeRecording(t, path, [][]source.Event{evs})
+	recordtest.Write(t, path, [][]source.Event{evs})
 	rep, err := Read(path, metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := metrics.NewPipeline(metrics.Config{})
-	p.Add(testHeader().Session())
+	p.Add(recordtest.Header().Session())
 	p.AddBatch(evs)
 	want, _ := json.Marshal(p.Report(metrics.ReportMeta{}))
 	got, _ := json.Marshal(rep)
@@ -204,7 +205,7 @@ func TestSparklineBuckets(t *testing.T) {
 
 func TestReportSeriesAndMarkdownOfRecording(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl.gz")
-	writeRecording(t, path, eventgen.Batches(23, 60, 50*time.Second))
+	recordtest.Write(t, path, eventgen.Batches(23, 60, 50*time.Second))
 	cfg := metrics.Config{SeriesLen: 20} // shorter than the run: the collector must stitch
 	rep, series, err := ReadSeries(path, cfg, metrics.ReportMeta{})
 	if err != nil {
@@ -253,7 +254,7 @@ func TestWriteCSV(t *testing.T) {
 		&source.Message{Handler: "h", StartNs: 1, EndNs: 2},
 	}
 	path := filepath.Join(t.TempDir(), "c.jsonl")
-	writeRecording(t, path, [][]source.Event{evs})
+	recordtest.Write(t, path, [][]source.Event{evs})
 	var b bytes.Buffer
 	if err := WriteCSV(&b, path); err != nil {
 		t.Fatal(err)
@@ -304,7 +305,7 @@ func TestWriteCSV(t *testing.T) {
 func TestReportOfCutRecording(t *testing.T) {
 	dir := t.TempDir()
 	full := filepath.Join(dir, "full.jsonl.gz")
-	w, err := record.Create(full, testHeader(), record.Options{})
+	w, err := record.Create(full, recordtest.Header(), record.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -151,7 +152,7 @@ func TestExportTrace(t *testing.T) {
 		&source.Tick{NowNs: 6e9},
 	}
 	path := filepath.Join(t.TempDir(), "t.jsonl.gz")
-	writeRecording(t, path, [][]source.Event{evs})
+	recordtest.Write(t, path, [][]source.Event{evs})
 	var b bytes.Buffer
 	if err := Export(&b, path, Options{}); err != nil {
 		t.Fatal(err)
@@ -234,7 +235,7 @@ func keys(m map[string]traceEvent) []string {
 func TestExportTraceGenerated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.jsonl")
 	batches := eventgen.Batches(31, 90, 20*time.Second)
-	writeRecording(t, path, batches)
+	recordtest.Write(t, path, batches)
 	var b bytes.Buffer
 	if err := Export(&b, path, Options{}); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"fmt"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"math"
 	"path/filepath"
 	"sort"
@@ -262,7 +263,7 @@ func usToNs(us float64) int64 { return int64(math.Round(us * 1000)) }
 // same names, categories, times and arguments; and it is smaller.
 func TestExportPerfetto(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.jsonl")
-	writeRecording(t, path, eventgen.Batches(7, 90, 20*time.Second))
+	recordtest.Write(t, path, eventgen.Batches(7, 90, 20*time.Second))
 	var js, pb bytes.Buffer
 	if err := Export(&js, path, Options{}); err != nil {
 		t.Fatal(err)
@@ -366,7 +367,7 @@ func TestExportPerfetto(t *testing.T) {
 		&source.Tick{NowNs: 6e9},
 	}
 	path2 := filepath.Join(t.TempDir(), "t.jsonl.gz")
-	writeRecording(t, path2, [][]source.Event{evs})
+	recordtest.Write(t, path2, [][]source.Event{evs})
 	pb.Reset()
 	if err := Export(&pb, path2, Options{Perfetto: true}); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"github.com/fpstop/fpstop/internal/testkit/recordtest"
 	"math"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ import (
 func TestExportTraceWindow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.jsonl")
 	batches := eventgen.Batches(31, 90, 40*time.Second)
-	writeRecording(t, path, batches)
+	recordtest.Write(t, path, batches)
 	evs := eventgen.Flatten(batches)
 	start := firstTime(evs)
 	h, err := readHeader(path)

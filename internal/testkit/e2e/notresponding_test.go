@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 )
 
@@ -21,27 +22,7 @@ func TestPhoneNotResponding(t *testing.T) {
 	t.Parallel()
 	ph := startPhone(t, 60, "smooth", 3, 0)
 	env := startEnv(t, ph)
-	cmd := exec.Command(binary(t), "--adb-port", fmt.Sprint(env.Port), "--source", "gfxinfo", "--headless", "--json",
-		"--duration", "14s")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(4 * time.Second)
-	if err := env.Stall(5 * time.Second); err != nil {
-		t.Error(err)
-	}
-	_ = cmd.Wait()
-	if !strings.Contains(out.String(), "the phone is not responding: `dumpsys gfxinfo` unanswered for 3 s") {
-		t.Errorf("no not-responding warning; stderr %q\n%s", errb.String(), out.String())
-	}
-	if !strings.Contains(out.String(), `"frames": `) || strings.Contains(out.String(), `"frames": 0,`) {
-		t.Errorf("the run did not go on measuring:\n%.1500s", out.String())
-	}
-	if strings.Contains(out.String(), "damaged") {
-		t.Errorf("a hung phone reported as damage:\n%.3000s", out.String())
-	}
+	runStalled(t, env, "dumpsys gfxinfo", "--source", "gfxinfo")
 }
 
 // TestPhoneNotRespondingSurfaceFlinger: the same in SurfaceFlinger mode — the stalled adb server
@@ -50,8 +31,17 @@ func TestPhoneNotResponding(t *testing.T) {
 func TestPhoneNotRespondingSurfaceFlinger(t *testing.T) {
 	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid14) // (skips under -short)
 	env := g.env(t)
-	cmd := exec.Command(binary(t), "--adb-port", fmt.Sprint(env.Port), "--source", "sf", "-p", pkg, "--headless", "--json",
-		"--duration", "14s")
+	defer g.stop()
+	runStalled(t, env, "dumpsys SurfaceFlinger", "--source", "sf", "-p", pkg)
+}
+
+// runStalled runs fpstop headless for 14 s with args, stalls the adb server 5 s of it from 4 s
+// in, and checks the report says the phone did not answer dump (after 3 s), went on measuring,
+// and took the hang for no damage.
+func runStalled(t *testing.T, env *adbtest.Env, dump string, args ...string) {
+	t.Helper()
+	args = append([]string{"--adb-port", fmt.Sprint(env.Port)}, args...)
+	cmd := exec.Command(binary(t), append(args, "--headless", "--json", "--duration", "14s")...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
@@ -62,8 +52,7 @@ func TestPhoneNotRespondingSurfaceFlinger(t *testing.T) {
 		t.Error(err)
 	}
 	_ = cmd.Wait()
-	g.stop()
-	if !strings.Contains(out.String(), "the phone is not responding: `dumpsys SurfaceFlinger` unanswered for 3 s") {
+	if !strings.Contains(out.String(), "the phone is not responding: `"+dump+"` unanswered for 3 s") {
 		t.Errorf("no not-responding warning; stderr %q\n%.3000s", errb.String(), out.String())
 	}
 	if !strings.Contains(out.String(), `"frames": `) || strings.Contains(out.String(), `"frames": 0,`) {

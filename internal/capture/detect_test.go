@@ -125,9 +125,10 @@ func FuzzDetectKind(f *testing.F) {
 	f.Add([]byte{0x1f, 0x8b, 8, 0})
 	f.Add([]byte{0xff, 0xfe, 'A', 0, 'p', 0})
 	f.Add([]byte{'A', 0, 'p', 0, 'p', 0, 'l', 0, 'i', 0})
+	f.Add([]byte("\n\x05\x08\x01\x10\x02"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		switch k := DetectKind(b); k {
-		case Gfxinfo, Logcat, Recording, SurfaceFlinger, "":
+		case Gfxinfo, Logcat, Recording, SurfaceFlinger, Perfetto, "":
 		default:
 			t.Fatalf("kind %q", k)
 		}

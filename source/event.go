@@ -51,9 +51,6 @@ type Clock struct {
 	Speed float64
 }
 
-// Realtime reports whether the source should sleep between events.
-func (c Clock) Realtime() bool { return c.Speed > 0 }
-
 // Phases are the per-frame timestamps of hwui's FrameInfo (dumpsys gfxinfo framestats), all
 // CLOCK_MONOTONIC ns, 0 when the source does not have them. Durations Android prints as
 // durations (DequeueBufferDuration, QueueBufferDuration) are in ns too.

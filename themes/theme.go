@@ -32,9 +32,6 @@ func (c Color) On(dark bool) lipgloss.Color {
 	return lipgloss.Color(c.Light)
 }
 
-// Both returns a Color with the same value on both backgrounds.
-func Both(v string) Color { return Color{Dark: v, Light: v} }
-
 // Background says which side of a palette a theme uses.
 type Background string
 
@@ -221,9 +218,6 @@ func Names() []string {
 	}
 	return out
 }
-
-// All returns the built-in themes in cycling order.
-func All() []Theme { return builtins() }
 
 // Fitting lists the built-in themes that suit a terminal background: auto themes and those
 // made for it (`light` is unreadable on a dark terminal, `dark` on a light one).

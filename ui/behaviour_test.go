@@ -11,9 +11,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/themes"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 func TestPauseStopsApplyingSnapshots(t *testing.T) {

@@ -3,8 +3,8 @@ package ui
 import (
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // BenchmarkViewUnchanged is View at 200×60 with no new data: it only joins cached panel lines.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/fpstop/fpstop/ui/internal/fixture"
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 )
 
 // TestBlindNoteOneLine: with a source that cannot see main-thread messages (gfxinfo alone) the

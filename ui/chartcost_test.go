@@ -10,9 +10,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/themes"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // What a chart costs to draw, hand-drawn (the dashboard's panels) against ntcharts drawing the

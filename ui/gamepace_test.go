@@ -7,9 +7,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // TestGameAtItsPaceGolden: a steady 60 fps game measured on its SurfaceView layer of a 120 Hz

@@ -7,7 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/fpstop/fpstop/ui/internal/fixture"
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 )
 
 // TestHeaderClockIsWallTime: the header clock of a live session keeps wall time whatever the

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // fpsHead is the FPS panel's first body line.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // layerSession is a device session that can switch layers.

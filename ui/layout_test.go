@@ -7,8 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // lastLine is the view's bottom line.

@@ -10,9 +10,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // snapSession is a Session that returns a fixed snapshot.

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/hwui"
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 func TestDropThresholdLabels(t *testing.T) {

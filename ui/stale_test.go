@@ -8,8 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // tick is the refresh tick at wall time at, carrying snap.

@@ -8,9 +8,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 // TestTimelineGolden pins the timeline view: the whole run following the newest frame, zoomed

@@ -181,13 +181,6 @@ func orList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// DetectKind classifies a whole input held in memory (tests and fuzzing): the kind, or "" when
-// the evidence does not suffice.
-func DetectKind(b []byte) Kind {
-	k, _ := detect(newSample(b, true), true)
-	return k
-}
-
 // newSample splits head into its complete non-blank lines (the last one too when final).
 func newSample(head []byte, final bool) *sample {
 	s := &sample{raw: head, final: final}

@@ -134,3 +134,10 @@ func FuzzDetectKind(f *testing.F) {
 		}
 	})
 }
+
+// DetectKind classifies a whole input held in memory as Detect does a file: the kind, or ""
+// when the evidence does not suffice.
+func DetectKind(b []byte) Kind {
+	k, _ := detect(newSample(b, true), true)
+	return k
+}

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/compare"
-	"github.com/fpstop/fpstop/internal/junit"
+	"github.com/fpstop/fpstop/internal/testkit/junitcheck"
 )
 
 // simRecord records a headless simulator run to dir/name and returns its path and report.
@@ -29,24 +29,24 @@ func simRecord(t *testing.T, dir, name string, args ...string) string {
 
 // checkJUnit validates a JUnit file (Check always, xmllint when installed; CI requires it with
 // FPSTOP_REQUIRE_XMLLINT=1) and returns its testcases.
-func checkJUnit(t *testing.T, path string) *junit.Parsed {
+func checkJUnit(t *testing.T, path string) *junitcheck.Parsed {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := junit.Check(f)
+	p, err := junitcheck.Check(f)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	if testing.Short() {
 		return p // xmllint is a process: only in full runs
 	}
-	switch err := junit.Xmllint(context.Background(), path); {
-	case errors.Is(err, junit.ErrNoXmllint) && os.Getenv("FPSTOP_REQUIRE_XMLLINT") == "1":
+	switch err := junitcheck.Xmllint(context.Background(), path); {
+	case errors.Is(err, junitcheck.ErrNoXmllint) && os.Getenv("FPSTOP_REQUIRE_XMLLINT") == "1":
 		t.Fatalf("FPSTOP_REQUIRE_XMLLINT=1 but %v", err)
-	case errors.Is(err, junit.ErrNoXmllint):
+	case errors.Is(err, junitcheck.ErrNoXmllint):
 		t.Logf("schema validation with xmllint skipped: %v", err)
 	case err != nil:
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/buildinfo"
-	"github.com/fpstop/fpstop/internal/export/otlp/otlptest"
+	"github.com/fpstop/fpstop/internal/testkit/otlptest"
 	"github.com/fpstop/fpstop/metrics"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/fpstop/fpstop/internal/export/otlp/otlptest"
+	"github.com/fpstop/fpstop/internal/testkit/otlptest"
 )
 
 // TestMetricsFileMatchesReport: a headless run with --metrics-file leaves the text-format file

@@ -74,11 +74,12 @@ func TestTraceDownstream(t *testing.T) {
 func TestSystraceInput(t *testing.T) {
 	dir := realdata.Dir(t, filepath.Join("perfetto", "atrace"))
 	for _, name := range []string{"bad_print.systrace", "test_regex_pattern_no_gap_after_irq_flags.systrace"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		_, c, got, err := capture.Detect(filepath.Join(dir, name), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := capture.DetectKind(b); got != capture.Perfetto {
+		c.Close()
+		if got != capture.Perfetto {
 			t.Errorf("%s: %s, want perfetto", name, got)
 		}
 	}

@@ -159,16 +159,6 @@ type Entry struct {
 	Line  int    // 1-based line in the file
 }
 
-// Get returns the entry for key.
-func (f File) Get(key string) (Entry, bool) {
-	for _, e := range f.Entries {
-		if e.Key == key {
-			return e, true
-		}
-	}
-	return Entry{}, false
-}
-
 // Error is a problem with one line of a configuration file.
 type Error struct {
 	Path string

@@ -2,7 +2,7 @@
 // GitLab, GitHub Actions reporters, Azure DevOps): one <testsuite> per command run, one
 // <testcase> per gate and scope (device, window, iteration), a <failure> for a gate that
 // failed, with the measured value and the threshold in its message. The layout follows the
-// common JUnit schema (Jenkins' junit-10.xsd, testdata/junit-10.xsd here).
+// common JUnit schema (Jenkins' junit-10.xsd; the tests check it with internal/testkit/junitcheck).
 package junit
 
 import (

@@ -1,7 +1,5 @@
 package perfetto
 
-import "strings"
-
 // TimelineSlice is one FrameTimeline slice as trace_processor's expected_frame_timeline_slice
 // and actual_frame_timeline_slice tables hold it: a start paired with its end by cookie, in
 // the trace's own clock. Dur is -1 for a slice that never ended.
@@ -168,68 +166,6 @@ const (
 	PresentDropped = 4
 	PresentUnknown = 5
 )
-
-var jankNames = []struct {
-	bit  int64
-	name string
-}{
-	{JankSFScheduling, "SurfaceFlinger Scheduling"}, {JankPrediction, "Prediction Error"},
-	{JankDisplayHAL, "Display HAL"}, {JankSFCPU, "SurfaceFlinger CPU Deadline Missed"},
-	{JankSFGPU, "SurfaceFlinger GPU Deadline Missed"}, {JankAppDeadline, "App Deadline Missed"},
-	{JankAppResynced, "App Resynced Jitter"}, {JankBufferStuffing, "Buffer Stuffing"},
-	{JankUnknown, "Unknown Jank"}, {JankSFStuffing, "SurfaceFlinger Stuffing"},
-	{JankDropped, "Dropped Frame"}, {JankNonAnimating, "Non Animating"},
-	{JankDisplayNotOn, "Display not ON"}, {JankModeChange, "ModeChange in progress"},
-	{JankPowerMode, "PowerModeChange in progress"},
-}
-
-// JankTypeString names a jank bit set as trace_processor does ("Unspecified", "None", or the
-// reasons joined by ", " in a fixed order).
-func JankTypeString(j int64) string {
-	switch j {
-	case 0:
-		return "Unspecified"
-	case JankNone:
-		return "None"
-	}
-	var parts []string
-	for _, n := range jankNames {
-		if j&n.bit != 0 {
-			parts = append(parts, n.name)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// PresentTypeString names a present type.
-func PresentTypeString(p int32) string {
-	switch p {
-	case PresentOnTime:
-		return "On-time Present"
-	case PresentLate:
-		return "Late Present"
-	case PresentEarly:
-		return "Early Present"
-	case PresentDropped:
-		return "Dropped Frame"
-	case PresentUnknown:
-		return "Unknown Present"
-	}
-	return "Unspecified Present"
-}
-
-// PredictionTypeString names a prediction type.
-func PredictionTypeString(p int32) string {
-	switch p {
-	case 1:
-		return "Valid Prediction"
-	case 2:
-		return "Expired Prediction"
-	case 3:
-		return "Unknown Prediction"
-	}
-	return "Unspecified Prediction"
-}
 
 // SeverityString names the jank severity (a trace without the field: "None" for no jank,
 // else "Unknown").

@@ -17,10 +17,10 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
+	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/themes"
 	"github.com/fpstop/fpstop/ui"
-	"github.com/fpstop/fpstop/ui/internal/fixture"
 )
 
 func TestMain(m *testing.M) {

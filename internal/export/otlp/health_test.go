@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/export"
-	"github.com/fpstop/fpstop/internal/export/otlp/otlptest"
+	"github.com/fpstop/fpstop/internal/testkit/otlptest"
 )
 
 // waitFor polls cond until it holds or 15 s pass (a deadline, not a timing assertion).

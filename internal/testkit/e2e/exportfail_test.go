@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fpstop/fpstop/internal/export/otlp/otlptest"
+	"github.com/fpstop/fpstop/internal/testkit/otlptest"
 )
 
 // TestExportFailureOnScreen (issue 31): the dashboard's status line says the OTLP pushes are

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/fpstop/fpstop/internal/junit"
+	"github.com/fpstop/fpstop/internal/testkit/junitcheck"
 	"math"
 	"os"
 	"path/filepath"
@@ -282,16 +282,16 @@ func TestLabJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := junit.Check(f)
+	p, err := junitcheck.Check(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	suites := map[string][]junit.ParsedCase{}
+	suites := map[string][]junitcheck.ParsedCase{}
 	for _, c := range p.Cases {
 		suites[c.Suite] = append(suites[c.Suite], c)
 	}
 	for _, serial := range []string{env.Serial, x.Serial} {
-		var cs []junit.ParsedCase
+		var cs []junitcheck.ParsedCase
 		for name, c := range suites {
 			if strings.Contains(name, serial) {
 				cs = c

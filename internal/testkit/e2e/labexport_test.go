@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/cli"
-	"github.com/fpstop/fpstop/internal/export/otlp/otlptest"
+	"github.com/fpstop/fpstop/internal/testkit/otlptest"
 )
 
 // TestLabExportFailure (issue 31): a multi-device run whose OTLP pushes all fail exits 3, as a

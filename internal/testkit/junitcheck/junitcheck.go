@@ -1,4 +1,7 @@
-package junit
+// Package junitcheck reads back the JUnit XML that internal/junit writes and checks it against
+// the common JUnit schema, for the tests of every command that writes --junit. It has its own
+// reader types, so a test does not trust the writer's own field tags.
+package junitcheck
 
 import (
 	"bytes"
@@ -93,6 +96,34 @@ func Check(r io.Reader) (*Parsed, error) {
 	return p, nil
 }
 
+type xmlSuites struct {
+	XMLName  xml.Name   `xml:"testsuites"`
+	Tests    int        `xml:"tests,attr"`
+	Failures int        `xml:"failures,attr"`
+	Time     string     `xml:"time,attr"`
+	Suites   []xmlSuite `xml:"testsuite"`
+}
+
+type xmlSuite struct {
+	Name      string    `xml:"name,attr"`
+	Tests     int       `xml:"tests,attr"`
+	Failures  int       `xml:"failures,attr"`
+	Time      string    `xml:"time,attr"`
+	Timestamp string    `xml:"timestamp,attr"`
+	Cases     []xmlCase `xml:"testcase"`
+}
+
+type xmlCase struct {
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Time      string `xml:"time,attr"`
+	Failure   *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"failure"`
+	SystemOut string `xml:"system-out"`
+}
+
+// decimal checks an optional xs:decimal attribute.
 func decimal(what, s string) error {
 	if s == "" {
 		return nil
@@ -106,7 +137,7 @@ func decimal(what, s string) error {
 // ErrNoXmllint is returned by Xmllint when xmllint (Debian: libxml2-utils) is not installed.
 var ErrNoXmllint = errors.New("xmllint is not installed (Debian/Ubuntu: apt-get install libxml2-utils)")
 
-// Xmllint validates the file at path against Schema with xmllint (for tests).
+// Xmllint validates the file at path against Schema with xmllint.
 func Xmllint(ctx context.Context, path string) error {
 	bin, err := exec.LookPath("xmllint")
 	if err != nil {

@@ -6,7 +6,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/record"
@@ -109,49 +108,6 @@ func (c *SeriesCollector) merge(pts []metrics.SlicePoint) {
 func (c *SeriesCollector) Finish() []metrics.SlicePoint {
 	c.merge(c.p.Snapshot().Series)
 	return c.out
-}
-
-// GateOff disables a gate in Gate (the default of both gate flags).
-const GateOff = -1
-
-// Gate checks a report against the CI gates and returns one sentence per failed gate (none:
-// the run passes). failUnderFPS fails a run whose fps is under it; maxJankPct fails one whose
-// jank_pct is over it. A gate is off when its value is negative or NaN (GateOff); note that
-// maxJankPct 0 is a real gate ("no janky frame at all"), while failUnderFPS 0 is off. A run
-// without frames fails every gate that is set: CI must not pass when nothing was measured.
-func Gate(rep *metrics.Report, failUnderFPS, maxJankPct float64) (failures []string) {
-	fpsOn := failUnderFPS > 0 && !math.IsNaN(failUnderFPS)
-	jankOn := maxJankPct >= 0 && !math.IsNaN(maxJankPct)
-	if !fpsOn && !jankOn {
-		return nil
-	}
-	if rep == nil || rep.Frames == 0 {
-		if fpsOn {
-			failures = append(failures, fmt.Sprintf("no frames were recorded, so fps cannot be checked against --fail-under-fps %s", num(failUnderFPS)))
-		}
-		if jankOn {
-			failures = append(failures, fmt.Sprintf("no frames were recorded, so jank cannot be checked against --max-jank-pct %s", num(maxJankPct)))
-		}
-		return failures
-	}
-	if fpsOn {
-		switch {
-		case rep.FPS == nil:
-			failures = append(failures, fmt.Sprintf("fps is unknown, so it cannot be checked against --fail-under-fps %s", num(failUnderFPS)))
-		case float64(*rep.FPS) < failUnderFPS:
-			failures = append(failures, fmt.Sprintf("fps %s is under --fail-under-fps %s", num(float64(*rep.FPS)), num(failUnderFPS)))
-		}
-	}
-	if jankOn {
-		switch {
-		case rep.JankPct == nil:
-			failures = append(failures, fmt.Sprintf("jank_pct is unknown, so it cannot be checked against --max-jank-pct %s", num(maxJankPct)))
-		case float64(*rep.JankPct) > maxJankPct:
-			failures = append(failures, fmt.Sprintf("jank_pct %s%% (%d of %d frames) is over --max-jank-pct %s%%",
-				num(float64(*rep.JankPct)), rep.JankyFrames, rep.Frames, num(maxJankPct)))
-		}
-	}
-	return failures
 }
 
 // num prints a float with at most two decimals and no trailing zeros.

@@ -94,45 +94,6 @@ func TestReportUsesHeaderSession(t *testing.T) {
 
 func r2p(f float64) *metrics.R2 { return metrics.P2(f) }
 
-func TestGate(t *testing.T) {
-	rep := &metrics.Report{Frames: 100, JankyFrames: 7, FPS: r2p(54.5), JankPct: r2p(7)}
-	cases := []struct {
-		fps, jank float64
-		want      int
-	}{
-		{GateOff, GateOff, 0},
-		{55, GateOff, 1},
-		{54, GateOff, 0},
-		{GateOff, 5, 1},
-		{GateOff, 7, 0},
-		{55, 5, 2},
-		{0, math.NaN(), 0},
-	}
-	for _, c := range cases {
-		if got := Gate(rep, c.fps, c.jank); len(got) != c.want {
-			t.Errorf("Gate(fps %v, jank %v) = %q, want %d failures", c.fps, c.jank, got, c.want)
-		}
-	}
-	f := Gate(rep, 55, 5)
-	if !strings.Contains(f[0], "fps 54.5 is under --fail-under-fps 55") || !strings.Contains(f[1], "jank_pct 7% (7 of 100 frames) is over --max-jank-pct 5%") {
-		t.Errorf("messages: %q", f)
-	}
-	// No frames: every gate set fails; zero jank gate is a real gate.
-	empty := &metrics.Report{}
-	if got := Gate(empty, 55, 0); len(got) != 2 || !strings.Contains(got[0], "no frames") {
-		t.Errorf("empty run: %q", got)
-	}
-	if got := Gate(empty, GateOff, GateOff); len(got) != 0 {
-		t.Errorf("empty run without gates: %q", got)
-	}
-	if got := Gate(nil, 30, GateOff); len(got) != 1 {
-		t.Errorf("nil report: %q", got)
-	}
-	if got := Gate(&metrics.Report{Frames: 3, JankPct: r2p(0)}, GateOff, 0); len(got) != 0 {
-		t.Errorf("zero jank under a zero gate: %q", got)
-	}
-}
-
 func sampleReport() *metrics.Report {
 	pkg := "com.example.app"
 	lost := int64(3)

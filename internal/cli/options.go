@@ -12,7 +12,6 @@ import (
 	"github.com/fpstop/fpstop/internal/gate"
 	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/report"
 )
 
 // Options are the main command's flags (DESIGN §7). Names in DESIGN and the issues win.
@@ -250,7 +249,7 @@ func bindGates(fs *pflag.FlagSet, o *Options) {
 
 // gates are the gate flags as the gates a run is held to (a flag not given is off).
 func (o *Options) gates() gate.Gates {
-	g := gate.Gates{FPS: report.GateOff, Jank: report.GateOff, JUnit: o.JUnit}
+	g := gate.Gates{FPS: gate.Off, Jank: gate.Off, JUnit: o.JUnit}
 	if o.gateFPSSet {
 		g.FPS = o.FailUnderFPS
 	}

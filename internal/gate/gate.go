@@ -1,31 +1,79 @@
 // Package gate is a run's CI gates (--fail-under-fps, --max-jank-pct): checked against its
 // report, and written as JUnit testcases. A headless run, `fpstop report`, the multi-device lab
-// and `fpstop test` all gate the same way through it.
+// and `fpstop test` all gate the same way through it, and each gate's rule is written once here
+// (on or off, passed or the sentence that says why not), for the exit status and JUnit alike.
 package gate
 
 import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/internal/junit"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/report"
 )
+
+// Off turns a gate off (the default of both gate flags).
+const Off = -1
 
 // Gates are the gates a run is held to.
 type Gates struct {
-	// FPS and Jank are report.Gate's thresholds: report.GateOff when the flag is not given.
+	// FPS fails a run whose fps is under it; Jank one whose jank_pct is over it. A gate is off
+	// when its value is negative or NaN (Off); note that Jank 0 is a real gate ("no janky
+	// frame at all"), while FPS 0 is off.
 	FPS, Jank float64
 	// JUnit is the --junit file the gates are written to ("" for none).
 	JUnit string
 }
 
-// Failures are the gates rep fails, one sentence each.
-func (g Gates) Failures(rep *metrics.Report) []string { return report.Gate(rep, g.FPS, g.Jank) }
+func (g Gates) fpsOn() bool  { return g.FPS > 0 && !math.IsNaN(g.FPS) }
+func (g Gates) jankOn() bool { return g.Jank >= 0 && !math.IsNaN(g.Jank) }
+
+// fpsFailure is why rep fails --fail-under-fps ("" when it passes). A run without frames
+// fails: CI must not pass when nothing was measured.
+func (g Gates) fpsFailure(rep *metrics.Report) string {
+	switch {
+	case rep == nil || rep.Frames == 0:
+		return fmt.Sprintf("no frames were recorded, so fps cannot be checked against --fail-under-fps %s", fmtNum(g.FPS))
+	case rep.FPS == nil:
+		return fmt.Sprintf("fps is unknown, so it cannot be checked against --fail-under-fps %s", fmtNum(g.FPS))
+	case float64(*rep.FPS) < g.FPS:
+		return fmt.Sprintf("fps %s is under --fail-under-fps %s", fmtNum(float64(*rep.FPS)), fmtNum(g.FPS))
+	}
+	return ""
+}
+
+// jankFailure is why rep fails --max-jank-pct ("" when it passes), a run without frames too.
+func (g Gates) jankFailure(rep *metrics.Report) string {
+	switch {
+	case rep == nil || rep.Frames == 0:
+		return fmt.Sprintf("no frames were recorded, so jank cannot be checked against --max-jank-pct %s", fmtNum(g.Jank))
+	case rep.JankPct == nil:
+		return fmt.Sprintf("jank_pct is unknown, so it cannot be checked against --max-jank-pct %s", fmtNum(g.Jank))
+	case float64(*rep.JankPct) > g.Jank:
+		return fmt.Sprintf("jank_pct %s%% (%d of %d frames) is over --max-jank-pct %s%%",
+			fmtNum(float64(*rep.JankPct)), rep.JankyFrames, rep.Frames, fmtNum(g.Jank))
+	}
+	return ""
+}
+
+// Failures are the gates rep fails, one sentence each (none: the run passes).
+func (g Gates) Failures(rep *metrics.Report) []string {
+	var out []string
+	if g.fpsOn() {
+		if f := g.fpsFailure(rep); f != "" {
+			out = append(out, f)
+		}
+	}
+	if g.jankOn() {
+		if f := g.jankFailure(rep); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // Scope names the device and app a report measured, for JUnit class names.
 func Scope(rep *metrics.Report) string {
@@ -54,19 +102,19 @@ func (g Gates) Cases(rep *metrics.Report, prefix string) []junit.Case {
 		}
 		return fmtNum(float64(*p)) + unit
 	}
-	if fps := g.FPS; fps > 0 {
-		c := junit.Case{Name: "fail-under-fps " + fmtNum(fps), Class: class,
-			Output: fmt.Sprintf("fps %s against --fail-under-fps %s over %d frames", measured(rep.FPS, ""), fmtNum(fps), rep.Frames)}
-		if f := report.Gate(rep, fps, report.GateOff); len(f) > 0 {
-			c.Failure, c.Detail = strings.Join(f, "; "), c.Output
+	if g.fpsOn() {
+		c := junit.Case{Name: "fail-under-fps " + fmtNum(g.FPS), Class: class,
+			Output: fmt.Sprintf("fps %s against --fail-under-fps %s over %d frames", measured(rep.FPS, ""), fmtNum(g.FPS), rep.Frames)}
+		if f := g.fpsFailure(rep); f != "" {
+			c.Failure, c.Detail = f, c.Output
 		}
 		cases = append(cases, c)
 	}
-	if jank := g.Jank; jank >= 0 {
-		c := junit.Case{Name: "max-jank-pct " + fmtNum(jank), Class: class,
-			Output: fmt.Sprintf("jank_pct %s against --max-jank-pct %s (%d of %d frames)", measured(rep.JankPct, " %"), fmtNum(jank), rep.JankyFrames, rep.Frames)}
-		if f := report.Gate(rep, report.GateOff, jank); len(f) > 0 {
-			c.Failure, c.Detail = strings.Join(f, "; "), c.Output
+	if g.jankOn() {
+		c := junit.Case{Name: "max-jank-pct " + fmtNum(g.Jank), Class: class,
+			Output: fmt.Sprintf("jank_pct %s against --max-jank-pct %s (%d of %d frames)", measured(rep.JankPct, " %"), fmtNum(g.Jank), rep.JankyFrames, rep.Frames)}
+		if f := g.jankFailure(rep); f != "" {
+			c.Failure, c.Detail = f, c.Output
 		}
 		cases = append(cases, c)
 	}

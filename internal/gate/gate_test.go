@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/fpstop/fpstop/internal/exit"
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/report"
 )
 
 func sample() *metrics.Report {
@@ -24,7 +24,7 @@ func sample() *metrics.Report {
 // have none.
 func TestCases(t *testing.T) {
 	rep := sample()
-	if got := (Gates{FPS: report.GateOff, Jank: report.GateOff}).Cases(rep, "fpstop.headless"); len(got) != 0 {
+	if got := (Gates{FPS: Off, Jank: Off}).Cases(rep, "fpstop.headless"); len(got) != 0 {
 		t.Errorf("gates off: %d cases", len(got))
 	}
 	cases := Gates{FPS: 55, Jank: 20}.Cases(rep, "fpstop.headless")
@@ -40,7 +40,7 @@ func TestCases(t *testing.T) {
 		t.Errorf("jank case %+v", jank)
 	}
 	noFrames := &metrics.Report{Source: "sim"}
-	if c := (Gates{FPS: 30, Jank: report.GateOff}).Cases(noFrames, "p"); len(c) != 1 || c[0].Failure == "" ||
+	if c := (Gates{FPS: 30, Jank: Off}).Cases(noFrames, "p"); len(c) != 1 || c[0].Failure == "" ||
 		!strings.Contains(c[0].Output, "unknown (no frames)") || c[0].Class != "p.sim" {
 		t.Errorf("a run without frames: %+v", c)
 	}
@@ -49,7 +49,7 @@ func TestCases(t *testing.T) {
 // Finish writes the JUnit file when asked and fails with the gates' sentences.
 func TestFinish(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gates.xml")
-	err := Gates{FPS: 55, Jank: report.GateOff, JUnit: path}.Finish(sample(), "headless", time.Now())
+	err := Gates{FPS: 55, Jank: Off, JUnit: path}.Finish(sample(), "headless", time.Now())
 	var ge *exit.GateError
 	if !errors.As(err, &ge) || len(ge.Failures) != 1 || exit.Code(err) != exit.Gate {
 		t.Fatalf("err %v, want one gate failure", err)
@@ -60,5 +60,62 @@ func TestFinish(t *testing.T) {
 	}
 	if err := (Gates{FPS: 40, Jank: 15}).Finish(sample(), "report", time.Now()); err != nil {
 		t.Errorf("passing gates: %v", err)
+	}
+}
+
+// Each gate's rule: on or off (FPS 0 is off, Jank 0 a real gate, NaN off), passed, or the
+// sentence that says why not; a run without frames fails every gate that is on.
+func TestFailures(t *testing.T) {
+	rep := &metrics.Report{Frames: 100, JankyFrames: 7, FPS: metrics.P2(54.5), JankPct: metrics.P2(7)}
+	cases := []struct {
+		fps, jank float64
+		want      int
+	}{
+		{Off, Off, 0},
+		{55, Off, 1},
+		{54, Off, 0},
+		{Off, 5, 1},
+		{Off, 7, 0},
+		{55, 5, 2},
+		{0, math.NaN(), 0},
+		{math.NaN(), -3, 0},
+	}
+	for _, c := range cases {
+		g := Gates{FPS: c.fps, Jank: c.jank}
+		got := g.Failures(rep)
+		if len(got) != c.want {
+			t.Errorf("Failures(fps %v, jank %v) = %q, want %d failures", c.fps, c.jank, got, c.want)
+		}
+		// JUnit says the same: one failed testcase per failure, each with the same sentence.
+		var failed []string
+		for _, tc := range g.Cases(rep, "p") {
+			if tc.Failure != "" {
+				failed = append(failed, tc.Failure)
+			}
+		}
+		if strings.Join(failed, "|") != strings.Join(got, "|") {
+			t.Errorf("fps %v, jank %v: JUnit failures %q, exit failures %q", c.fps, c.jank, failed, got)
+		}
+	}
+	f := Gates{FPS: 55, Jank: 5}.Failures(rep)
+	if f[0] != "fps 54.5 is under --fail-under-fps 55" || f[1] != "jank_pct 7% (7 of 100 frames) is over --max-jank-pct 5%" {
+		t.Errorf("messages: %q", f)
+	}
+	empty := &metrics.Report{}
+	if got := (Gates{FPS: 55, Jank: 0}).Failures(empty); len(got) != 2 || !strings.Contains(got[0], "no frames") || !strings.Contains(got[1], "no frames") {
+		t.Errorf("empty run: %q", got)
+	}
+	if got := (Gates{FPS: Off, Jank: Off}).Failures(empty); len(got) != 0 {
+		t.Errorf("empty run without gates: %q", got)
+	}
+	if got := (Gates{FPS: 30, Jank: Off}).Failures(nil); len(got) != 1 {
+		t.Errorf("nil report: %q", got)
+	}
+	if got := (Gates{FPS: Off, Jank: 0}).Failures(&metrics.Report{Frames: 3, JankPct: metrics.P2(0)}); len(got) != 0 {
+		t.Errorf("zero jank under a zero gate: %q", got)
+	}
+	unknown := &metrics.Report{Frames: 3}
+	if got := (Gates{FPS: 30, Jank: 5}).Failures(unknown); len(got) != 2 || !strings.Contains(got[0], "fps is unknown") || !strings.Contains(got[1], "jank_pct is unknown") {
+		t.Errorf("unknown values: %q", got)
 	}
 }

@@ -22,7 +22,7 @@ func ReadBatches(path string, fn func([]source.Event)) (*Reader, error) {
 // ReadBatchesWhile is ReadBatches that stops reading as soon as fn returns false (an export of
 // the first hour of a day-long recording need not decompress the rest).
 func ReadBatchesWhile(path string, fn func([]source.Event) bool) (*Reader, error) {
-	r, err := open(path, false, true)
+	r, err := Open(path)
 	if err != nil {
 		return nil, err
 	}

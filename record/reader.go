@@ -33,9 +33,7 @@ type Reader struct {
 	path    string
 	f       *os.File
 	gz      *gzip.Reader
-	async   *asyncReader // read-ahead of the gzip stream, when asked for
 	lr      lineReader
-	dec     *decoder
 	end     *End
 	pending []source.Event
 	lastAt  int64
@@ -103,12 +101,11 @@ func (l *lineReader) retry() { l.err = nil }
 // without a header whose first line is an event is accepted (HasHeader false). Errors: the file
 // cannot be read, is empty, is not a recording, or has a newer format than this fpstop reads.
 func Open(path string) (*Reader, error) {
-	return open(path, false, false)
+	return open(path, false)
 }
 
-// open opens a recording; follow keeps reading a plain file at its end (replay --follow),
-// readAhead decompresses a gzip stream on another goroutine (whole-file reads).
-func open(path string, follow, readAhead bool) (*Reader, error) {
+// open opens a recording; follow keeps reading a plain file at its end (replay --follow).
+func open(path string, follow bool) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("opening recording: %w", err)
@@ -117,7 +114,7 @@ func open(path string, follow, readAhead bool) (*Reader, error) {
 	if st, err := f.Stat(); err == nil {
 		size = st.Size()
 	}
-	r, err := readerFrom(path, f, size, follow, readAhead)
+	r, err := readerFrom(path, f, size, follow)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -128,8 +125,8 @@ func open(path string, follow, readAhead bool) (*Reader, error) {
 
 // readerFrom reads a recording from in (size bytes, -1 unknown); path names it in messages.
 // The caller closes what in reads from (Open: the file, through Close).
-func readerFrom(path string, in0 io.Reader, size int64, follow, readAhead bool) (*Reader, error) {
-	r := &Reader{path: path, dec: newDecoder(), dups: newDupFilter()}
+func readerFrom(path string, in0 io.Reader, size int64, follow bool) (*Reader, error) {
+	r := &Reader{path: path, dups: newDupFilter()}
 	// Buffers of 256 KiB, smaller for a small file (tests read thousands of cut files).
 	bufSize := 256 << 10
 	if size >= 0 && !follow && size < int64(bufSize) {
@@ -145,10 +142,6 @@ func readerFrom(path string, in0 io.Reader, size int64, follow, readAhead bool) 
 		}
 		r.gz = gz
 		in = gz
-		if readAhead {
-			r.async = newAsyncReader(gz)
-			in = r.async
-		}
 	} else {
 		r.follow = follow
 	}
@@ -226,10 +219,6 @@ func (r *Reader) waitHeader() error {
 
 // Close closes the file.
 func (r *Reader) Close() error {
-	if r.async != nil {
-		r.async.Close()
-		r.async = nil
-	}
 	if r.f == nil {
 		return nil
 	}
@@ -363,12 +352,8 @@ func (r *Reader) decodeLine(line []byte) source.Event {
 	return ev
 }
 
-// decode parses a line: the fast decoder for frame and message lines, source.ParseLine for the
-// rest; header and end lines are handled here (ev nil).
+// decode parses a line with source.ParseLine; header and end lines are handled here (ev nil).
 func (r *Reader) decode(line []byte) (string, source.Event, error) {
-	if typ, ev, ok := r.dec.decodeFast(line); ok {
-		return typ, ev, nil
-	}
 	typ, ev, err := source.ParseLine(line)
 	if err != nil || ev != nil {
 		return typ, ev, err

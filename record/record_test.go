@@ -618,7 +618,7 @@ func FuzzReader(f *testing.F) {
 			zw.Close()
 			in = gz.Bytes()
 		}
-		r, err := readerFrom("fuzz.jsonl", bytes.NewReader(in), int64(len(in)), false, false)
+		r, err := readerFrom("fuzz.jsonl", bytes.NewReader(in), int64(len(in)), false)
 		if err != nil {
 			return
 		}

@@ -209,7 +209,7 @@ var _ source.Source = (*Replay)(nil)
 
 // NewReplay opens path to check it is a readable recording and returns its replay.
 func NewReplay(path string, opts ReplayOptions) (*Replay, error) {
-	r, err := open(path, opts.Follow, false)
+	r, err := open(path, opts.Follow)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +355,7 @@ func (s *replayRun) reopen() error {
 	if s.r != nil {
 		s.r.Close()
 	}
-	r, err := open(s.rp.path, s.rp.opts.Follow, false)
+	r, err := open(s.rp.path, s.rp.opts.Follow)
 	if err != nil {
 		return err
 	}
@@ -536,7 +536,7 @@ func (s *replayRun) send(ctx context.Context) error {
 
 // scanTotal reads the whole file once to learn its length for the progress bar.
 func (rp *Replay) scanTotal(ctx context.Context) {
-	r, err := open(rp.path, false, true)
+	r, err := Open(rp.path)
 	if err != nil {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // Line types of the JSON Lines shapes shared by recordings and the simulator's --truth file
@@ -92,55 +94,71 @@ func AppendLine(dst []byte, ev Event) ([]byte, error) {
 // ParseLine decodes one line written by AppendLine. It returns the line's type and the event;
 // for a type it does not know (e.g. a recording's "header" or "end"), ev is nil and err is nil,
 // so callers can handle their own types.
+//
+// Lines are decoded with segmentio/encoding (the MCP SDK's JSON package too): a report of a
+// long recording spends most of its time here, and encoding/json takes about three times as
+// long (BENCHMARKS.md). A line it refuses is decoded again by encoding/json, which then decides,
+// so damaged lines get the standard library's answer and wording.
 func ParseLine(line []byte) (typ string, ev Event, err error) {
 	typ, err = peekType(line)
 	if err != nil {
 		return "", nil, err
 	}
-	switch typ {
-	case LineFrame:
-		ev = &Frame{}
-	case LineMessage:
-		ev = &Message{}
-	case LineUnpaired:
-		ev = &UnpairedLine{}
-	case LineSkipped:
-		ev = &Skipped{}
-	case LineSlowLooper:
-		ev = &SlowLooper{}
-	case LineAndroidSummary:
-		ev = &AndroidSummary{}
-	case LinePoll:
-		ev = &Poll{}
-	case LineRefresh:
-		ev = &Refresh{}
-	case LineTick:
-		ev = &Tick{}
-	case LineGap:
-		ev = &Gap{}
-	case LineNotice:
-		ev = &Notice{}
-	case LineSession:
-		ev = &Session{}
-	case LineLayerFrame:
-		ev = &LayerFrame{}
-	case LineLayerSample:
-		ev = &LayerSample{}
-	case LineDispatch:
-		ev = &Dispatch{}
-	case LineLayerPoll:
-		ev = &LayerPoll{}
-	case LineLayerList:
-		ev = &LayerList{}
-	case LineSection:
-		ev = &Section{}
-	default:
+	ev = newEvent(typ)
+	if ev == nil {
 		return typ, nil, nil
 	}
+	if segjson.Unmarshal(line, ev) == nil {
+		return typ, ev, nil
+	}
+	ev = newEvent(typ) // what the refused decode left half-filled is not reused
 	if err := json.Unmarshal(line, ev); err != nil {
 		return typ, nil, fmt.Errorf("decoding %s line: %w", typ, err)
 	}
 	return typ, ev, nil
+}
+
+// newEvent returns a new, empty event of a line type; nil for a type that is not an event's.
+func newEvent(typ string) Event {
+	switch typ {
+	case LineFrame:
+		return &Frame{}
+	case LineMessage:
+		return &Message{}
+	case LineUnpaired:
+		return &UnpairedLine{}
+	case LineSkipped:
+		return &Skipped{}
+	case LineSlowLooper:
+		return &SlowLooper{}
+	case LineAndroidSummary:
+		return &AndroidSummary{}
+	case LinePoll:
+		return &Poll{}
+	case LineRefresh:
+		return &Refresh{}
+	case LineTick:
+		return &Tick{}
+	case LineGap:
+		return &Gap{}
+	case LineNotice:
+		return &Notice{}
+	case LineSession:
+		return &Session{}
+	case LineLayerFrame:
+		return &LayerFrame{}
+	case LineLayerSample:
+		return &LayerSample{}
+	case LineDispatch:
+		return &Dispatch{}
+	case LineLayerPoll:
+		return &LayerPoll{}
+	case LineLayerList:
+		return &LayerList{}
+	case LineSection:
+		return &Section{}
+	}
+	return nil
 }
 
 var typePrefix = []byte(`{"type":"`)

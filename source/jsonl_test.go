@@ -1,6 +1,7 @@
 package source
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -38,4 +39,45 @@ func TestLineRoundTrip(t *testing.T) {
 			t.Errorf("ParseLine(%q): no error", bad)
 		}
 	}
+}
+
+// FuzzParseLine holds ParseLine (segmentio/encoding, encoding/json when it refuses) to
+// encoding/json's answer: the same event for a line the standard library reads, an error for
+// one it refuses.
+func FuzzParseLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"frame","window":"w","vsync_ns":1000,"done_ns":17000000,"phases":{"sync_start_ns":8000000}}`,
+		`{"type":"message","pid":10,"tid":10,"handler":"h","callback":"null","what":159,"start_ns":5,"end_ns":9}`,
+		`{"type":"slow_looper","at_ns":8,"kind":"dispatch","ms":292,"what":3}`,
+		`{"type":"session","source":"sim","refresh_hz":120}`,
+		`{"type":"frame","window":"a\"b\u00e9","vsync_ns":1}`,
+		`{"type":"frame","Window":"a","VSYNC_NS":1}`,
+		`{"type":"frame","vsync_ns":1.5}`,
+		`{"type":"frame","vsync_ns":1e3}`,
+		`{"type":"frame","vsync_ns":null,"phases":null}`,
+		`{"type":"frame","vsync_ns":01}`,
+		`{"type":"frame","vsync_ns":99999999999999999999}`,
+		"{\"type\":\"frame\",\"window\":\"\xff\"}",
+		`{"type":"frame","phases":{},"phases":{"sync_start_ns":3}}`,
+		`{"type":"frame","vsync_ns":1} x`,
+		`{"type":"message" , "what" : -7 }`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		typ, got, err := ParseLine(line)
+		if err != nil || got == nil {
+			if want := newEvent(typ); err != nil && want != nil && json.Unmarshal(line, want) == nil {
+				t.Fatalf("ParseLine(%q) refused a %s line encoding/json reads: %v", line, typ, err)
+			}
+			return
+		}
+		want := newEvent(typ)
+		if err := json.Unmarshal(line, want); err != nil {
+			t.Fatalf("ParseLine(%q) read a line encoding/json refuses (%v): %#v", line, err, got)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("ParseLine(%q):\n got %#v\nwant %#v", line, got, want)
+		}
+	})
 }

@@ -294,7 +294,7 @@ func (r *Reader) finish(err error) {
 		} else {
 			r.bad++
 			torn = true
-			r.warn("recording %s: skipped its torn last line (%d bytes): the recording was cut off while being written", r.path, len(tail))
+			r.warn("recording %s: skipped its torn last line (%s): the recording was cut off while being written", r.path, plural(int64(len(tail)), "byte"))
 		}
 	}
 	switch {
@@ -311,7 +311,7 @@ func (r *Reader) finish(err error) {
 		r.warn("recording %s: %d unreadable lines skipped in all", r.path, r.bad)
 	}
 	if n := r.dups.dropped; n > 0 {
-		r.warn("recording %s: %d repeated event lines (the same frame or message written again) counted once", r.path, n)
+		r.warn("recording %s: %s (the same frame or message written again) counted once", r.path, plural(n, "repeated event line"))
 	}
 }
 
@@ -375,4 +375,12 @@ func (r *Reader) decode(line []byte) (string, source.Event, error) {
 		}
 	}
 	return typ, nil, nil
+}
+
+// plural counts a noun in a warning: "1 byte", "2 bytes".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -90,7 +90,7 @@ func TestSameMillisecondMessages(t *testing.T) {
 	if got, want := rep.Messages.Paired, base.Messages.Paired+3; got != want {
 		t.Errorf("%d messages paired, want %d: same-millisecond messages were taken for repeats", got, want)
 	}
-	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, "1 repeated event lines") || strings.Count(w, "repeated") != 1 {
+	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, "1 repeated event line ") || strings.Count(w, "repeated") != 1 {
 		t.Errorf("warnings %q: want the one repeated message that took time, and only it", w)
 	}
 }

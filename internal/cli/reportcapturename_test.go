@@ -28,7 +28,7 @@ func TestReportCaptureWarningsNameIt(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("--format %s: exit %d %s", format, code, errs)
 		}
-		if !strings.Contains(out, capt+": 1 repeated event lines") {
+		if !strings.Contains(out, capt+": 1 repeated event line ") {
 			t.Errorf("--format %s: no warning naming %s of its repeated line:\n%s", format, capt, out)
 		}
 		if strings.Contains(out, "fpstop-report-") || strings.Contains(out, "capture.jsonl") {

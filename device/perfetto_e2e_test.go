@@ -18,6 +18,7 @@ import (
 	"github.com/fpstop/fpstop/device"
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/perfetto"
 	"github.com/fpstop/fpstop/source/sim"
@@ -45,7 +46,7 @@ unique_session_name: "%s"
 func tracingPhone(t *testing.T, sdk int, release string) (*adbtest.Env, *fakeadb.Tracing, device.Target) {
 	t.Helper()
 	tr := fakeadb.NewTracing(fakeadb.TracingConfig{SDK: sdk, Package: perfettoPkg,
-		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20}})
+		Trace: simtext.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20}})
 	env := adbtest.Start(t, fakeadb.Config{SDK: sdk, Android: release, Handler: tr.Wrap(nil)})
 	s, err := sim.New(sim.Config{Scenario: "janky", Hz: 60, Seed: 5, Speed: 1, Duration: 10 * time.Minute, Package: perfettoPkg})
 	if err != nil {
@@ -120,7 +121,7 @@ func TestE2EPerfettoSession(t *testing.T) {
 
 // checkTrace reads trace with fpstop's reader: it has frames, and each carries the jank bits
 // the fake gave it.
-func checkTrace(t *testing.T, trace []byte, truth []sim.TraceFrame) {
+func checkTrace(t *testing.T, trace []byte, truth []simtext.TraceFrame) {
 	t.Helper()
 	byToken := map[string]int64{}
 	for _, tf := range truth {

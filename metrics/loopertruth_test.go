@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/logcat"
@@ -45,16 +46,16 @@ func collect(t *testing.T, src source.Source) []source.Event {
 func TestLogcatTextAgainstTruth(t *testing.T) {
 	const wakeUpNs = 260_000
 	for _, c := range []struct {
-		format sim.LogFormat
+		format simtext.LogFormat
 		resNs  int64
 		hz     float64
 		known  bool // the refresh rate is known (a device says it), else learned from the log
 	}{
-		{sim.FormatMonotonic, 1_000, 120, true},
-		{sim.FormatMonotonic, 1_000, 60, false},
-		{sim.FormatMonotonic, 1_000, 90, false},
-		{sim.FormatThreadtime, 1_000_000, 60, true},
-		{sim.FormatThreadtime, 1_000_000, 120, false},
+		{simtext.FormatMonotonic, 1_000, 120, true},
+		{simtext.FormatMonotonic, 1_000, 60, false},
+		{simtext.FormatMonotonic, 1_000, 90, false},
+		{simtext.FormatThreadtime, 1_000_000, 60, true},
+		{simtext.FormatThreadtime, 1_000_000, 120, false},
 	} {
 		t.Run(fmt.Sprintf("%v-%gHz-known=%v", c.format, c.hz, c.known), func(t *testing.T) {
 			s, err := sim.New(sim.Config{Scenario: "demo", Hz: c.hz, Seed: 21, Speed: 0, Duration: 60 * time.Second})
@@ -77,7 +78,7 @@ func TestLogcatTextAgainstTruth(t *testing.T) {
 				}
 			}
 			var text bytes.Buffer
-			if err := sim.RenderLogcat(&text, evs, c.format, sim.LogcatOptions{NoisePerSecond: 30, NoiseSeed: 3}); err != nil {
+			if err := simtext.RenderLogcat(&text, evs, c.format, simtext.LogcatOptions{NoisePerSecond: 30, NoiseSeed: 3}); err != nil {
 				t.Fatal(err)
 			}
 			parsed := collect(t, logcat.FromReader(&text, logcat.Options{Name: "sim"}))
@@ -250,24 +251,24 @@ func truthMainThreadDrops(t *testing.T, evs []source.Event) map[int64]int64 {
 func TestLooperDropsAgainstTruth(t *testing.T) {
 	for _, c := range []struct {
 		scenario string
-		format   sim.LogFormat
+		format   simtext.LogFormat
 		resNs    int64
 		hz       float64
 		learn    bool // T learned from the log (else known, as a device session says)
 	}{
-		{"demo", sim.FormatMonotonic, 1_000, 60, false},
-		{"demo", sim.FormatMonotonic, 1_000, 90, true},
-		{"janky", sim.FormatMonotonic, 1_000, 120, false},
-		{"janky", sim.FormatMonotonic, 1_000, 120, true},
-		{"janky", sim.FormatMonotonic, 1_000, 144, false},
-		{"demo", sim.FormatThreadtime, 1_000_000, 120, false},
-		{"janky", sim.FormatThreadtime, 1_000_000, 60, false},
-		{"janky", sim.FormatThreadtime, 1_000_000, 60, true},
-		{"janky", sim.FormatThreadtime, 1_000_000, 90, true},
-		{"demo", sim.FormatThreadtime, 1_000_000, 144, true},
-		{"frozen", sim.FormatMonotonic, 1_000, 60, false},
-		{"stress", sim.FormatMonotonic, 1_000, 120, false},
-		{"smooth", sim.FormatMonotonic, 1_000, 120, true},
+		{"demo", simtext.FormatMonotonic, 1_000, 60, false},
+		{"demo", simtext.FormatMonotonic, 1_000, 90, true},
+		{"janky", simtext.FormatMonotonic, 1_000, 120, false},
+		{"janky", simtext.FormatMonotonic, 1_000, 120, true},
+		{"janky", simtext.FormatMonotonic, 1_000, 144, false},
+		{"demo", simtext.FormatThreadtime, 1_000_000, 120, false},
+		{"janky", simtext.FormatThreadtime, 1_000_000, 60, false},
+		{"janky", simtext.FormatThreadtime, 1_000_000, 60, true},
+		{"janky", simtext.FormatThreadtime, 1_000_000, 90, true},
+		{"demo", simtext.FormatThreadtime, 1_000_000, 144, true},
+		{"frozen", simtext.FormatMonotonic, 1_000, 60, false},
+		{"stress", simtext.FormatMonotonic, 1_000, 120, false},
+		{"smooth", simtext.FormatMonotonic, 1_000, 120, true},
 	} {
 		t.Run(fmt.Sprintf("%s-%v-%gHz-learn=%v", c.scenario, c.format, c.hz, c.learn), func(t *testing.T) {
 			s, err := sim.New(sim.Config{Scenario: c.scenario, Hz: c.hz, Seed: 9, Speed: 0, Duration: 40 * time.Second})
@@ -287,7 +288,7 @@ func TestLooperDropsAgainstTruth(t *testing.T) {
 			}
 			sort.Slice(truthEnds, func(i, j int) bool { return truthEnds[i] < truthEnds[j] })
 			var text bytes.Buffer
-			if err := sim.RenderLogcat(&text, evs, c.format, sim.LogcatOptions{}); err != nil {
+			if err := simtext.RenderLogcat(&text, evs, c.format, simtext.LogcatOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			parsed := collect(t, logcat.FromReader(&text, logcat.Options{Name: "sim"}))

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/testkit/reference"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/gfxinfo"
-	"github.com/fpstop/fpstop/source/sim"
 )
 
 // rowCollector polls a simulator's gfxinfo dump as a device would be polled: it renders the
@@ -21,15 +21,15 @@ import (
 type rowCollector struct {
 	t      *testing.T
 	c      simCase
-	dump   *sim.GfxinfoDump
-	layout sim.Layout
+	dump   *simtext.GfxinfoDump
+	layout simtext.Layout
 	seen   map[string]bool
 	frames []source.Frame
 	text   bytes.Buffer
 }
 
 func newRowCollector(t *testing.T, c simCase) *rowCollector {
-	return &rowCollector{t: t, c: c, dump: sim.NewGfxinfoDump("", 0, 0), layout: c.layout, seen: map[string]bool{}}
+	return &rowCollector{t: t, c: c, dump: simtext.NewGfxinfoDump("", 0, 0), layout: c.layout, seen: map[string]bool{}}
 }
 
 // poll renders and parses the dump once. The simulator sends 100 ms batches and is at most one

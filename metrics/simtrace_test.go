@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/testkit"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/perfetto"
@@ -15,11 +16,11 @@ import (
 
 // simTrace runs the simulator and returns its events and the Perfetto trace a phone would have
 // recorded of the same run.
-func simTrace(t *testing.T, scenario string, hz float64, d time.Duration, o sim.TraceOptions) ([]source.Event, []byte, sim.TraceFacts) {
+func simTrace(t *testing.T, scenario string, hz float64, d time.Duration, o simtext.TraceOptions) ([]source.Event, []byte, simtext.TraceFacts) {
 	t.Helper()
 	evs := testkit.SimEvents(t, sim.Config{Scenario: scenario, Hz: hz, Seed: 32, Speed: 0, Duration: d})
 	var buf bytes.Buffer
-	facts, err := sim.RenderTrace(&buf, evs, o)
+	facts, err := simtext.RenderTrace(&buf, evs, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestSimTraceAgreesWithGfxinfo(t *testing.T) {
 		scenario string
 		hz       float64
 	}{{"janky", 60}, {"demo", 120}} {
-		evs, trace, facts := simTrace(t, c.scenario, c.hz, 20*time.Second, sim.TraceOptions{SFJankEvery: 25, BootOffsetNs: 7_000_000_000})
+		evs, trace, facts := simTrace(t, c.scenario, c.hz, 20*time.Second, simtext.TraceOptions{SFJankEvery: 25, BootOffsetNs: 7_000_000_000})
 		rows := []source.Event{&source.Session{Source: source.KindGfxinfo, RefreshHz: c.hz, CostBasis: source.CostFrame}}
 		var frames []source.Event
 		for _, e := range evs {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/testkit/reference"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
@@ -19,7 +20,7 @@ type simCase struct {
 	scenario string
 	hz       float64
 	pre12    bool
-	layout   sim.Layout // the gfxinfo text the rows are rendered in
+	layout   simtext.Layout // the gfxinfo text the rows are rendered in
 }
 
 func (c simCase) String() string {
@@ -35,19 +36,19 @@ func (c simCase) String() string {
 // in turn.
 func simCases() []simCase {
 	var cs []simCase
-	old := sim.Layouts[1:]
+	old := simtext.Layouts[1:]
 	if testing.Short() {
 		// -short: every scenario once and every rate at least once (rotating), one pre-12 run
 		// (the full matrix, every older layout included, runs in the full suite).
 		rates := []float64{60, 90, 120, 144}
 		for i, sc := range sim.Scenarios {
-			cs = append(cs, simCase{sc, rates[i%len(rates)], false, sim.LayoutAndroid13})
+			cs = append(cs, simCase{sc, rates[i%len(rates)], false, simtext.LayoutAndroid13})
 		}
 		return append(cs, simCase{sim.Scenarios[0], 60, true, old[0]})
 	}
 	for _, sc := range sim.Scenarios {
 		for _, hz := range []float64{60, 90, 120, 144} {
-			cs = append(cs, simCase{sc, hz, false, sim.LayoutAndroid13})
+			cs = append(cs, simCase{sc, hz, false, simtext.LayoutAndroid13})
 		}
 		for _, hz := range []float64{60, 120} {
 			cs = append(cs, simCase{sc, hz, true, old[len(cs)%len(old)]})
@@ -66,7 +67,7 @@ func simDuration(full time.Duration) time.Duration {
 }
 
 // runSim runs c for d of virtual time, handing every batch to each, and returns the truth.
-func runSim(t *testing.T, c simCase, d time.Duration, dump *sim.GfxinfoDump, each func([]source.Event)) *bytes.Buffer {
+func runSim(t *testing.T, c simCase, d time.Duration, dump *simtext.GfxinfoDump, each func([]source.Event)) *bytes.Buffer {
 	t.Helper()
 	s, err := sim.New(sim.Config{Scenario: c.scenario, Hz: c.hz, Seed: 7, Speed: 0, Duration: d, Pre12: c.pre12})
 	if err != nil {
@@ -148,7 +149,7 @@ func TestPipelineEqualsTruth(t *testing.T) {
 // scroll whose frames take 9–13 ms (more than the 8.33 ms period) is reported at full rate with
 // no janky frame, directly and through the rendered gfxinfo text.
 func TestSmooth120(t *testing.T) {
-	c := simCase{"smooth", 120, false, sim.LayoutAndroid13}
+	c := simCase{"smooth", 120, false, simtext.LayoutAndroid13}
 	p := metrics.NewPipeline(metrics.Config{})
 	rows := newRowCollector(t, c)
 	runSim(t, c, simDuration(30*time.Second), rows.dump, func(b []source.Event) {

@@ -16,6 +16,7 @@ import (
 	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
 	"github.com/fpstop/fpstop/internal/testkit/reference"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
@@ -296,7 +297,7 @@ func TestLogcatRecordingExports(t *testing.T) {
 		evs = append(evs, b...)
 	}
 	var text bytes.Buffer
-	if err := sim.RenderLogcat(&text, evs, sim.FormatThreadtime, sim.LogcatOptions{}); err != nil {
+	if err := simtext.RenderLogcat(&text, evs, simtext.FormatThreadtime, simtext.LogcatOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	in := filepath.Join(dir, "log.txt")

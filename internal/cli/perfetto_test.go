@@ -13,6 +13,7 @@ import (
 	"github.com/fpstop/fpstop/internal/capture"
 	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source/sim"
 )
 
@@ -21,7 +22,7 @@ func writeSimTrace(t *testing.T, path string, seed int64) {
 	t.Helper()
 	evs := testkit.SimEvents(t, sim.Config{Scenario: "janky", Hz: 60, Seed: seed, Speed: 0, Duration: 8 * time.Second})
 	var buf bytes.Buffer
-	if _, err := sim.RenderTrace(&buf, evs, sim.TraceOptions{SFJankEvery: 10}); err != nil {
+	if _, err := simtext.RenderTrace(&buf, evs, simtext.TraceOptions{SFJankEvery: 10}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {

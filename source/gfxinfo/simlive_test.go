@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -66,7 +67,7 @@ func simLiveDumps(t *testing.T, sc string, hz float64, d, poll time.Duration) []
 	if err != nil {
 		t.Fatal(err)
 	}
-	dump := sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
+	dump := simtext.NewGfxinfoDump(pkg, s.Config().Pid, 0)
 	s.SetGfxinfo(dump)
 	ch := make(chan []source.Event) // unbuffered: the simulator is at most one batch ahead
 	errc := make(chan error, 1)
@@ -80,7 +81,7 @@ func simLiveDumps(t *testing.T, sc string, hz float64, d, poll time.Duration) []
 			continue
 		}
 		var b bytes.Buffer
-		if err := dump.Render(&b, now, sim.LayoutAndroid13); err != nil {
+		if err := dump.Render(&b, now, simtext.LayoutAndroid13); err != nil {
 			t.Fatal(err)
 		}
 		dumps = append(dumps, b.Bytes())

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/testkit"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -27,7 +28,7 @@ func simEvents(t *testing.T, scenario string, hz float64, d time.Duration) []sou
 func renderTrace(t *testing.T, evs []source.Event) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := sim.RenderTrace(&buf, evs, sim.TraceOptions{Package: "com.example.feed", BootOffsetNs: 3_000_000_000}); err != nil {
+	if _, err := simtext.RenderTrace(&buf, evs, simtext.TraceOptions{Package: "com.example.feed", BootOffsetNs: 3_000_000_000}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

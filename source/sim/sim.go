@@ -1,9 +1,10 @@
 // Package sim is fpstop's built-in vsync simulator: a deterministic model of a display's vsync
 // grid, Choreographer, the app's main Looper and its RenderThread (see model.go for the model),
 // driven by a scenario script. It emits the same events as the real sources, writes its ground
-// truth as JSON lines, and renders itself as `dumpsys gfxinfo <pkg> framestats` text
-// (GfxinfoDump) and as logcat text (RenderLogcat), so the real parsers can be tested against
-// known truth and a fake device can serve live output.
+// truth as JSON lines, and feeds a gfxinfo store as it runs (SetGfxinfo). The tests' harness
+// internal/testkit/simtext renders its events as the text a phone prints (gfxinfo, logcat, a
+// Perfetto trace), so the real parsers can be tested against known truth and a fake device
+// can serve live output.
 //
 // # Event order
 //
@@ -15,7 +16,7 @@
 // doFrame logged it (its AtNs is the doFrame start, inside that message). Emission times never decrease
 // across the stream; ties keep the order the model produced them (a vsync message before its
 // frames, a frame or message before a Tick of the same time). Because the main thread runs one
-// message at a time, logcat text rendered batch by batch (RenderLogcat) stays in time order. So a Frame's
+// message at a time, logcat text rendered batch by batch (simtext.RenderLogcat) stays in time order. So a Frame's
 // At() (its IntendedVsync) can be older than an earlier Tick: a Tick at NowNs means every frame
 // completed and every message finished by NowNs has been sent, not that no frame is in flight.
 // The first batch starts with the Session, the Refresh and a "live" Notice, all at the virtual
@@ -73,7 +74,7 @@ type Config struct {
 	// Pid is the app's pid (0 = DefaultPid).
 	Pid int
 	// Pre12 models a device before Android 12: the same pipeline, but frames carry no
-	// FrameDeadline (render them with a layout before LayoutAndroid13, which has no deadline
+	// FrameDeadline (render them with a layout before simtext.LayoutAndroid13, which has no deadline
 	// column). The default is Android 12+: Choreographer's deadline with hwui's stuffing
 	// extension, as real 12+ devices print it.
 	Pre12 bool
@@ -89,7 +90,7 @@ type Sim struct {
 	cfg   Config
 	prof  *profile
 	truth *bufio.Writer
-	dump  *GfxinfoDump
+	dump  Gfxinfo
 	// layerSink receives the game scenarios' layer frames (game.go)
 	layerSink func(*source.LayerFrame)
 
@@ -156,12 +157,20 @@ func (s *Sim) IntervalNs() int64 { return int64(math.Round(1e9 / s.cfg.Hz)) }
 // returns. Call before Run.
 func (s *Sim) SetTruth(w io.Writer) { s.truth = bufio.NewWriterSize(w, 64<<10) }
 
+// Gfxinfo is what SetGfxinfo feeds: hwui's per-process frame store as a fake phone prints it
+// (internal/testkit/simtext.GfxinfoDump, a test harness kept out of the binary).
+type Gfxinfo interface {
+	Reset(pkg string, pid int, sinceNs int64)
+	SetWindow(title, vri string, attached bool, atNs int64)
+	AddFrame(f *source.Frame)
+}
+
 // SetGfxinfo makes Run feed d as it goes: every frame it sends and every window it attaches or
-// removes, at the frame's or change's emission time, so d.Render shows what a device would print
-// at that moment. d's package, pid and "Stats since" are set from the simulator. d may be
-// rendered from another goroutine while Run feeds it. Call before Run.
-func (s *Sim) SetGfxinfo(d *GfxinfoDump) {
-	d.reset(s.cfg.Package, s.cfg.Pid, StartNs)
+// removes, at the frame's or change's emission time, so d shows what a device would print at
+// that moment. d's package, pid and "Stats since" are set from the simulator. d may be read
+// from another goroutine while Run feeds it. Call before Run.
+func (s *Sim) SetGfxinfo(d Gfxinfo) {
+	d.Reset(s.cfg.Package, s.cfg.Pid, StartNs)
 	s.dump = d
 }
 

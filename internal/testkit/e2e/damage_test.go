@@ -18,6 +18,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/testkit/recordtest"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
@@ -141,7 +142,7 @@ func simCapture(t *testing.T, scenario string, d *damager, hz float64, dur, poll
 	}
 	// The dump is fed from the batches (not by the running simulator), so each dump is what
 	// the device held at the batch's end: the capture is the same on every run.
-	dump := sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
+	dump := simtext.NewGfxinfoDump(pkg, s.Config().Pid, 0)
 	var tb bytes.Buffer
 	s.SetTruth(&tb)
 	ch := make(chan []source.Event)
@@ -159,7 +160,7 @@ func simCapture(t *testing.T, scenario string, d *damager, hz float64, dur, poll
 		}
 		for ; now >= next; next += int64(poll) {
 			var b bytes.Buffer
-			if err := dump.Render(&b, now, sim.LayoutAndroid13); err != nil {
+			if err := dump.Render(&b, now, simtext.LayoutAndroid13); err != nil {
 				t.Fatal(err)
 			}
 			if firstNs == 0 {

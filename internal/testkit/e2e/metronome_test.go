@@ -13,8 +13,8 @@ import (
 
 	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/source/sim"
 )
 
 // metronome is an app on a fake phone that draws one light frame on every vsync while drawing
@@ -25,7 +25,7 @@ import (
 type metronome struct {
 	hz     float64
 	period int64
-	dump   *sim.GfxinfoDump
+	dump   *simtext.GfxinfoDump
 	t0     time.Time
 	// drawing: the app draws a frame on every vsync
 	drawing atomic.Bool
@@ -47,7 +47,7 @@ const (
 func startMetronome(t testing.TB, hz float64) *metronome {
 	t.Helper()
 	m := &metronome{hz: hz, period: int64(1e9 / hz), t0: time.Now(), done: make(chan struct{}),
-		dump: sim.NewGfxinfoDump(pkg, metroPid, metroBaseNs)}
+		dump: simtext.NewGfxinfoDump(pkg, metroPid, metroBaseNs)}
 	m.dump.SetWindow(metroWindow, "", true, metroBaseNs)
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
@@ -129,11 +129,11 @@ func (m *metronome) handler(ctx context.Context, cmd string, w io.Writer) error 
 		var b bytes.Buffer
 		switch {
 		case args[2] != pkg:
-			_ = sim.RenderNoProcess(&b, args[2])
+			_ = simtext.RenderNoProcess(&b, args[2])
 		case contains(args, "framestats"):
-			_ = m.dump.Render(&b, m.now(), sim.LayoutAndroid13)
+			_ = m.dump.Render(&b, m.now(), simtext.LayoutAndroid13)
 		default:
-			_ = m.dump.RenderSummary(&b, m.now(), sim.LayoutAndroid13)
+			_ = m.dump.RenderSummary(&b, m.now(), simtext.LayoutAndroid13)
 		}
 		_, err := w.Write(b.Bytes())
 		return err
@@ -168,7 +168,7 @@ func (m *metronome) stream(ctx context.Context, w io.Writer) error {
 			return nil
 		case b := <-sub:
 			var buf bytes.Buffer
-			if err := sim.RenderLogcat(&buf, b, sim.FormatMonotonic, sim.LogcatOptions{Pid: metroPid}); err != nil {
+			if err := simtext.RenderLogcat(&buf, b, simtext.FormatMonotonic, simtext.LogcatOptions{Pid: metroPid}); err != nil {
 				return err
 			}
 			if _, err := w.Write(buf.Bytes()); err != nil {

@@ -17,9 +17,9 @@ import (
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 	"github.com/fpstop/fpstop/internal/testkit/reference"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/source/sim"
 )
 
 // tracingEnv is a fake phone (Android of sdk) whose tracing service the simulated app feeds:
@@ -42,7 +42,7 @@ func tracingEnvClock(t *testing.T, ph *phone, sdk int, release string) (*adbtest
 // newTracing is the tracing service of ph's phone, fed by its app until the test ends.
 func newTracing(t testing.TB, ph *phone, sdk int, skip *atomic.Int64) *fakeadb.Tracing {
 	tr := fakeadb.NewTracing(fakeadb.TracingConfig{SDK: sdk, Package: pkg, Pid: func() int { return int(ph.pid.Load()) },
-		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20},
+		Trace: simtext.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20},
 		Now:   func() time.Time { return time.Now().Add(time.Duration(skip.Load())) }})
 	ch := ph.fan.Subscribe()
 	done := make(chan struct{})
@@ -123,7 +123,7 @@ func checkPerfettoTruth(t *testing.T, ph *phone, tr *fakeadb.Tracing, rec string
 	within("frames", float64(frames), float64(ref.Frames))
 	within("fps", fps, ref.FPS)
 	within("janky", float64(janky), float64(ref.Janky))
-	byToken := map[string]sim.TraceFrame{}
+	byToken := map[string]simtext.TraceFrame{}
 	for _, tf := range tr.Truth() {
 		byToken[fmt.Sprint(tf.Window, tf.Token)] = tf
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
-	"github.com/fpstop/fpstop/source/sim"
 )
 
 // worstRow is a frame of the worst-frames panel as the screen shows it: the blame on its row
@@ -241,8 +241,8 @@ func switchSame(t *testing.T, p *pane, serial string) {
 // truthFrame is the fake's frame whose slowest section is w's, to the 0.1 ms shown, that ended
 // by at (the phone's time the row was read): the latest of them, since slow work of one length
 // to 0.1 ms recurs over a run, and a frame is shown as it enters the worst frames.
-func truthFrame(truth []sim.TraceFrame, w worstRow, at int64) (sim.TraceFrame, bool) {
-	var best sim.TraceFrame
+func truthFrame(truth []simtext.TraceFrame, w worstRow, at int64) (simtext.TraceFrame, bool) {
+	var best simtext.TraceFrame
 	found := false
 	for _, tf := range truth {
 		if tf.Slowest == w.section && math.Abs(float64(tf.SlowestNs)/1e6-w.ms) < 0.051 && tf.EndNs <= at && (!found || tf.EndNs > best.EndNs) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/testkit"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -27,7 +28,7 @@ const pkg = "com.example.feed"
 // streams.
 type phone struct {
 	sim   *sim.Sim
-	dump  *sim.GfxinfoDump
+	dump  *simtext.GfxinfoDump
 	hz    float64
 	truth bytes.Buffer // complete once stop returned
 
@@ -80,8 +81,8 @@ func startPhone(t testing.TB, hz float64, scenario string, seed int64, logOffset
 	p := &phone{sim: s, hz: hz, logOffsetNs: logOffsetNs, done: make(chan struct{})}
 	p.pid.Store(int64(s.Config().Pid))
 	p.tracing = fakeadb.NewTracing(fakeadb.TracingConfig{Package: pkg, Pid: func() int { return int(p.pid.Load()) },
-		Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: tracingSFJankEvery, BootOffsetNs: tracingBootOffsetNs}})
-	p.dump = sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
+		Trace: simtext.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: tracingSFJankEvery, BootOffsetNs: tracingBootOffsetNs}})
+	p.dump = simtext.NewGfxinfoDump(pkg, s.Config().Pid, 0)
 	s.SetGfxinfo(p.dump)
 	s.SetTruth(&p.truth)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -131,12 +132,12 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 		// a restarted app (the test changed its pid) prints its new process
 		p.dump.Restart(int(p.pid.Load()), p.sim.Now())
 		if args[2] != pkg {
-			_ = sim.RenderNoProcess(&b, args[2])
+			_ = simtext.RenderNoProcess(&b, args[2])
 		} else if !contains(args, "framestats") {
-			if err := p.dump.RenderSummary(&b, p.sim.Now(), sim.LayoutAndroid13); err != nil {
+			if err := p.dump.RenderSummary(&b, p.sim.Now(), simtext.LayoutAndroid13); err != nil {
 				return err
 			}
-		} else if err := p.dump.Render(&b, p.sim.Now(), sim.LayoutAndroid13); err != nil {
+		} else if err := p.dump.Render(&b, p.sim.Now(), simtext.LayoutAndroid13); err != nil {
 			return err
 		}
 		_, err := w.Write(p.damage.apply(b.Bytes()))
@@ -178,7 +179,7 @@ func (p *phone) handler(ctx context.Context, cmd string, w io.Writer) error {
 		p.mu.Lock()
 		evs := append([]source.Event(nil), p.recent...)
 		p.mu.Unlock()
-		return p.writeLogcat(w, evs, sim.FormatThreadtime, nil)
+		return p.writeLogcat(w, evs, simtext.FormatThreadtime, nil)
 	case len(args) >= 1 && args[0] == "logcat":
 		return p.streamLogcat(ctx, w)
 	}
@@ -198,7 +199,7 @@ func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
 		case <-ctx.Done():
 			return nil
 		case b := <-sub:
-			if err := p.writeLogcat(w, b, sim.FormatMonotonic, announced); err != nil {
+			if err := p.writeLogcat(w, b, simtext.FormatMonotonic, announced); err != nil {
 				return nil
 			}
 			if cut := p.cutAfter.Load(); cut > 0 && time.Since(start) > time.Duration(cut) {
@@ -212,7 +213,7 @@ func (p *phone) streamLogcat(ctx context.Context, w io.Writer) error {
 // writeLogcat writes the app's logged events in format f: Looper printer lines when the
 // printer is on, Choreographer's Skipped lines always, on the app's current pid. announced
 // (live streams) carries the long messages whose Dispatching line went out while they ran.
-func (p *phone) writeLogcat(w io.Writer, b []source.Event, f sim.LogFormat, announced map[int64]bool) error {
+func (p *phone) writeLogcat(w io.Writer, b []source.Event, f simtext.LogFormat, announced map[int64]bool) error {
 	pid := int(p.pid.Load())
 	evs := b[:0:0]
 	for _, ev := range b {
@@ -238,7 +239,7 @@ func (p *phone) writeLogcat(w io.Writer, b []source.Event, f sim.LogFormat, anno
 		}
 	}
 	var buf bytes.Buffer
-	if err := sim.RenderLogcat(&buf, evs, f, sim.LogcatOptions{ClockOffsetNs: p.logOffsetNs, Pid: pid, Announced: announced}); err != nil {
+	if err := simtext.RenderLogcat(&buf, evs, f, simtext.LogcatOptions{ClockOffsetNs: p.logOffsetNs, Pid: pid, Announced: announced}); err != nil {
 		return err
 	}
 	_, err := w.Write(p.damage.apply(buf.Bytes()))

@@ -16,6 +16,7 @@ import (
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
 	"github.com/fpstop/fpstop/internal/testkit/recordtest"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/metrics"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
@@ -51,7 +52,7 @@ func startGamePhoneWith(t testing.TB, hz float64, scenario string, style fakeadb
 	g.sf.AddLayer("com.example.other", "com.example.other.Main", false)
 	g.layer = g.sf.AddLayer(pkg, sim.GameActivity(pkg, scenario), true)
 	g.pid.Store(int64(s.Config().Pid))
-	g.dump = sim.NewGfxinfoDump(pkg, s.Config().Pid, 0)
+	g.dump = simtext.NewGfxinfoDump(pkg, s.Config().Pid, 0)
 	s.SetGfxinfo(g.dump)
 	s.SetTruth(&g.truth)
 	var mu sync.Mutex

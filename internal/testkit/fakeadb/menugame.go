@@ -1,6 +1,7 @@
 package fakeadb
 
 import (
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -39,7 +40,7 @@ func (m *MenuGame) InGame(f *source.LayerFrame) bool {
 // (the caller presents it on the SurfaceFlinger); false when it is the menu's turn, after
 // drawing the menu window's frame for that tick into the app's gfxinfo dump (6 ms of work,
 // every phase printed, on time).
-func (m *MenuGame) Frame(f *source.LayerFrame, dump *sim.GfxinfoDump) bool {
+func (m *MenuGame) Frame(f *source.LayerFrame, dump *simtext.GfxinfoDump) bool {
 	if m.InGame(f) {
 		return true
 	}

@@ -3,6 +3,7 @@ package fakeadb
 import (
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -11,7 +12,7 @@ import (
 // menu window's (drawn into gfxinfo, not presented), those in between the layer's.
 func TestMenuGame(t *testing.T) {
 	const pkg, period = "com.example.game", int64(8_333_333)
-	dump := sim.NewGfxinfoDump(pkg, 4242, 0)
+	dump := simtext.NewGfxinfoDump(pkg, 4242, 0)
 	m := NewMenuGame(pkg, period)
 	var presented int
 	for at := sim.StartNs + period; at < sim.StartNs+27_000_000_000; at += 2 * period {

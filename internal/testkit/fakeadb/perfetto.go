@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -29,7 +30,7 @@ type TracingConfig struct {
 	Pid     func() int
 	// Trace says how the app's events are written (Stuffing, SlowWork, SFJankEvery,
 	// BootOffsetNs); its Pid and Package are set from the fields above.
-	Trace sim.TraceOptions
+	Trace simtext.TraceOptions
 	// MaxSessions is how many sessions the service runs at once (default 5, perfetto's limit
 	// per uid); one more is refused as busy.
 	MaxSessions int
@@ -41,7 +42,7 @@ type TracingConfig struct {
 // serve them to the shell user: `echo 'CONFIG' | perfetto --background --txt -c - -o PATH`
 // prints the pid of a background session and returns; with write_into_file the session
 // appends to PATH every file_write_period_ms what the app did since (FrameTimeline, atrace
-// sections of the app, process names, rendered by sim.TraceStream from the events Feed
+// sections of the app, process names, rendered by simtext.TraceStream from the events Feed
 // gives it); it ends at duration_ms or `kill -TERM PID`, writing the rest. `pidof perfetto`,
 // `ps -A`, `stat -c %s`, `tail -c +N`, `cat`, `ls` and `rm` of the trace directory see the sessions and files.
 // Refusals are served as a phone does them: a unique_session_name in use or too many sessions
@@ -58,7 +59,7 @@ type Tracing struct {
 	sessions []*tsession
 	files    map[string]*tfile
 	busy     bool
-	truth    []sim.TraceFrame
+	truth    []simtext.TraceFrame
 	seen     map[truthKey]bool
 	log      []logLine
 }
@@ -87,7 +88,7 @@ type tsession struct {
 	end     time.Time // zero: no duration_ms
 	period  time.Duration
 	inFile  bool // write_into_file: periodic writes
-	stream  *sim.TraceStream
+	stream  *simtext.TraceStream
 	pending bytes.Buffer
 	chunks  []chunk
 	done    bool
@@ -162,7 +163,7 @@ func (t *Tracing) Feed(evs []source.Event) {
 			k := truthKey{f.Window, f.VsyncID}
 			if !t.seen[k] {
 				t.seen[k] = true
-				t.truth = append(t.truth, sim.FrameFacts(f, o))
+				t.truth = append(t.truth, simtext.FrameFacts(f, o))
 			}
 		}
 	}
@@ -174,7 +175,7 @@ func (t *Tracing) Feed(evs []source.Event) {
 	}
 }
 
-func (t *Tracing) traceOptions() sim.TraceOptions {
+func (t *Tracing) traceOptions() simtext.TraceOptions {
 	o := t.cfg.Trace
 	o.Pid, o.Package = t.cfg.Pid(), t.cfg.Package
 	return o
@@ -191,10 +192,10 @@ func (s *tsession) render(now time.Time, evs []source.Event) {
 
 // Truth returns every frame the service saw (whether or not a session was recording), in the
 // order they completed.
-func (t *Tracing) Truth() []sim.TraceFrame {
+func (t *Tracing) Truth() []simtext.TraceFrame {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]sim.TraceFrame(nil), t.truth...)
+	return append([]simtext.TraceFrame(nil), t.truth...)
 }
 
 // Running returns the pids of the live perfetto processes, fpstop's and other tools', sorted.

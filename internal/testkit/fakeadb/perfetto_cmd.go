@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fpstop/fpstop/source/sim"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 )
 
 // Serve serves the commands of the tracing service (see Tracing) and reports whether cmd was
@@ -192,7 +192,7 @@ func (t *Tracing) start(cfg traceConfig, path string) int {
 	if cfg.durationMs > 0 {
 		s.end = now.Add(time.Duration(cfg.durationMs) * time.Millisecond)
 	}
-	s.stream = sim.NewTraceStream(&s.pending, t.traceOptions())
+	s.stream = simtext.NewTraceStream(&s.pending, t.traceOptions())
 	s.stream.NoFrameTimeline = !cfg.sources["android.surfaceflinger.frametimeline"] || t.cfg.SDK < 31
 	s.stream.NoSections = !cfg.sources["linux.ftrace"] || !(cfg.apps[t.cfg.Package] || cfg.apps["*"])
 	s.render(now, nil) // the clock snapshot and process names open the file

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/device"
+	"github.com/fpstop/fpstop/internal/testkit/simtext"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/perfetto"
 	"github.com/fpstop/fpstop/source/sim"
@@ -154,7 +155,7 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 			evs := simRun(t, c.scenario, c.hz, 12*time.Second)
 			clk := &testClock{now: time.Unix(1_700_000_000, 0)}
 			tr := NewTracing(TracingConfig{Package: tracePkg, Pid: func() int { return 4242 }, Now: clk.Now,
-				Trace: sim.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 37, BootOffsetNs: 5e9}})
+				Trace: simtext.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 37, BootOffsetNs: 5e9}})
 			path := TraceDir + "fpstop-t-1.pftrace"
 			pid, err := device.ParsePerfettoStart([]byte(run(t, tr, startCmd(t, traceConfigText("fpstop-t-1", 30000, 250, tracePkg), path))))
 			if err != nil {
@@ -215,9 +216,9 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 	}
 }
 
-func checkAgainstTruth(t *testing.T, frames []*source.Frame, truth []sim.TraceFrame) {
+func checkAgainstTruth(t *testing.T, frames []*source.Frame, truth []simtext.TraceFrame) {
 	t.Helper()
-	byKey := map[truthKey]sim.TraceFrame{}
+	byKey := map[truthKey]simtext.TraceFrame{}
 	for _, tf := range truth {
 		byKey[truthKey{tf.Window, tf.Token}] = tf
 	}

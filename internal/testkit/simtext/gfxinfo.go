@@ -1,4 +1,4 @@
-package sim
+package simtext
 
 import (
 	"bufio"
@@ -107,7 +107,7 @@ type dumpWindow struct {
 // GfxinfoDump is what hwui keeps for one app process: the last RingSize frames of each window and
 // cumulative per-window and per-process counters (never reset: "Total frames rendered" counts
 // every frame ever rendered, so a poller slower than the ring can detect lost frames). Feed it
-// with AddFrame/SetWindow (or Observe, or Sim.SetGfxinfo) and print it with Render. It is safe
+// with AddFrame/SetWindow (or Observe, or sim.Sim.SetGfxinfo) and print it with Render. It is safe
 // for concurrent use.
 type GfxinfoDump struct {
 	mu      sync.Mutex
@@ -125,11 +125,13 @@ type GfxinfoDump struct {
 // sinceNs (the process's "Stats since").
 func NewGfxinfoDump(pkg string, pid int, sinceNs int64) *GfxinfoDump {
 	d := &GfxinfoDump{}
-	d.reset(pkg, pid, sinceNs)
+	d.Reset(pkg, pid, sinceNs)
 	return d
 }
 
-func (d *GfxinfoDump) reset(pkg string, pid int, sinceNs int64) {
+// Reset empties d for the app pkg running as pid, whose counters started at sinceNs (the
+// simulator calls it from Sim.SetGfxinfo).
+func (d *GfxinfoDump) Reset(pkg string, pid int, sinceNs int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.pkg, d.pid = pkg, pid
@@ -147,7 +149,7 @@ func (d *GfxinfoDump) Restart(pid int, sinceNs int64) {
 	same, pkg := d.pid == pid, d.pkg
 	d.mu.Unlock()
 	if !same {
-		d.reset(pkg, pid, sinceNs)
+		d.Reset(pkg, pid, sinceNs)
 	}
 }
 

@@ -1,4 +1,4 @@
-package sim
+package simtext
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
 )
 
 // block is one window's part of a rendered dump, parsed independently of the renderer.
@@ -112,13 +113,13 @@ func histogramSum(t *testing.T, line string) int64 {
 }
 
 func TestGfxinfoDumpRender(t *testing.T) {
-	s, err := New(Config{Scenario: "stress", Hz: 120, Seed: 6, Duration: 8 * time.Second})
+	s, err := sim.New(sim.Config{Scenario: "stress", Hz: 120, Seed: 6, Duration: 8 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := NewGfxinfoDump("", 0, 0)
 	s.SetGfxinfo(d)
-	batches, _ := collectSim(t, s)
+	batches := collectSim(t, s)
 	evs := flatten(batches)
 	perWin := map[string][]*source.Frame{}
 	var total int
@@ -126,7 +127,7 @@ func TestGfxinfoDumpRender(t *testing.T) {
 		perWin[f.Window] = append(perWin[f.Window], f)
 		total++
 	}
-	now := StartNs + int64(8*time.Second)
+	now := sim.StartNs + int64(8*time.Second)
 	wantCols := map[Layout]int{LayoutAndroid13: 23, LayoutAndroid10: 17, LayoutAndroid9: 16,
 		LayoutAndroid8: 16, LayoutAndroid7: 14, LayoutAndroid6: 14}
 	for _, layout := range Layouts {
@@ -323,7 +324,7 @@ var (
 )
 
 func TestRenderLogcat(t *testing.T) {
-	batches, _ := collect(t, Config{Scenario: "frozen", Hz: 90, Seed: 3, Duration: 15 * time.Second})
+	batches := collect(t, sim.Config{Scenario: "frozen", Hz: 90, Seed: 3, Duration: 15 * time.Second})
 	evs := flatten(batches)
 	var msgs []*source.Message
 	var skips []*source.Skipped
@@ -448,7 +449,7 @@ func trunc(t int64, f LogFormat) int64 {
 // TestGfxinfoWhileRunning renders the dump while the simulator feeds it (run with -race), and
 // checks the counters only grow.
 func TestGfxinfoWhileRunning(t *testing.T) {
-	s, err := New(Config{Scenario: "stress", Hz: 144, Seed: 2, Duration: 5 * time.Second})
+	s, err := sim.New(sim.Config{Scenario: "stress", Hz: 144, Seed: 2, Duration: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +499,7 @@ func TestGfxinfoWhileRunning(t *testing.T) {
 // batch of its Dispatch (while it runs) and the whole text is the text of one call without
 // them.
 func TestRenderLogcatAnnounced(t *testing.T) {
-	batches, _ := collect(t, Config{Scenario: "frozen", Hz: 60, Seed: 5, Duration: 20 * time.Second})
+	batches := collect(t, sim.Config{Scenario: "frozen", Hz: 60, Seed: 5, Duration: 20 * time.Second})
 	var whole, live bytes.Buffer
 	if err := RenderLogcat(&whole, flatten(batches), FormatMonotonic, LogcatOptions{}); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package sim
+package simtext
 
 import (
 	"bufio"
@@ -9,11 +9,12 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
 )
 
 // TraceOptions says how RenderTrace writes a run as a Perfetto trace.
 type TraceOptions struct {
-	// Pid is the app's pid (0 = DefaultPid); its RenderThread is Pid+16.
+	// Pid is the app's pid (0 = sim.DefaultPid); its RenderThread is Pid+16.
 	Pid int
 	// Package names the app's process ("" = the frames' process).
 	Package string
@@ -121,7 +122,7 @@ type TraceStream struct {
 // NewTraceStream starts a trace on w; nothing is written until the first Write.
 func NewTraceStream(w io.Writer, o TraceOptions) *TraceStream {
 	if o.Pid == 0 {
-		o.Pid = DefaultPid
+		o.Pid = sim.DefaultPid
 	}
 	return &TraceStream{o: o, tw: &traceWriter{bw: bufio.NewWriterSize(w, 64<<10)},
 		boot: func(mono int64) int64 { return mono + o.BootOffsetNs }, doneDoFrame: map[int64]bool{}}

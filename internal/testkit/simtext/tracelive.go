@@ -1,10 +1,11 @@
-package sim
+package simtext
 
 import (
 	"strconv"
 	"strings"
 
 	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
 )
 
 // TraceFrame is what a trace says of one frame (FrameFacts): its FrameTimeline facts and the
@@ -48,7 +49,7 @@ func SlowWorkName(token int64) string {
 // frame alone, so overlapping sessions of one phone agree.
 func FrameFacts(f *source.Frame, o TraceOptions) TraceFrame {
 	if o.Pid == 0 {
-		o.Pid = DefaultPid
+		o.Pid = sim.DefaultPid
 	}
 	start := f.VsyncNs
 	if f.Phases != nil && f.Phases.Vsync > 0 {
@@ -63,7 +64,7 @@ func FrameFacts(f *source.Frame, o TraceOptions) TraceFrame {
 	switch {
 	case f.DeadlineNs > 0 && tf.EndNs > f.DeadlineNs:
 		tf.Jank, tf.PresentType = source.JankAppDeadline, 2
-	case o.Stuffing && T > 0 && f.DeadlineNs > start+BaseDeadlineNs(T)+100*us && tf.EndNs > start+BaseDeadlineNs(T):
+	case o.Stuffing && T > 0 && f.DeadlineNs > start+sim.BaseDeadlineNs(T)+100_000 && tf.EndNs > start+sim.BaseDeadlineNs(T):
 		tf.Jank, tf.PresentType = source.JankBufferStuffing, 2
 	}
 	if o.SFJankEvery > 0 && tf.Token%int64(o.SFJankEvery) == 0 {

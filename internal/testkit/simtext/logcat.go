@@ -1,4 +1,4 @@
-package sim
+package simtext
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/source"
+	"github.com/fpstop/fpstop/source/sim"
 )
 
 // LogFormat is a logcat output format RenderLogcat writes.
@@ -45,7 +46,7 @@ type LogcatOptions struct {
 	// WallBase is the wall-clock time of monotonic 0 for FormatThreadtime (zero: DefaultWallBase).
 	// Times are printed in UTC.
 	WallBase time.Time
-	// Pid is used for events without one (0: DefaultPid).
+	// Pid is used for events without one (0: sim.DefaultPid).
 	Pid int
 	// NoisePerSecond adds about that many lines per second of covered time from other
 	// processes, other threads of the app and other tags (0: none). Deterministic for NoiseSeed.
@@ -79,7 +80,7 @@ func RenderLogcat(w io.Writer, evs []source.Event, f LogFormat, opts LogcatOptio
 		opts.WallBase = DefaultWallBase
 	}
 	if opts.Pid == 0 {
-		opts.Pid = DefaultPid
+		opts.Pid = sim.DefaultPid
 	}
 	lines := make([]logLine, 0, 2*len(evs))
 	hashes := map[string]string{}

@@ -143,14 +143,18 @@ func truthBetween(t *testing.T, truth []byte, first, lastPoll int64) []byte {
 	return out.Bytes()
 }
 
-// TestGfxinfoAgainstTruth: fpstop alone (no --package: the foreground app) over 60 s at 120 Hz
-// and 20 s at 60 Hz loses no frame and agrees with the truth.
+// TestGfxinfoAgainstTruth: fpstop alone (no --package: the foreground app) over 30 s at 120 Hz
+// and 20 s at 60 Hz loses no frame and agrees with the truth. The bounds are absolute (a few
+// frames, 0.5 fps), so a longer run does not tighten them; what the length buys is the demo
+// scenario's changes of pace (idle gaps, flings, popups: segments of 0.7–3 s, a freeze every
+// 12–25 s), each a chance for the adaptive poll to fall behind the 1-s ring. 30 s at 120 Hz
+// (it was 60 s) still holds ~15 of them and a freeze or two, over 3,000 frames.
 func TestGfxinfoAgainstTruth(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		hz  float64
 		dur string
-	}{{120, "60s"}, {60, "20s"}} {
+	}{{120, "30s"}, {60, "20s"}} {
 		t.Run(fmt.Sprintf("%gHz", c.hz), func(t *testing.T) {
 			t.Parallel()
 			ph := startPhone(t, c.hz, "demo", 11, 0)
@@ -229,7 +233,10 @@ func TestGfxinfoAgainstTruth(t *testing.T) {
 
 // TestUnplugReplug: the device drops off the adb server and comes back; fpstop says so, keeps
 // its statistics and goes on counting frames. fpstop talks to the server through a proxy, so
-// the test can wait for fpstop to have been refused while the device was gone.
+// the test can wait for fpstop to have been refused while the device was gone. A 24 s run (it
+// was 30 s): the unplug comes after three polls and the replug once fpstop was refused, a few
+// seconds in; fpstop retries every 5 s, which leaves ~10 s of frames after the return (at load
+// 30 the phone went unseen for 14 s of a 20 s run: the rest is margin for that).
 func TestUnplugReplug(t *testing.T) {
 	t.Parallel()
 	ph := startPhone(t, 60, "stress", 2, 0)
@@ -243,7 +250,7 @@ func TestUnplugReplug(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, errs, code := fpstopVia(t, env, px.port, "--headless", "--json", "--duration", "30s", "--record", rec)
+		r, errs, code := fpstopVia(t, env, px.port, "--headless", "--json", "--duration", "24s", "--record", rec)
 		done <- result{r, errs, code}
 	}()
 	// fpstop is reading frames: it has polled the device a few times.
@@ -280,13 +287,15 @@ func TestUnplugReplug(t *testing.T) {
 
 // TestGfxinfoPlusLogcat: frames from gfxinfo, messages from logcat on a clock 37.5 ms off; the
 // app restarts (new pid) and the logcat stream is cut once. fpstop finds the offset and names,
-// for the worst frames, the message the truth says was running.
+// for the worst frames, the message the truth says was running. A 20 s run (it was 30 s, the
+// cut at 9 s and messages over 25 s): the cut at 6 s, the restart once the stream is open
+// again, messages from the run's last fifth, 300 paired (30 s paired ~1,000).
 func TestGfxinfoPlusLogcat(t *testing.T) {
 	t.Parallel()
 	const offset = 37_500_000
 	ph := startPhone(t, 60, "demo", 4, offset)
 	ph.printer.Store(true)
-	ph.cutAfter.Store(int64(9 * time.Second))
+	ph.cutAfter.Store(int64(6 * time.Second))
 	env := startEnv(t, ph)
 	type result struct {
 		r    metrics.Report
@@ -296,10 +305,10 @@ func TestGfxinfoPlusLogcat(t *testing.T) {
 	done := make(chan result, 1)
 	rec := filepath.Join(t.TempDir(), "run.jsonl")
 	go func() {
-		r, errs, code := fpstop(t, env, "--source", "gfxinfo+logcat", "--headless", "--json", "--duration", "30s", "--record", rec)
+		r, errs, code := fpstop(t, env, "--source", "gfxinfo+logcat", "--headless", "--json", "--duration", "20s", "--record", rec)
 		done <- result{r, errs, code}
 	}()
-	// The logcat stream is cut after 9 s; once fpstop has opened it again, the app restarts.
+	// The logcat stream is cut after 6 s; once fpstop has opened it again, the app restarts.
 	waitCommands(t, env, "logcat", 2, 25*time.Second)
 	ph.pid.Store(ph.pid.Load() + 101) // the app restarts
 	res := <-done
@@ -311,11 +320,11 @@ func TestGfxinfoPlusLogcat(t *testing.T) {
 	if r.Source != "gfxinfo+logcat" || r.CostBasis != "frame" {
 		t.Errorf("source %q cost basis %q", r.Source, r.CostBasis)
 	}
-	if r.Messages.Paired < 500 || !r.Messages.DurationsKnown {
+	if r.Messages.Paired < 300 || !r.Messages.DurationsKnown {
 		t.Fatalf("messages %+v", r.Messages)
 	}
 	// messages kept arriving after the restart and the cut: the recording has messages from
-	// the last quarter of the run
+	// the last fifth of the run
 	_, evs, err := recordtest.ReadAll(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +336,7 @@ func TestGfxinfoPlusLogcat(t *testing.T) {
 		}
 	}
 	sort.Slice(msgTimes, func(i, j int) bool { return msgTimes[i] < msgTimes[j] })
-	if n := len(msgTimes); n == 0 || msgTimes[n-1]-msgTimes[0] < int64(25*time.Second) {
+	if n := len(msgTimes); n == 0 || msgTimes[n-1]-msgTimes[0] < int64(16*time.Second) {
 		t.Errorf("messages do not cover the run after the restart and the cut (%d messages)", len(msgTimes))
 	}
 

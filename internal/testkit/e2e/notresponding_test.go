@@ -27,9 +27,14 @@ func TestPhoneNotResponding(t *testing.T) {
 
 // TestPhoneNotRespondingSurfaceFlinger: the same in SurfaceFlinger mode — the stalled adb server
 // leaves `dumpsys SurfaceFlinger` unanswered, the report says the phone is not responding, and
-// the run goes on measuring the layer.
+// the run goes on measuring the layer. Parallel, as its gfxinfo twin: it waits on real time and
+// its bound (3 s unanswered, in a 5 s stall) is wide.
 func TestPhoneNotRespondingSurfaceFlinger(t *testing.T) {
-	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid14) // (skips under -short)
+	if testing.Short() {
+		t.Skip("-short: starts adb and the binary")
+	}
+	t.Parallel()
+	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid14)
 	env := g.env(t)
 	defer g.stop()
 	runStalled(t, env, "dumpsys SurfaceFlinger", "--source", "sf", "-p", pkg)

@@ -65,11 +65,13 @@ func newTracing(t testing.TB, ph *phone, sdk int, skip *atomic.Int64) *fakeadb.T
 // over a real adb server: fps and janky within 1 % of the fake's truth over the frames it
 // covers, every frame's blame the jank the fake injected (app deadline, SurfaceFlinger, buffer
 // stuffing), each janky frame's slowest section the fake's slow work; at exit no perfetto of
-// fpstop's runs and none of its files is left.
+// fpstop's runs and none of its files is left. Parallel: it waits on real time and its bounds
+// are on counts, not on reaction times.
 func TestPerfettoLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs adb and the fake phone")
 	}
+	t.Parallel()
 	for _, hz := range []float64{60, 120} {
 		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
 			t.Parallel()

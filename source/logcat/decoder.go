@@ -72,7 +72,6 @@ type Decoder struct {
 	stats   Stats
 	untimed bool // the untimed notice was emitted
 	nowNs   int64
-	line    Line
 }
 
 // NewDecoder returns a Decoder that keeps every process's lines.
@@ -132,15 +131,28 @@ func (d *Decoder) NoteTime(line []byte) {
 // lines allocate nothing.
 func (d *Decoder) Line(b []byte) {
 	d.stats.Lines++
-	l := &d.line
-	if !d.p.Parse(b, l) {
+	b = trimLine(b)
+	if h, ok := scanThreadtime(b); ok {
+		// Parse's commonest layout, with the message classified before the rest of the line is
+		// read: most lines matter not, and cost no conversion.
+		d.p.longMode = false
+		d.stats.LogLines++
+		if kind, rest := classify(b[h.msg(len(b)):]); kind != kindNone {
+			var l Line
+			h.fill(b, &l)
+			d.handle(&l, kind, rest)
+		}
+		return
+	}
+	var l Line
+	if !d.p.parseOther(b, &l) {
 		return
 	}
 	if l.tsKind != tsNone || l.Level != 0 {
 		d.stats.LogLines++
 	}
 	kind, rest := classify(l.Msg)
-	d.handle(l, kind, rest)
+	d.handle(&l, kind, rest)
 }
 
 // handle acts on a parsed line of the given kind.

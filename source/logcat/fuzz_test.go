@@ -2,6 +2,7 @@ package logcat
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"github.com/fpstop/fpstop/source"
@@ -49,7 +50,12 @@ func FuzzParseLine(f *testing.F) {
 		}
 		// The threadtime fast path agrees with the general parser wherever it applies.
 		var fast Line
-		if c := bytes.TrimSuffix(in, []byte("\r")); len(c) > 20 && parseThreadtime(c, &fast) {
+		if c := bytes.TrimSuffix(in, []byte("\r")); len(c) > 20 {
+			h, ok := scanThreadtime(c)
+			if !ok {
+				goto decode
+			}
+			h.fill(c, &fast)
 			var gen Line
 			var q Parser
 			if !q.parseTimed(c, &gen) || gen.Pid != fast.Pid || gen.Tid != fast.Tid || gen.Level != fast.Level ||
@@ -57,10 +63,28 @@ func FuzzParseLine(f *testing.F) {
 				t.Fatalf("fast path %+v, general %+v", fast, gen)
 			}
 		}
+	decode:
 		d := NewDecoder()
 		d.Line(b)
 		d.Finish()
-		for _, ev := range d.Events() {
+		// The decoder classifies a threadtime line's message before it reads the rest of the
+		// line: the same events and counts as parsing the line whole first.
+		ref := NewDecoder()
+		ref.stats.Lines++
+		var rl Line
+		if ref.p.Parse(bytes.Clone(in), &rl) {
+			if rl.HasTime() || rl.Level != 0 {
+				ref.stats.LogLines++
+			}
+			kind, rest := classify(rl.Msg)
+			ref.handle(&rl, kind, rest)
+		}
+		ref.Finish()
+		evs := d.Events()
+		if d.Stats() != ref.Stats() || !reflect.DeepEqual(evs, ref.Events()) {
+			t.Fatalf("decoder %+v, whole-line parse %+v", d.Stats(), ref.Stats())
+		}
+		for _, ev := range evs {
 			switch e := ev.(type) {
 			case *source.SlowLooper:
 				if e.Ms < 0 || e.Kind == "" {

@@ -34,11 +34,17 @@ var (
 // marker; for the others the message with leading spaces removed. It allocates nothing.
 func classify(msg []byte) (msgKind, []byte) {
 	// The printer's own lines start with their marker: what the loops below would find first.
-	if bytes.HasPrefix(msg, dispatchMark) {
-		return kindDispatch, msg[len(dispatchMark):]
-	}
-	if bytes.HasPrefix(msg, finishMark) && bytes.IndexByte(msg, '>') < 0 {
-		return kindFinish, msg[len(finishMark):]
+	if len(msg) > 0 {
+		switch msg[0] {
+		case '>':
+			if bytes.HasPrefix(msg, dispatchMark) {
+				return kindDispatch, msg[len(dispatchMark):]
+			}
+		case '<':
+			if bytes.HasPrefix(msg, finishMark) && bytes.IndexByte(msg, '>') < 0 {
+				return kindFinish, msg[len(finishMark):]
+			}
+		}
 	}
 	// Printer lines may be wrapped by the app ("println : >>>>> Dispatching to …").
 	for i := 0; i < len(msg); {

@@ -86,16 +86,28 @@ func isLevel(c byte) bool {
 // headers (their message follows on the next lines) and "--------- beginning of …" dividers.
 // A line in no known format is returned whole as the message, with no time, pid or tag.
 func (p *Parser) Parse(b []byte, l *Line) bool {
+	b = trimLine(b)
+	if h, ok := scanThreadtime(b); ok {
+		p.longMode = false
+		h.fill(b, l)
+		return true
+	}
+	return p.parseOther(b, l)
+}
+
+// trimLine drops a trailing '\r' and a leading UTF-8 byte-order mark.
+func trimLine(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
 	}
 	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
 		b = b[3:]
 	}
-	if len(b) > 20 && b[2] == '-' && parseThreadtime(b, l) {
-		p.longMode = false
-		return true
-	}
+	return b
+}
+
+// parseOther is Parse for a line (trimmed) that is not plain threadtime.
+func (p *Parser) parseOther(b []byte, l *Line) bool {
 	*l = Line{}
 	if len(b) == 0 {
 		return false

@@ -2,31 +2,49 @@ package logcat
 
 import "bytes"
 
-// parseThreadtime reads the commonest layout, plain threadtime
+// ttHeader is where the fields of a plain threadtime line are: offsets into the line. Finding
+// them reads the line once; the numbers and the Line are made only for a line whose message
+// matters (fill), so an ordinary line costs a scan and no conversion.
+type ttHeader struct {
+	tsEnd      int // the timestamp is b[:tsEnd]
+	pid0, pid1 int // the pid's digits are b[pid0:pid1]
+	tid0, tid1 int // the tid's digits; the priority letter is b[tid1+1], the tag starts at tid1+3
+	colon      int // the ':' that ends the tag
+}
+
+// msg is the index where the message starts.
+func (h *ttHeader) msg(n int) int { return min(h.colon+2, n) }
+
+// scanThreadtime reads the commonest layout, plain threadtime
 // "MM-DD HH:MM:SS.mmm[uuu[nnn]]  pid  tid L tag     : msg", by its fixed offsets. It reports
-// false (leaving l to the general parser) for anything else.
-func parseThreadtime(b []byte, l *Line) bool {
-	if len(b) < 21 || b[2] != '-' || b[5] != ' ' || b[14] != '.' || !isDigit(b[0]) || !isDigit(b[1]) || !isDigit(b[3]) || !isDigit(b[4]) || !isDigit(b[6]) || !isDigit(b[7]) ||
-		b[8] != ':' || !isDigit(b[9]) || !isDigit(b[10]) || b[11] != ':' || !isDigit(b[12]) || !isDigit(b[13]) {
-		return false
-	}
+// false (leaving the line to the general parser) for anything else.
+func scanThreadtime(b []byte) (h ttHeader, ok bool) {
 	n := len(b)
-	i := 15
-	for i < n && isDigit(b[i]) {
-		i++
+	if n < 21 || b[2] != '-' || b[5] != ' ' || b[8] != ':' || b[11] != ':' || b[14] != '.' ||
+		!isDigit(b[0]) || !isDigit(b[1]) || !isDigit(b[3]) || !isDigit(b[4]) || !isDigit(b[6]) || !isDigit(b[7]) ||
+		!isDigit(b[9]) || !isDigit(b[10]) || !isDigit(b[12]) || !isDigit(b[13]) {
+		return h, false
 	}
-	tsEnd := i
-	pid, tid, i, ok := ids(b, i)
-	if !ok || i+3 >= n || b[i] != ' ' || !isLevel(b[i+1]) || b[i+2] != ' ' {
-		return false
+	i := skipDigits(b, 15)
+	h.tsEnd = i
+	// "  pid  tid": any spacing, one to ten digits each
+	h.pid0 = skipSpaces(b, i)
+	h.pid1 = skipDigits(b, h.pid0)
+	if h.pid1 == h.pid0 || h.pid1-h.pid0 > 10 || h.pid1 >= n || b[h.pid1] != ' ' {
+		return h, false
 	}
-	lvl := b[i+1]
-	i += 3
-	k := i
+	h.tid0 = skipSpaces(b, h.pid1)
+	h.tid1 = skipDigits(b, h.tid0)
+	i = h.tid1
+	if i == h.tid0 || i-h.tid0 > 10 || i+3 >= n || b[i] != ' ' || !isLevel(b[i+1]) || b[i+2] != ' ' {
+		return h, false
+	}
+	// the tag ends at the first ':' followed by a space or the end of the line
+	k := i + 3
 	for {
 		j := bytes.IndexByte(b[k:], ':')
 		if j < 0 {
-			return false
+			return h, false
 		}
 		k += j
 		if k+1 == n || b[k+1] == ' ' {
@@ -34,32 +52,28 @@ func parseThreadtime(b []byte, l *Line) bool {
 		}
 		k++
 	}
-	*l = Line{Pid: pid, Tid: tid, Level: lvl, Tag: trimRight(b[i:k]), Msg: b[min(k+2, n):], ts: b[:tsEnd], tsKind: tsMonthDay}
-	return true
+	h.colon = k
+	return h, true
 }
 
-// ids reads "  pid  tid" at b[i:] (any spacing, up to ten digits each) and returns them and the
-// index after the tid.
-func ids(b []byte, i int) (pid, tid, end int, ok bool) {
-	n := len(b)
-	for i < n && b[i] == ' ' {
+// fill sets l to the line b whose header is h.
+func (h *ttHeader) fill(b []byte, l *Line) {
+	pid, _ := atoi(b[:h.pid1], h.pid0)
+	tid, _ := atoi(b[:h.tid1], h.tid0)
+	*l = Line{Pid: pid, Tid: tid, Level: b[h.tid1+1], Tag: trimRight(b[h.tid1+3 : h.colon]), Msg: b[h.msg(len(b)):],
+		ts: b[:h.tsEnd], tsKind: tsMonthDay}
+}
+
+func skipSpaces(b []byte, i int) int {
+	for i < len(b) && b[i] == ' ' {
 		i++
 	}
-	s := i
-	for i < n && isDigit(b[i]) && i-s < 10 {
-		pid = pid*10 + int(b[i]-'0')
+	return i
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
 		i++
 	}
-	if i == s || i >= n || b[i] != ' ' {
-		return 0, 0, 0, false
-	}
-	for i < n && b[i] == ' ' {
-		i++
-	}
-	s = i
-	for i < n && isDigit(b[i]) && i-s < 10 {
-		tid = tid*10 + int(b[i]-'0')
-		i++
-	}
-	return pid, tid, i, i > s
+	return i
 }

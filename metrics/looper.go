@@ -86,6 +86,8 @@ type looperStream struct {
 	held      *LooperFrame
 	heldEnd   int64 // the held frame's Finished
 	heldUntil int64 // heldEnd on the grid's ticks (+ spread)
+
+	offs [looperPromptRing]int64 // recomputeAnchor's scratch: placing the grid allocates nothing
 }
 
 type pendingVsync struct {
@@ -367,13 +369,13 @@ func (s *looperStream) recomputeAnchor() {
 		newest = s.prompt[(s.promptNext+looperPromptRing-1)%looperPromptRing]
 	}
 	T := s.T
-	offs := make([]int64, 0, len(s.prompt))
+	offs := s.offs[:0]
 	for _, p := range s.prompt {
 		offs = append(offs, lfMod(p-newest+T/2, T)-T/2)
 	}
 	slices.Sort(offs)
 	med := offs[len(offs)/2]
-	var kept []int64
+	kept := offs[:0] // filtered in place: a kept offset is never ahead of the one it replaces
 	for _, d := range offs {
 		if lfAbs(d-med) <= T/4 {
 			kept = append(kept, d)

@@ -217,8 +217,10 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 // nearest larger key, so the map stays bounded and the 1 % low conservative.
 func (a *agg) addDisplay(ns int64) {
 	key := ns
-	if _, ok := a.display[key]; !ok && len(a.display) >= maxDisplayKeys {
-		key = foldKey(a.display, key)
+	if len(a.display) >= maxDisplayKeys {
+		if _, ok := a.display[key]; !ok {
+			key = foldKey(a.display, key)
+		}
 	}
 	a.display[key]++
 }
@@ -478,25 +480,34 @@ const vsyncKeyNs = 1_000_000
 type slotSet struct {
 	ring  [slotKeys]int64 // the key of serial number n is at ring[(n-1)%slotKeys]
 	added int64           // serial number of the newest key (keys added so far)
-	last  map[int64]int64 // key → serial number of its newest addition, for the keys in ring
+	top   int64           // the largest key added (keys mostly come in rising order)
+	// last maps a key to the serial number of its newest addition; has ignores one older than
+	// the ring, so a key leaving the ring costs no delete: last is rebuilt from the ring once
+	// it holds twice as many keys.
+	last map[int64]int64
 }
 
 const slotKeys = 256
 
-func newSlotSet() *slotSet { return &slotSet{last: make(map[int64]int64, slotKeys)} }
+func newSlotSet() *slotSet { return &slotSet{last: make(map[int64]int64, 2*slotKeys)} }
 
 // add records key and reports whether it was new.
 func (s *slotSet) add(key int64) bool {
-	if s.has(key) {
+	if s.added > 0 && key <= s.top && s.has(key) {
 		return false
 	}
-	s.added++
-	i := (s.added - 1) % slotKeys
-	if old := s.ring[i]; s.added > slotKeys && s.last[old] == s.added-slotKeys {
-		delete(s.last, old) // forgotten: the ring's place is taken
+	if s.added == 0 || key > s.top {
+		s.top = key
 	}
-	s.ring[i] = key
+	s.added++
+	s.ring[(s.added-1)%slotKeys] = key
 	s.last[key] = s.added
+	if len(s.last) >= 2*slotKeys {
+		clear(s.last)
+		for n := max(1, s.added-slotKeys+1); n <= s.added; n++ {
+			s.last[s.ring[(n-1)%slotKeys]] = n
+		}
+	}
 	return true
 }
 

@@ -27,10 +27,13 @@ type winState struct {
 	// baseNs: frames completed by then were counted before this window's first counter.
 	baseNs int64
 	// ring holds the identities of the last keep frames emitted, oldest at head once full;
-	// ids, vsyncs and dones map each identity to the slot of the newest remembered frame that
-	// has it (a vsync id > 0, IntendedVsync, FrameCompleted).
+	// ids, vsyncs and dones map each identity (a vsync id > 0, IntendedVsync, FrameCompleted)
+	// to the slot of the newest frame given it. An entry whose slot has since been taken by a
+	// frame without that identity is forgotten (known checks the slot), so a frame leaving the
+	// ring costs no deletes; the maps are rebuilt from the ring when they outgrow it (add).
 	ring               [keep]frameID
-	head               int // next slot to write
+	newest             frameID // the largest identity of each kind given so far
+	head               int     // next slot to write
 	n                  int
 	ids, vsyncs, dones map[int64]int
 	total              counter
@@ -78,20 +81,25 @@ func (ws *winState) has(f *source.Frame) bool {
 	if f.VsyncID > 0 {
 		return ws.hasID(f.VsyncID)
 	}
-	_, ok := ws.vsyncs[f.VsyncNs]
-	return ok
+	return ws.known(ws.vsyncs, keyVsync, f.VsyncNs)
 }
 
 // hasDone reports whether a remembered frame completed at done.
-func (ws *winState) hasDone(done int64) bool {
-	_, ok := ws.dones[done]
-	return ok
-}
+func (ws *winState) hasDone(done int64) bool { return ws.known(ws.dones, keyDone, done) }
 
 // hasID reports whether a remembered frame has vsync id id (> 0).
-func (ws *winState) hasID(id int64) bool {
-	_, ok := ws.ids[id]
-	return ok
+func (ws *winState) hasID(id int64) bool { return ws.known(ws.ids, keyID, id) }
+
+// known reports whether a remembered frame has identity k of kind (keyID...): none when k is
+// above every one given (a new frame, mostly); else m's entry for k names the slot of the
+// newest frame given it, which still holds it unless that frame (and so every older one) was
+// forgotten.
+func (ws *winState) known(m map[int64]int, kind int, k int64) bool {
+	if k > ws.newest[kind] {
+		return false
+	}
+	slot, ok := m[k]
+	return ok && ws.ring[slot][kind] == k
 }
 
 // stale reports whether f is older than every frame remembered while the memory is full: a
@@ -127,15 +135,11 @@ func (ws *winState) add(f *source.Frame) {
 		ws.ids, ws.vsyncs, ws.dones = map[int64]int{}, map[int64]int{}, map[int64]int{}
 	}
 	slot := ws.head
-	if ws.n == keep {
-		old := ws.ring[slot]
-		forget(ws.ids, old[keyID], slot)
-		forget(ws.vsyncs, old[keyVsync], slot)
-		forget(ws.dones, old[keyDone], slot)
-	} else {
-		ws.n++
-	}
+	ws.n = min(ws.n+1, keep)
 	ws.ring[slot] = frameID{f.VsyncID, f.VsyncNs, f.DoneNs}
+	for k, v := range ws.ring[slot] {
+		ws.newest[k] = max(ws.newest[k], v)
+	}
 	ws.head = (slot + 1) % keep
 	if f.VsyncID > 0 {
 		ws.ids[f.VsyncID] = slot
@@ -143,12 +147,28 @@ func (ws *winState) add(f *source.Frame) {
 	ws.vsyncs[f.VsyncNs] = slot
 	ws.dones[f.DoneNs] = slot
 	ws.hwm = max(ws.hwm, f.VsyncNs)
+	if len(ws.dones) > maxIdentities || len(ws.vsyncs) > maxIdentities || len(ws.ids) > maxIdentities {
+		ws.rebuild()
+	}
 }
 
-// forget drops identity k of the frame in slot, unless a newer frame shares it.
-func forget(m map[int64]int, k int64, slot int) {
-	if s, ok := m[k]; ok && s == slot {
-		delete(m, k)
+// maxIdentities bounds each identity map: forgotten entries are dropped once it holds twice
+// what the ring remembers.
+const maxIdentities = 2 * keep
+
+// rebuild makes the identity maps hold the remembered frames' identities only.
+func (ws *winState) rebuild() {
+	clear(ws.ids)
+	clear(ws.vsyncs)
+	clear(ws.dones)
+	for i := keep - ws.n; i < keep; i++ { // oldest first: the newest frame with an identity wins
+		slot := (ws.head + i) % keep
+		id := ws.ring[slot]
+		if id[keyID] > 0 {
+			ws.ids[id[keyID]] = slot
+		}
+		ws.vsyncs[id[keyVsync]] = slot
+		ws.dones[id[keyDone]] = slot
 	}
 }
 

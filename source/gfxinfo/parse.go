@@ -102,16 +102,15 @@ func (d *Dump) recognised() bool {
 	return d.UptimeNs != 0 || len(d.Processes) > 0 || d.NotRunning || d.Failure != ""
 }
 
-// Parser parses dumps reusing its memory: the Dump a call returns (its frames, phases and
-// histograms) stays valid only until the next call on the same Parser (a new Parser for a
-// Dump that must last). The zero value is ready; a Parser is not safe for concurrent use.
+// Parser parses dumps reusing its memory: the Dump a call returns (its frames and phases)
+// stays valid only until the next call on the same Parser (a new Parser for a Dump that must
+// last). A summary's histogram is its own: the events that carry it need no copy. The zero
+// value is ready; a Parser is not safe for concurrent use.
 type Parser struct {
-	frames  []source.Frame
-	phases  []source.Phases
-	buckets []source.Bucket
-	fpos    int
-	ppos    int
-	bpos    int
+	frames []source.Frame
+	phases []source.Phases
+	fpos   int
+	ppos   int
 	// The last PROFILEDATA header seen, its column map and its warnings.
 	hdr     []byte
 	hdrCols []int
@@ -162,7 +161,7 @@ func (ps *Parser) parseNextUpTo(chunk []byte, upTo bool) (d *Dump, n int) {
 	return d, n
 }
 
-func (ps *Parser) reset() { ps.fpos, ps.ppos, ps.bpos = 0, 0, 0 }
+func (ps *Parser) reset() { ps.fpos, ps.ppos = 0, 0 }
 
 // frameSlice carves an empty slice of capacity n from the frame arena (appending past n
 // reallocates, so windows never overlap).
@@ -192,20 +191,6 @@ func (ps *Parser) frameSlice(n int) ([]source.Frame, []source.Phases) {
 	ps.fpos += n
 	ps.ppos += n
 	return f, ph
-}
-
-func (ps *Parser) bucketSlice() []source.Bucket {
-	const n = 160
-	if ps.bpos+n > len(ps.buckets) {
-		size := 2 * len(ps.buckets)
-		if size < 64*n {
-			size = 4 * n
-		}
-		ps.buckets, ps.bpos = make([]source.Bucket, size), 0
-	}
-	b := ps.buckets[ps.bpos : ps.bpos : ps.bpos+n]
-	ps.bpos += n
-	return b
 }
 
 // parser is the state of one dump's parse.

@@ -2,7 +2,6 @@ package gfxinfo
 
 import (
 	"math"
-	"slices"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -182,12 +181,12 @@ func frameCopies(w *Window, idx []int, title, process string) []source.Frame {
 	return frs
 }
 
-// summaryCopy copies a summary for an event: the parser reuses the histogram's storage.
+// summaryCopy copies a summary for an event (which sets its time and names); the histogram,
+// the parser's no more, is shared.
 func summaryCopy(sum *source.AndroidSummary) *source.AndroidSummary {
 	c := *sum
-	c.Histogram = nil
-	if len(sum.Histogram) > 0 {
-		c.Histogram = slices.Clone(sum.Histogram)
+	if len(c.Histogram) == 0 {
+		c.Histogram = nil
 	}
 	return &c
 }

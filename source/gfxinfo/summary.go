@@ -420,8 +420,7 @@ func (p *parser) percentile(l []byte) bool {
 // histogram reads " 5ms=0 6ms=3 …". A histogram with an unreadable entry (a cut line) is
 // dropped entirely, with a warning: a partial histogram would present wrong numbers as right.
 func (p *parser) histogram(b []byte) {
-	hist := p.ps.bucketSlice()
-	h, ok := histogramBuckets(b, hist)
+	h, ok := histogramBuckets(b, make([]source.Bucket, 0, bytes.Count(b, []byte{'='})))
 	if !ok {
 		p.warn("unreadable HISTOGRAM line dropped")
 		return

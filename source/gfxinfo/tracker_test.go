@@ -113,7 +113,8 @@ func TestDamagedTitleMakesNoWindow(t *testing.T) {
 	}
 }
 
-// Per-window dedupe memory is bounded: 400 dumps (a day is the same) keep two rings of identities.
+// Per-window dedupe memory is bounded: 400 dumps (a day is the same) keep two rings of
+// identities, and maps of them no more than twice that.
 func TestDedupeMemoryBounded(t *testing.T) {
 	tr := newTracker(pkg, "")
 	for i := 0; i < 400; i++ {
@@ -124,7 +125,7 @@ func TestDedupeMemoryBounded(t *testing.T) {
 		t.Fatalf("state %+v", ps)
 	}
 	ws := ps.wins[0]
-	if ws.n != keep || len(ws.ids) > keep || len(ws.vsyncs) > keep || len(ws.dones) > keep || len(ws.gaps) > maxTorn {
+	if ws.n != keep || len(ws.ids) > maxIdentities || len(ws.vsyncs) > maxIdentities || len(ws.dones) > maxIdentities || len(ws.gaps) > maxTorn {
 		t.Errorf("memory: ring %d ids %d vsyncs %d dones %d gaps %d", ws.n, len(ws.ids), len(ws.vsyncs), len(ws.dones), len(ws.gaps))
 	}
 }

@@ -76,6 +76,9 @@ func (p *Pipeline) intervalFor(f *source.Frame, w *windowState) int64 {
 			b := (d - 4_000_000) / 100_000
 			p.spacing[b]++
 			p.spacingSum[b] += d
+			if n, m := p.spacing[b], p.spacing[p.spacingMode]; n > m || n == m && int(b) < p.spacingMode {
+				p.spacingMode = int(b)
+			}
 			p.spacingN++
 			if p.spacingN%16 == 0 || p.learnedT == 0 && p.spacingN >= 8 {
 				p.learnT()
@@ -106,13 +109,7 @@ func (p *Pipeline) currentInterval() int64 {
 // learnT takes T as the mean of the fullest spacing bucket (the lowest of equals), once it
 // holds four spacings.
 func (p *Pipeline) learnT() {
-	best := 0
-	for b, n := range p.spacing {
-		if n > p.spacing[best] {
-			best = b
-		}
-	}
-	if p.spacing[best] >= 4 {
+	if best := p.spacingMode; p.spacing[best] >= 4 {
 		p.learnedT = p.spacingSum[best] / int64(p.spacing[best])
 	}
 }
@@ -318,7 +315,10 @@ func Thresholds(levels [4]int, hz int64) [4]int64 {
 // level is the drop level of a frame that dropped d refreshes of interval t: Matrix's levels,
 // scaled to the refresh rate.
 func (p *Pipeline) level(d, t int64) Level {
-	return Classify(d, Thresholds(p.cfg.DropLevels, RateHz(t)))
+	if t != p.levelT { // (kept for the next frames at t; the zero value is t = 0's)
+		p.levelT, p.levelThr = t, Thresholds(p.cfg.DropLevels, RateHz(t))
+	}
+	return Classify(d, p.levelThr)
 }
 
 // Classify returns the drop level of a frame that dropped d vsyncs under thresholds t.

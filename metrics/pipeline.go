@@ -136,8 +136,12 @@ type Pipeline struct {
 	spacing     [400]int32
 	spacingSum  [400]int64
 	spacingN    int
+	spacingMode int // the fullest bucket (the lowest of equals), kept as buckets fill
 	learnedT    int64
 	assumedWarn bool
+	// levelT is the interval levelThr holds the drop-level thresholds of (level)
+	levelT   int64
+	levelThr [4]int64
 
 	// Looper-derived frames (cost basis main_thread) and the logcat→gfxinfo clock alignment
 	// (gfxinfo+logcat); nil when the session does not need them.
@@ -217,7 +221,7 @@ func (p *Pipeline) Reset() {
 	p.main = mainState{seesMain: p.main.seesMain}
 	p.spacing = [400]int32{}
 	p.spacingSum = [400]int64{}
-	p.spacingN, p.learnedT = 0, 0
+	p.spacingN, p.spacingMode, p.learnedT = 0, 0, 0
 	p.seq++
 }
 

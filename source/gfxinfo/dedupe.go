@@ -152,9 +152,9 @@ func (ws *winState) add(f *source.Frame) {
 	}
 }
 
-// maxIdentities bounds each identity map: forgotten entries are dropped once it holds twice
-// what the ring remembers.
-const maxIdentities = 2 * keep
+// maxIdentities bounds each identity map: forgotten entries are dropped once it holds three
+// times what the ring remembers (a rebuild per two rings of new frames).
+const maxIdentities = 3 * keep
 
 // rebuild makes the identity maps hold the remembered frames' identities only.
 func (ws *winState) rebuild() {

@@ -1,7 +1,8 @@
 // Package hwui reproduces the frame-time histogram and percentile rule of Android's
 // libs/hwui/ProfileData.cpp exactly, so fpstop's percentiles are comparable with what
 // `dumpsys gfxinfo` prints. It is written by hand (no library has Android's buckets) and is
-// shared by metrics (to compute) and the simulator (to render gfxinfo text with a summary).
+// shared by metrics (to compute) and the tests' simulated phone (internal/testkit/simtext, to
+// render gfxinfo text with a summary).
 //
 // Buckets: frames up to 5 ms → "5ms"; then 1 ms steps to 32 ms, 2 ms steps to 48 ms, 4 ms steps
 // to 133 ms (57 buckets in all); then 50 ms steps from 150 ms to 4950 ms (97 buckets). A frame's
@@ -96,13 +97,14 @@ func (h *Histogram) Merge(o *Histogram) {
 // count accumulated from the slowest bucket down reaches N − p·N/100 (integer division). An empty
 // histogram gives 4950, as Android prints for windows without frames.
 func (h *Histogram) Percentile(p int) int {
-	return percentile(h.Counts[:], h.Total, p, BucketMs)
+	return Percentile(h.Counts[:], h.Total, p, BucketMs)
 }
 
-// percentile is ProfileData.cpp's rule over any of its histograms: walk the buckets from the
-// slowest down until the count seen reaches N − p·N/100 (integer division); label names the
-// bucket found. An empty histogram gives the slowest bucket's label.
-func percentile(counts []int64, total int64, p int, label func(int) int) int {
+// Percentile is ProfileData.cpp's rule over any of its histograms (the frame-time one here, the
+// GPU-time one a simulated dump prints): walk the buckets from the slowest down until the count
+// seen reaches N − p·N/100 (integer division); label names the bucket found. An empty histogram
+// gives the slowest bucket's label.
+func Percentile(counts []int64, total int64, p int, label func(int) int) int {
 	pos := int64(p) * total / 100
 	remaining := total - pos
 	for i := len(counts) - 1; i >= 0; i-- {

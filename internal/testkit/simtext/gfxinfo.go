@@ -92,7 +92,7 @@ type jankStats struct {
 	slowBitmap, slowIssue                int64
 	deadlineMissed, deadlineMissedLegacy int64
 	hist                                 hwui.Histogram
-	gpu                                  hwui.GPUHistogram
+	gpu                                  GPUHistogram
 }
 
 type dumpWindow struct {
@@ -452,7 +452,7 @@ func writeStats(bw *bufio.Writer, s *jankStats, layout Layout) {
 		}
 		bw.WriteString("GPU HISTOGRAM:")
 		for i, c := range s.gpu.Counts {
-			fmt.Fprintf(bw, " %dms=%d", hwui.GPUBucketMs(i), c)
+			fmt.Fprintf(bw, " %dms=%d", GPUBucketMs(i), c)
 		}
 		bw.WriteByte('\n')
 	}

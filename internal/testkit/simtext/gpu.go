@@ -1,6 +1,8 @@
-package hwui
+package simtext
 
-// GPU-time histogram (ProfileData's mGPUFrameCounts, Android 10+): a frame's GPU time in whole ms
+import "github.com/fpstop/fpstop/internal/hwui"
+
+// The GPU-time histogram a simulated dump prints (ProfileData's mGPUFrameCounts, Android 10+): a frame's GPU time in whole ms
 // lands in bucket ms−1 for 1–25 ms (under 1 ms in the first), and anything longer in the last
 // bucket, which Android prints as 4950ms.
 const (
@@ -38,8 +40,8 @@ func (h *GPUHistogram) Add(durNs int64) {
 	h.Total++
 }
 
-// Percentile returns the bucket label (ms) Android prints for GPU percentile p, by the same
-// rule as Histogram.Percentile.
+// Percentile returns the bucket label (ms) Android prints for GPU percentile p, by hwui's
+// percentile rule (the one fpstop's frame-time histogram uses).
 func (h *GPUHistogram) Percentile(p int) int {
-	return percentile(h.Counts[:], h.Total, p, GPUBucketMs)
+	return hwui.Percentile(h.Counts[:], h.Total, p, GPUBucketMs)
 }

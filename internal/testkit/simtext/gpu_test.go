@@ -1,4 +1,4 @@
-package hwui
+package simtext
 
 import "testing"
 

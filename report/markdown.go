@@ -112,7 +112,7 @@ func mdSummary(b *bufio.Writer, rep *metrics.Report) {
 	}
 	row("PerfDog jank / big jank", fmt.Sprintf("%d / %d (stutter %s %%)", rep.PerfDog.Jank, rep.PerfDog.BigJank, r2(rep.PerfDog.StutterPct)))
 	if rep.SkippedFrames.Events > 0 {
-		row("Choreographer \"Skipped N frames\"", fmt.Sprintf("%d lines, %d frames", rep.SkippedFrames.Events, rep.SkippedFrames.Frames))
+		row("Choreographer \"Skipped N frames\"", Plural(rep.SkippedFrames.Events, "line")+", "+Plural(rep.SkippedFrames.Frames, "frame"))
 	}
 	b.WriteString("\n")
 }
@@ -316,7 +316,7 @@ func sparkline(series []metrics.SlicePoint, hz *metrics.R2, width int) (string, 
 	if per > 1 {
 		step = fmt.Sprintf("%d slices", per)
 	}
-	caption := fmt.Sprintf("%d slices, one character per %s, ▁ 0 … █ %s fps, %c idle", len(series), step, num(scale), sparkIdle)
+	caption := fmt.Sprintf("%s, one character per %s, ▁ 0 … █ %s fps, %c idle", Plural(len(series), "slice"), step, num(scale), sparkIdle)
 	if n > 0 {
 		caption += fmt.Sprintf("; min %s, avg %s, max %s", num(lo), num(sum/float64(n)), num(hi))
 	}

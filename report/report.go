@@ -110,6 +110,14 @@ func (c *SeriesCollector) Finish() []metrics.SlicePoint {
 	return c.out
 }
 
+// Plural counts a noun, singular for one: "1 frame", "2 frames".
+func Plural[T ~int | ~int32 | ~int64](n T, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // num prints a float with at most two decimals and no trailing zeros.
 func num(f float64) string {
 	s := fmt.Sprintf("%.2f", f)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -51,5 +52,27 @@ func TestWriteTextStopsAtTheFirstError(t *testing.T) {
 	}
 	if f.n != 1 {
 		t.Errorf("%d writes after the first failed, want none", f.n-1)
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0 frames"}, {1, "1 frame"}, {2, "2 frames"}, {-1, "-1 frames"}} {
+		if got := Plural(c.n, "frame"); got != c.want {
+			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	var b strings.Builder
+	rep := &metrics.Report{Source: "sim"}
+	rep.SkippedFrames.Events, rep.SkippedFrames.Frames = 1, 31
+	if err := WriteMarkdownSeries(&b, rep, []metrics.SlicePoint{{FPS: 60}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 1 line, 31 frames |", "(1 slice, one character per 1 slice,"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, b.String())
+		}
 	}
 }

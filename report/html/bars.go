@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/report"
 )
 
 // Horizontal bar charts: drop levels, phases and slow messages. Each row is a label on the
@@ -69,7 +70,7 @@ func dropLevelsChart(rows []levelRow, thr [4]int64) template.HTML {
 				own = ", " + bound(r.thr) // each side's own refresh rate sets its levels
 			}
 			s.rect(barLabelW, y+3, w, rowH-6, fmt.Sprintf("lbar lv%d side%d", li, r.side),
-				fmt.Sprintf("%s%s%s: %d frames (%s)", name, l.String(), own, c, pct(c, total)))
+				fmt.Sprintf("%s%s%s: %s (%s)", name, l.String(), own, report.Plural(c, "frame"), pct(c, total)))
 			s.text(barLabelW+w+6, y+rowH/2+4, "start", "value", fmt.Sprintf("%s%d (%s)%s", name, c, pct(c, total), own))
 		}
 	}

@@ -3,6 +3,8 @@ package html
 import (
 	"fmt"
 	"sort"
+
+	"github.com/fpstop/fpstop/report"
 )
 
 // maxBins bounds the time bins of a long recording: 32 per pixel column of the timeline,
@@ -186,7 +188,7 @@ func drawBins(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64) fl
 		t0, t1 := toS(spans[i][0]*w), toS((spans[i][1]+1)*w)
 		y1, y2 := ys.at(float64(c.hi)), ys.at(float64(c.lo))
 		s.rect(xs.a+float64(i)*colW, y1-1, colW, y2-y1+2, "band ok",
-			fmt.Sprintf("%s–%s: %d frames on time, %s–%s ms", secs(t0), secs(t1), c.n, ms2(float64(c.lo)), ms2(float64(c.hi))))
+			fmt.Sprintf("%s–%s: %s on time, %s–%s ms", secs(t0), secs(t1), report.Plural(c.n, "frame"), ms2(float64(c.lo)), ms2(float64(c.hi))))
 	}
 	point := func(f *frameRec, title string) {
 		x, y := xs.at(toS(f.vsync)), ys.at(float64(f.costMs))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/report"
 )
 
 // maxFPSBars is how many bars the FPS chart draws at most; longer series are grouped, each bar
@@ -159,9 +160,9 @@ func drawFPSBar(s *svg, g fpsGroup, xs linScale, ys linScale, target float64, na
 	if g.mean < target {
 		cls += " low"
 	}
-	title := fmt.Sprintf("%s: %s fps, %d frames", span, ms2(g.mean), g.frames)
+	title := fmt.Sprintf("%s: %s fps, %s", span, ms2(g.mean), report.Plural(g.frames, "frame"))
 	if g.total > 1 {
-		title = fmt.Sprintf("%s: %s fps on average over %d slices (lowest %s), %d frames", span, ms2(g.mean), g.total, ms2(g.lo), g.frames)
+		title = fmt.Sprintf("%s: %s fps on average over %d slices (lowest %s), %s", span, ms2(g.mean), g.total, ms2(g.lo), report.Plural(g.frames, "frame"))
 	}
 	if g.idle > 0 {
 		title += fmt.Sprintf(", %d idle", g.idle)
@@ -262,7 +263,7 @@ func histogram(sides []histIn, intervalMs float64) template.HTML {
 				name = in.name + ": "
 			}
 			s.rect(x+0.3, histH-padBottom-h, bw-0.6, h, cls,
-				fmt.Sprintf("%s%d ms bucket: %d frames (%s)", name, b.Ms, b.Count, pct(b.Count, total)))
+				fmt.Sprintf("%s%d ms bucket: %s (%s)", name, b.Ms, report.Plural(b.Count, "frame"), pct(b.Count, total)))
 		}
 		s.endGroup()
 	}

@@ -134,7 +134,7 @@ func fpsLines(sides [2][]*Session) template.HTML {
 				s.rect(x-1.5, ys.a-3, 3, 3, "idle", span+": idle")
 				continue
 			}
-			s.circle(x, ys.at(g.mean), 2.2, "fpspt", fmt.Sprintf("%s: %s fps, %d frames", span, ms2(g.mean), g.frames))
+			s.circle(x, ys.at(g.mean), 2.2, "fpspt", fmt.Sprintf("%s: %s fps, %s", span, ms2(g.mean), report.Plural(g.frames, "frame")))
 		}
 		s.endGroup()
 	}

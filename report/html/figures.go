@@ -120,8 +120,8 @@ func messagesFigure(rep *metrics.Report, budgetMs float64) (chart, bool) {
 		}
 		name := report.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
 		rows = append(rows, msgRow{label: name, maxMs: float64(m.MaxMs), p95Ms: float64(m.P95Ms),
-			title: fmt.Sprintf("%s — %s %s #%d: worst %s ms, p95 %s ms, %d runs, %s ms in all", name, m.Handler, m.Callback, m.What,
-				ms2(float64(m.MaxMs)), ms2(float64(m.P95Ms)), m.Count, ms2(float64(m.TotalMs)))})
+			title: fmt.Sprintf("%s — %s %s #%d: worst %s ms, p95 %s ms, %s, %s ms in all", name, m.Handler, m.Callback, m.What,
+				ms2(float64(m.MaxMs)), ms2(float64(m.P95Ms)), report.Plural(m.Count, "run"), ms2(float64(m.TotalMs)))})
 	}
 	if len(rows) == 0 {
 		return chart{}, false
@@ -150,7 +150,7 @@ func frameSectionLines(w metrics.WorstFrame) []string {
 	var out []string
 	for j, sec := range w.Sections {
 		if j == maxFrameMsgs {
-			out = append(out, fmt.Sprintf("%d more sections", len(w.Sections)-j))
+			out = append(out, report.Plural(len(w.Sections)-j, "more section"))
 			break
 		}
 		out = append(out, fmt.Sprintf("%s (%s, depth %d) — %s ms", sec.Name, sec.Thread, sec.Depth, ms2(float64(sec.Ms))))

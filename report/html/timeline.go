@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/report"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -172,7 +173,7 @@ func drawColumns(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64)
 		t1 := xs.lo + (xs.hi-xs.lo)*float64(i+1)/timelineCols
 		y1, y2 := ys.at(float64(c.hi)), ys.at(float64(c.lo))
 		s.rect(xs.a+float64(i)*colW, y1-1, colW, y2-y1+2, "band ok",
-			fmt.Sprintf("%s–%s: %d frames on time, %s–%s ms", secs(t0), secs(t1), c.n, ms2(float64(c.lo)), ms2(float64(c.hi))))
+			fmt.Sprintf("%s–%s: %s on time, %s–%s ms", secs(t0), secs(t1), report.Plural(c.n, "frame"), ms2(float64(c.lo)), ms2(float64(c.hi))))
 	}
 	drawn := 0
 	for i := range fs.frames {

@@ -179,7 +179,7 @@ func keyNumbers(rep *metrics.Report) []fact {
 func looperFacts(rep *metrics.Report) []fact {
 	var out []fact
 	if rep.SkippedFrames.Events > 0 {
-		out = append(out, fact{K: "Choreographer \"Skipped N frames!\"", V: fmt.Sprintf("%d lines, %d frames", rep.SkippedFrames.Events, rep.SkippedFrames.Frames)})
+		out = append(out, fact{K: "Choreographer \"Skipped N frames!\"", V: report.Plural(rep.SkippedFrames.Events, "line") + ", " + report.Plural(rep.SkippedFrames.Frames, "frame")})
 	}
 	if rep.SlowLooperTotal > 0 {
 		out = append(out, fact{K: "Looper \"Slow dispatch/delivery\"", V: fmt.Sprint(rep.SlowLooperTotal)})

@@ -13,7 +13,7 @@ const feedBatch = 1024
 // ReadBatches reads path on its own goroutine (decompression and decoding use the second core
 // while the caller runs the pipeline) and calls fn with batches of events in file order. The
 // first batch starts with the header's Session unless the recording starts with its own, so a
-// pipeline fed this way sees exactly what the live pipeline saw. fn must not keep the slice.
+// pipeline fed this way sees exactly what the live pipeline saw.
 // The Reader returned is closed; its Header and HasHeader are what the file said.
 func ReadBatches(path string, fn func([]source.Event)) (*Reader, error) {
 	return ReadBatchesWhile(path, func(evs []source.Event) bool { fn(evs); return true })
@@ -26,29 +26,22 @@ func ReadBatchesWhile(path string, fn func([]source.Event) bool) (*Reader, error
 	if err != nil {
 		return nil, err
 	}
+	defer r.Close()
 	type msg struct {
 		evs []source.Event
 		err error
 	}
 	ch := make(chan msg, 4)
-	free := make(chan []source.Event, 6)
 	stop := make(chan struct{})
 	go func() {
 		defer close(ch)
 		first := true
 		for {
-			var b []source.Event
-			select {
-			case b = <-free:
-				b = b[:0]
-			default:
-				b = make([]source.Event, 0, feedBatch)
-			}
+			b := make([]source.Event, 0, feedBatch)
 			var err error
 			for len(b) < feedBatch {
 				var ev source.Event
-				ev, err = r.Next()
-				if err != nil {
+				if ev, err = r.Next(); err != nil {
 					break
 				}
 				if first {
@@ -59,56 +52,33 @@ func ReadBatchesWhile(path string, fn func([]source.Event) bool) (*Reader, error
 				}
 				b = append(b, ev)
 			}
+			end := err != nil
 			if err == io.EOF {
 				err = nil
-				if len(b) > 0 {
-					select {
-					case ch <- msg{evs: b}:
-					case <-stop:
-					}
-				}
-				return
 			}
 			select {
 			case ch <- msg{evs: b, err: err}:
 			case <-stop:
 				return
 			}
-			if err != nil {
+			if end {
 				return
 			}
 		}
 	}()
-	stopped := false
-	halt := func() {
-		if !stopped {
-			stopped = true
-			close(stop)
-			for range ch { // the reader finishes its batch and exits before r is closed
-			}
+	defer func() {
+		close(stop)
+		for range ch { // the reader finishes its batch and exits before r is closed
 		}
-	}
-	defer halt()
+	}()
 	for m := range ch {
-		more := true
-		if len(m.evs) > 0 {
-			more = fn(m.evs)
-		}
+		more := len(m.evs) == 0 || fn(m.evs)
 		if m.err != nil {
-			halt()
-			r.Close()
 			return r, fmt.Errorf("reading recording %s: %w", path, m.err)
 		}
 		if !more {
-			halt()
-			r.Close()
 			return r, nil
 		}
-		select {
-		case free <- m.evs:
-		default:
-		}
 	}
-	r.Close()
 	return r, nil
 }

@@ -384,11 +384,3 @@ func (w *Writer) Err() error {
 	defer w.mu.Unlock()
 	return w.err
 }
-
-// Counts returns how many event lines have been written so far, and the device time span they
-// cover (for the header's ● REC display).
-func (w *Writer) Counts() (events int64, firstNs, lastNs int64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.end.Events, w.end.FirstNs, w.end.LastNs
-}

@@ -14,6 +14,7 @@ import (
 // back and the phone reconnected, the screen is live again.
 func TestAdbServerKilledOnScreen(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	ph := startPhone(t, 60, "smooth", 5, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)

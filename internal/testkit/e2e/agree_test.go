@@ -17,6 +17,7 @@ import (
 // figure or "waiting" — as both read the session's one state.
 func TestFreezeBadgeAndHeadlineAgree(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	ph := startPhone(t, 60, "frozen", 29, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)

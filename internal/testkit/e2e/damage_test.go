@@ -139,9 +139,53 @@ func damagedCapture(t *testing.T, d *damager, hz float64, dur, poll time.Duratio
 // simCapture is damagedCapture of any scenario (d nil: no damage).
 func simCapture(t *testing.T, scenario string, d *damager, hz float64, dur, poll time.Duration, seed int64) (capture, truth []byte, firstNs int64) {
 	t.Helper()
-	s, err := sim.New(sim.Config{Scenario: scenario, Hz: hz, Seed: seed, Speed: 0, Duration: dur, Package: pkg})
+	c := simDumps(t, simRun{scenario, hz, dur, poll, seed})
+	var out bytes.Buffer
+	for _, dump := range c.dumps {
+		out.Write(d.apply(dump))
+	}
+	return out.Bytes(), c.truth, c.firstNs
+}
+
+// simRun names one simulated capture.
+type simRun struct {
+	scenario  string
+	hz        float64
+	dur, poll time.Duration
+	seed      int64
+}
+
+// simDumped is a simulated capture, dump by dump, before any damage.
+type simDumped struct {
+	once    sync.Once
+	dumps   [][]byte
+	truth   []byte
+	firstNs int64
+	err     error
+}
+
+// simDumps holds each capture the tests simulate, made once: the damage sweep reads the same
+// minute of dumps under every damage seed, and simulating it is half of each seed's cost.
+var simDumpsMade sync.Map // simRun → *simDumped
+
+// simDumps runs the simulator as fast as it goes for r.dur and renders a `dumpsys gfxinfo`
+// every r.poll of simulated time, once per r for the test binary.
+func simDumps(t *testing.T, r simRun) *simDumped {
+	t.Helper()
+	v, _ := simDumpsMade.LoadOrStore(r, &simDumped{})
+	c := v.(*simDumped)
+	c.once.Do(func() { c.dumps, c.truth, c.firstNs, c.err = renderDumps(r) })
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c
+}
+
+// renderDumps is simDumps' work.
+func renderDumps(r simRun) (dumps [][]byte, truth []byte, firstNs int64, err error) {
+	s, err := sim.New(sim.Config{Scenario: r.scenario, Hz: r.hz, Seed: r.seed, Speed: 0, Duration: r.dur, Package: pkg})
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, 0, err
 	}
 	// The dump is fed from the batches (not by the running simulator), so each dump is what
 	// the device held at the batch's end: the capture is the same on every run.
@@ -151,8 +195,7 @@ func simCapture(t *testing.T, scenario string, d *damager, hz float64, dur, poll
 	ch := make(chan []source.Event)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Run(context.Background(), ch); close(ch) }()
-	var out bytes.Buffer
-	next := sim.StartNs + int64(poll)
+	next := sim.StartNs + int64(r.poll)
 	for b := range ch {
 		dump.Observe(b)
 		var now int64
@@ -161,21 +204,21 @@ func simCapture(t *testing.T, scenario string, d *damager, hz float64, dur, poll
 				now = tk.NowNs
 			}
 		}
-		for ; now >= next; next += int64(poll) {
+		for ; now >= next; next += int64(r.poll) {
 			var b bytes.Buffer
-			if err := dump.Render(&b, now, simtext.LayoutAndroid13); err != nil {
-				t.Fatal(err)
+			if err == nil {
+				err = dump.Render(&b, now, simtext.LayoutAndroid13)
 			}
 			if firstNs == 0 {
 				firstNs = now / 1e6 * 1e6
 			}
-			out.Write(d.apply(b.Bytes()))
+			dumps = append(dumps, b.Bytes())
 		}
 	}
-	if err := <-errc; err != nil {
-		t.Fatal(err)
+	if rerr := <-errc; rerr != nil {
+		return nil, nil, 0, rerr
 	}
-	return out.Bytes(), tb.Bytes(), firstNs
+	return dumps, tb.Bytes(), firstNs, err
 }
 
 // damagedSeeds is how many damage seeds TestDamagedCapture sweeps per rate: 20, a few in

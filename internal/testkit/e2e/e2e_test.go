@@ -58,19 +58,20 @@ func fpstopVia(t *testing.T, env *adbtest.Env, port int, args ...string) (metric
 
 // TestMain gives fpstop a private home (log and config directories) for every test, keeping
 // the go command's caches where they are (see testkit.KeepGoCaches). The tests wait on real time far
-// more than they compute (the package is 80–110 s of CPU over ~14 min when run two at a time),
-// so parallel tests run two at a time unless -parallel is given (3 at once failed five tests in
-// a CI run on a loaded 2-core machine, 6 at once starved the tests' own screen samplers). go test
-// runs the serial ones first, alone: those that load the CPU (burners, hostile inputs, captures
-// parsed in-process), those that hold fpstop's real-time reactions to a bound (the idle app's
-// resume, a host stall's pace, two runs compared frame for frame) and those that change the
-// process's environment.
+// more than they compute (the package is 80–110 s of CPU over ~10 min), so parallel tests run
+// three at a time unless -parallel is given, of which at most two read the dashboard in tmux
+// (screenTest): those screen samplers are what a crowded machine starves first (six tests at
+// once starved them at load 30; three at once, all of them free to be screen tests, failed five
+// tests in a loaded CI run). go test runs the serial ones first, alone: those that load the CPU
+// (burners, hostile inputs, captures parsed in-process), those that hold fpstop's real-time
+// reactions to a bound (the idle app's resume, a host stall's pace, two runs compared frame
+// for frame) and those that change the process's environment.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() {
 		os.Exit(m.Run()) // every test here starts processes: each skips itself under -short
 	}
-	testkit.DefaultParallel(2)
+	testkit.DefaultParallel(3)
 	if err := testkit.KeepGoCaches(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)

@@ -18,6 +18,7 @@ import (
 // failing while the collector answers 500, and stops saying so once it answers again.
 func TestExportFailureOnScreen(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	var broken atomic.Bool
 	broken.Store(true)
 	endpoint, _ := otlptest.HTTPWith(t, func(w http.ResponseWriter) bool {

@@ -19,6 +19,7 @@ var nowFigure = regexp.MustCompile(`now (\d+\.\d) fps( \(history\))?`)
 // is a failure bound, not a timing assertion.
 func TestFirstFigure(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	ph := startPhone(t, 120, "smooth", 11, 0)
 	env := startEnv(t, ph)
 	binary(t)                           // built before the clock starts

@@ -24,6 +24,7 @@ var frozenBadge = regexp.MustCompile(`FROZEN ([0-9.]+) s · (\S+)`)
 // during a block or within the second after it.
 func TestFrozenOnDevice(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	// seed 29: blocks of 942, 1112, 1683, 2024 and 812 ms at 5.0, 8.1, 14.6, 18.5 and 22.6 s
 	frozenOnDevice(t, 29, "gfxinfo+logcat")
 }
@@ -32,6 +33,7 @@ func TestFrozenOnDevice(t *testing.T) {
 // Looper lines, and FROZEN must not wait for the Ticks that trail the device by a second.
 func TestFrozenOnDeviceLogcat(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	// seed 119: blocks of 880, 2329, 899 and 832 ms at 4.4, 11.1, 17.5 and 20.7 s
 	frozenOnDevice(t, 119, "logcat", "--source", "logcat")
 }

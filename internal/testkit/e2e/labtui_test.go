@@ -13,6 +13,7 @@ import (
 // unplugged phone is marked, q quits.
 func TestLabOverviewDashboard(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	env, x := twoPhones(t, "janky", "stress", 90)
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--all-devices", "--no-mouse")
 	s := p.waitFor(20*time.Second, "2 devices", "Pixel 7", "SM-G991B", "com.example.feed")

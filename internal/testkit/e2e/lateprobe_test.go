@@ -18,6 +18,7 @@ func TestAutoFindsLooperLater(t *testing.T) {
 	t.Parallel()
 	t.Run("first look times out", func(t *testing.T) {
 		t.Parallel()
+		screenTest(t)
 		ph := startPhone(t, 120, "demo", 13, 0)
 		ph.printer.Store(true)
 		ph.dumpStall.Store(int64(5 * time.Second)) // past the first look's 3 s
@@ -31,6 +32,7 @@ func TestAutoFindsLooperLater(t *testing.T) {
 	})
 	t.Run("printer on later", func(t *testing.T) {
 		t.Parallel()
+		screenTest(t)
 		ph := startPhone(t, 120, "demo", 13, 0)
 		env := startEnv(t, ph)
 		p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "--no-mouse")

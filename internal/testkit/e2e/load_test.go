@@ -189,6 +189,7 @@ func loadavg() string {
 // time within 2 % (plus the clock's one-second resolution). Before, a Tick extrapolated
 // ahead of late logcat lines ran the clock at 2× wall time and showed FROZEN for minutes.
 func TestAutoUnderLoad(t *testing.T) {
+	screenTest(t)
 	ph := startPhone(t, 120, "smooth", 7, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)

@@ -14,6 +14,7 @@ import (
 // `--source gfxinfo` exit 3 with one sentence that names the serial.
 func TestNamedDeviceMissing(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	env, x := twoPhones(t, "demo", "demo", 120)
 	const missing = "127.0.0.1:9999"
 	port := fmt.Sprint(env.Port)

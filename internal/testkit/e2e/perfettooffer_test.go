@@ -19,6 +19,7 @@ func headerOf(screen string) string { return strings.SplitN(screen, "\n", 2)[0] 
 // is stopped and its files removed by the time the screen says so.
 func TestPerfettoOfferKey(t *testing.T) {
 	t.Parallel() // (no timing is asserted: the screen is waited for)
+	screenTest(t)
 	ph := startPhone(t, 60, "janky", 34, 0)
 	env, tr := tracingEnv(t, ph, 33, "13")
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--no-mouse")
@@ -101,6 +102,7 @@ func TestPerfettoOfferKey(t *testing.T) {
 // says why Perfetto is not on offer; there is no P hint, P says so, and nothing is traced.
 func TestPerfettoNotOfferedAndroid11(t *testing.T) {
 	t.Parallel() // (no timing is asserted: the screen is waited for)
+	screenTest(t)
 	ph := startPhone(t, 60, "janky", 34, 0)
 	env, tr := tracingEnv(t, ph, 30, "11")
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--no-mouse")

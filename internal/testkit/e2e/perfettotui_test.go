@@ -64,6 +64,7 @@ func worstRows(screen string) []worstRow {
 //
 // It runs alone (not parallel): the delay it checks is the screen's, not a loaded machine's.
 func TestPerfettoScreen(t *testing.T) {
+	screenTest(t)
 	ph := startPhone(t, 60, "janky", 34, 0)
 	env, tr := tracingEnv(t, ph, 34, "14")
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--no-mouse")

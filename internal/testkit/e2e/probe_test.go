@@ -18,6 +18,7 @@ func TestAutoProbesLooper(t *testing.T) {
 	for _, printer := range []bool{true, false} {
 		t.Run(fmt.Sprintf("printer=%v", printer), func(t *testing.T) {
 			t.Parallel()
+			screenTest(t)
 			ph := startPhone(t, 60, "demo", 41, 0)
 			ph.printer.Store(printer)
 			env := startEnv(t, ph)

@@ -46,6 +46,7 @@ func slowestShown(screen string) float64 {
 // never lists one longer than the phone's longest (before, each replug paired a Dispatching line from before the gap with a Finished
 // line after it: an invented ~11 s message at the top of the table).
 func TestReplugInventsNoMessage(t *testing.T) {
+	screenTest(t)
 	ph := startPhone(t, 120, "demo", 13, 0)
 	ph.printer.Store(true)
 	env := startEnv(t, ph)

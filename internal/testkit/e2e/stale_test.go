@@ -31,6 +31,7 @@ func headerClock(screen string) int {
 // LIVE again with the clock not jumping.
 func TestUnplugOnScreen(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	ph := startPhone(t, 60, "demo", 51, 0)
 	env := startEnv(t, ph)
 	p := startPane(t, "--adb-port", fmt.Sprint(env.Port), "--no-mouse")

@@ -21,6 +21,7 @@ import (
 // after the switch's reset, bringing its 120 Hz back).
 func TestSwitchPhoneIsNotARateChange(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	ph1 := startPhone(t, 120, "demo", 61, 0)
 	ph2 := startPhone(t, 60, "demo", 62, 0)
 	env := adbtest.Start(t, fakeadb.Config{Handler: ph1.handler, Model: "Pixel 7", Android: "14", SDK: 34})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,32 @@ import (
 func binary(t testing.TB) string {
 	t.Helper()
 	return testkit.Binary(t)
+}
+
+// screenSlots bounds the tests that read the dashboard in tmux to two at once, whatever
+// -parallel allows: their screen samplers and the real binary's redraws are what a crowded
+// machine starves first (six tests at once did), while a headless test beside them only
+// waits on its phone's clock.
+var screenSlots = make(chan struct{}, 2)
+
+// screenHolders are the tests holding one of screenSlots.
+var screenHolders sync.Map
+
+// screenTest marks t as a test that reads the dashboard in tmux: it waits for one of
+// screenSlots and holds it to its end. Call it first thing, after t.Parallel (a paused test
+// holding a slot would keep it from the serial tests) and before the test starts its phone (so
+// the phone's clock and the test's script stay together).
+func screenTest(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the dashboard test starts tmux and the real binary")
+	}
+	screenSlots <- struct{}{}
+	screenHolders.Store(t, true)
+	t.Cleanup(func() {
+		screenHolders.Delete(t)
+		<-screenSlots
+	})
 }
 
 // pane is the real binary running in a private tmux server.
@@ -38,6 +65,9 @@ func startPane(t *testing.T, args ...string) *pane {
 			t.Fatal("tmux not found (FPSTOP_REQUIRE_TMUX=1)")
 		}
 		t.Skip("tmux not found: skipping the dashboard test")
+	}
+	if _, ok := screenHolders.Load(t); !ok {
+		t.Fatal("startPane: the test did not call screenTest(t) first")
 	}
 	p := &pane{t: t, sock: fmt.Sprintf("fpstop-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), target: "fpstop"}
 	home := t.TempDir()
@@ -101,6 +131,7 @@ func (p *pane) exited(d time.Duration) bool {
 // the device and the app starts the numbers.
 func TestDashboardOnDevice(t *testing.T) {
 	t.Parallel()
+	screenTest(t)
 	ph := startPhone(t, 90, "demo", 8, 0)
 	env := startEnv(t, ph)
 

@@ -37,6 +37,7 @@ func TestWallNeverAboveRefresh(t *testing.T) {
 	for _, hz := range []float64{60, 120} {
 		t.Run(fmt.Sprintf("%gHz", hz), func(t *testing.T) {
 			t.Parallel()
+			screenTest(t)
 			ph := startPhone(t, hz, "stress", 31, 0)
 			env := startEnv(t, ph)
 			time.Sleep(1500 * time.Millisecond) // the phone's ring fills: the first poll has history

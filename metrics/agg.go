@@ -332,8 +332,11 @@ func (a *agg) low1pct() float64 {
 	return math.NaN()
 }
 
+// percentiles are nil with no frames, and with none in the histogram: frames made from Looper
+// messages have no frame time, and an empty histogram's 4950 ms (what Android prints for a
+// window without frames) would read as every frame taking five seconds.
 func (a *agg) percentiles() *Percentiles {
-	if a.frames == 0 {
+	if a.frames == 0 || a.hist.Total == 0 {
 		return nil
 	}
 	return &Percentiles{

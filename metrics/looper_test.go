@@ -180,6 +180,34 @@ func TestLooperPipelineDrops(t *testing.T) {
 	}
 }
 
+// TestLooperFramesNoPercentiles: frames made from Looper messages have no frame time, so the
+// report has no frame-time percentiles — not the 4950 ms of an empty histogram, which read as
+// every frame taking five seconds (the benchmark's logcat reported p50 4950).
+func TestLooperFramesNoPercentiles(t *testing.T) {
+	const T = 16_666_667
+	evs := []source.Event{&source.Session{Source: source.KindLogcat, CostBasis: source.CostMainThread}}
+	for i := int64(0); i < 600; i++ {
+		start := 1_000_000_000 + i*T + 100_000
+		m := looperVsyncMsg(100, 0, 0)
+		m.StartNs, m.EndNs = start, start+4_000_000
+		evs = append(evs, m)
+	}
+	p := NewPipeline(Config{})
+	p.AddBatch(evs)
+	r := p.Report(ReportMeta{})
+	if r.Frames < 500 || r.RefreshHz == nil || math.Abs(float64(*r.RefreshHz)-60) > 0.5 {
+		t.Fatalf("frames %d refresh %v, want ~600 frames at 60 Hz", r.Frames, r.RefreshHz)
+	}
+	if r.PercentilesMs != nil {
+		t.Errorf("percentiles %+v of frames without a frame time, want none", *r.PercentilesMs)
+	}
+	for _, w := range r.Windows {
+		if w.PercentilesMs != nil {
+			t.Errorf("window %s: percentiles %+v, want none", w.Name, *w.PercentilesMs)
+		}
+	}
+}
+
 // TestLooperFramesAdvance: a long frame before the app goes idle is released by the clock.
 func TestLooperFramesAdvance(t *testing.T) {
 	l := NewLooperFrames(16 * looperMs)

@@ -5,11 +5,19 @@ import (
 	"fmt"
 	"math/rand"
 	"strconv"
+	"strings"
 )
 
 // The mix of anchors-perf.md: ~133 B/line, ~31.7 % main-app Looper lines (Dispatching/Finished
 // pairs, ~10 % of them from a second Looper thread interleaved with the main thread's), durations
 // 96.7 % 0.05–2 ms, 3 % 16–120 ms, 0.3 % 200–1500 ms; the rest ordinary app and system lines.
+
+// The display runs at 60 Hz; the vsync frame message is dispatched vsyncLatency after a tick.
+const (
+	vsyncNs       = 16_666_667
+	vsyncLatency  = 150_000
+	vsyncCallback = "android.view.Choreographer$FrameDisplayEventReceiver"
+)
 
 type otherLine struct {
 	pid, tid int
@@ -143,6 +151,7 @@ func Logcat(w *bufio.Writer, size, seed int64, distinct bool) (int, error) {
 		g.pools = append(g.pools, p)
 	}
 	t := int64(((31+29+31+30+31+30+31+26)*86400 + 10*3600) * 1e9) // 08-27 10:00:00
+	start := t
 	const pid, main, bg = 22001, 22001, 22047
 	var mainOpen, bgOpen string
 	var mainEnd int64
@@ -170,6 +179,11 @@ func Logcat(w *bufio.Writer, size, seed int64, distinct bool) (int, error) {
 			pairs++
 		default:
 			tg, what := g.targetText()
+			if strings.Contains(tg, vsyncCallback) {
+				// Choreographer's frame message runs on the display's vsync: the tick at or after
+				// the main thread is free, and a little after it
+				t = start + (t-start+vsyncNs-1)/vsyncNs*vsyncNs + vsyncLatency
+			}
 			err = g.line(t, pid, main, 'D', "Looper", ">>>>> Dispatching to "+tg+": "+strconv.Itoa(what))
 			mainOpen, mainEnd = tg, t+g.duration()
 		}

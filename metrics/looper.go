@@ -88,6 +88,14 @@ type looperStream struct {
 	heldUntil int64 // heldEnd on the grid's ticks (+ spread)
 
 	offs [looperPromptRing]int64 // recomputeAnchor's scratch: placing the grid allocates nothing
+	sc   periodScratch           // learnPeriod's
+}
+
+// periodScratch is learnPeriod's working memory, kept by its stream so that learning T
+// allocates nothing.
+type periodScratch struct {
+	d        []int64
+	ns, ests []float64
 }
 
 type pendingVsync struct {
@@ -158,22 +166,22 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 	}
 	if s.lastVsync != 0 {
 		if d := m.StartNs - s.lastVsync; d >= 4_000_000 && d <= 60_000_000 {
-			s.deltas = append(s.deltas, d)
-			if len(s.deltas) > looperDeltaRing {
-				s.deltas = s.deltas[1:]
+			if len(s.deltas) == looperDeltaRing { // the oldest goes, in place
+				s.deltas = append(s.deltas[:0], s.deltas[1:]...)
 			}
+			s.deltas = append(s.deltas, d)
 			s.newD++
 		}
 	}
 	s.lastVsync = m.StartNs
 	if prompt && (len(s.base) == 0 || m.StartNs-s.base[len(s.base)-1] >= 20*1_000_000) {
-		s.base = append(s.base, m.StartNs)
-		if len(s.base) > looperBaseRing {
-			s.base = s.base[1:]
+		if len(s.base) == looperBaseRing {
+			s.base = append(s.base[:0], s.base[1:]...)
 		}
+		s.base = append(s.base, m.StartNs)
 	}
 	if l.intervalNs <= 0 && len(s.deltas) >= looperMinDeltas && (s.T == 0 || s.newD >= 16) {
-		if t, refined := learnPeriod(s.deltas, s.base, s.T, s.refined); t > 0 {
+		if t, refined := learnPeriod(s.deltas, s.base, s.T, s.refined, &s.sc); t > 0 {
 			t = snapPeriod(t, s.fine)
 			changed := s.T == 0 || lfAbs(t-s.T) > 2_000
 			s.T, s.learned, s.refined, s.newD = t, true, refined, 0
@@ -259,7 +267,7 @@ func (l *LooperFrames) release(s *looperStream) {
 		return
 	}
 	if s.T == 0 {
-		if t, _ := learnPeriod(s.deltas, s.base, 0, false); t > 0 && len(s.deltas) >= 2 {
+		if t, _ := learnPeriod(s.deltas, s.base, 0, false, &s.sc); t > 0 && len(s.deltas) >= 2 {
 			s.T, s.learned = snapPeriod(t, s.fine), true
 		} else {
 			s.T = defaultLooperT
@@ -421,8 +429,8 @@ func snapPeriod(t int64, fine bool) int64 {
 // timestamps and dispatch jitter still give a period good to a few µs. A previous refined
 // estimate close to the mode is the starting point (and is kept when no baseline is usable).
 // It returns 0 when the spacings have no clear mode.
-func learnPeriod(deltas, base []int64, prev int64, prevRefined bool) (int64, bool) {
-	t0 := modalSpacing(deltas)
+func learnPeriod(deltas, base []int64, prev int64, prevRefined bool, sc *periodScratch) (int64, bool) {
+	t0 := modalSpacing(deltas, sc)
 	if t0 <= 0 {
 		return 0, false
 	}
@@ -434,8 +442,9 @@ func learnPeriod(deltas, base []int64, prev int64, prevRefined bool) (int64, boo
 		return int64(math.Round(T)), refined
 	}
 	newest := base[len(base)-1]
-	ns := make([]float64, len(base)) // the periods each baseline spans
-	var ests []float64
+	ns := append(sc.ns[:0], make([]float64, len(base))...) // the periods each baseline spans
+	ests := sc.ests[:0]
+	defer func() { sc.ns, sc.ests = ns, ests }()
 	for {
 		used, excluded := 0.0, 0
 		for i, p := range base {
@@ -470,11 +479,12 @@ func learnPeriod(deltas, base []int64, prev int64, prevRefined bool) (int64, boo
 // modalSpacing returns the mean of the densest 2 ms wide cluster of spacings (the modal
 // spacing, averaged so that millisecond timestamps still give a sub-millisecond period), or 0
 // when the cluster holds fewer than half of them.
-func modalSpacing(deltas []int64) int64 {
+func modalSpacing(deltas []int64, sc *periodScratch) int64 {
 	if len(deltas) == 0 {
 		return 0
 	}
-	d := slices.Clone(deltas)
+	d := append(sc.d[:0], deltas...)
+	sc.d = d
 	slices.Sort(d)
 	const width = 2_000_000
 	bestI, bestN := 0, 0

@@ -94,6 +94,9 @@ type messagesModel struct {
 	blind bool
 	// source is the session's source kind, named by the blind note.
 	source string
+	// perfetto: `P` switches to Perfetto now (auto's offer on Android 12+ when the app logs no
+	// Looper messages), which shows what this panel cannot: each janky frame's slowest work
+	perfetto bool
 	// slow: the Slow dispatch/delivery lines, newest last, listed when no message is paired
 	slow   []metrics.SlowLooperReport
 	detail bool
@@ -141,6 +144,9 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 			m.counts = lineCounts(s)
 			m.sortRows()
 		}
+		return m.render(), nil
+	case offerMsg:
+		m.perfetto = msg.perfetto
 		return m.render(), nil
 	case tea.KeyMsg:
 		if m.typing {
@@ -304,6 +310,14 @@ func (m messagesModel) render() messagesModel {
 		body = append(body, st.Muted.Render(fmt.Sprintf("No message matches /%s (%d hidden; esc clears the filter).", m.filter, len(m.all))))
 	case len(m.rows) == 0 && m.sections:
 		body = append(body, st.Muted.Render(fit("No atrace section of the app has taken "+msu(m.slowMs)+" or more (or the trace has none).", inner)))
+	case len(m.rows) == 0 && m.perfetto && (m.hint || m.blind):
+		// the key first; then the other way, Looper messages, as the panel says without the offer
+		body = append(body, perfettoNote(st, inner))
+		if m.blind {
+			body = append(body, blindNote(st, m.source, inner))
+		} else {
+			body = append(body, looperNote(st, inner))
+		}
 	case len(m.rows) == 0 && m.hint:
 		body = append(body, st.Warn.Render("No Looper messages: the app does not log its main-thread messages."))
 		body = append(body, wrap("To see which messages cause jank, add this line to the app (e.g. in Application.onCreate) and run with --source gfxinfo+logcat:", inner)...)
@@ -510,11 +524,50 @@ func blindNote(st *themes.Styles, src string, inner int) string {
 	return st.Accent.Render(fit(flag, max(0, inner)))
 }
 
+// offerMsg tells the panel whether `P` switches to Perfetto now (the session's offer).
+type offerMsg struct{ perfetto bool }
+
+// perfettoNote is the line that points at `P` where the app logs no Looper messages but auto
+// offers Perfetto: the one key that shows what the panel cannot, with no change to the app.
+// The longest wording that fits inner is used; every one starts with the key.
+func perfettoNote(st *themes.Styles, inner int) string {
+	for _, n := range []struct{ key, say string }{
+		{"press P for Perfetto", ": the slowest sections of each janky frame, no change to the app"},
+		{"press P for Perfetto", ": the slowest sections of each janky frame"},
+		{"press P for Perfetto", ": each janky frame's slowest sections"},
+		{"P: Perfetto", " shows each janky frame's slowest sections"},
+		{"P: Perfetto", ", each janky frame's sections"},
+	} {
+		if len([]rune(n.key+n.say)) <= inner {
+			return st.Accent.Render(n.key) + st.Text.Render(n.say)
+		}
+	}
+	return st.Accent.Render(fit("press P for Perfetto", max(0, inner)))
+}
+
+// looperNote is the other way to see the messages, beside perfettoNote, when the source reads
+// logcat but the app logs no Looper messages: the line the app adds (longest wording that fits).
+func looperNote(st *themes.Styles, inner int) string {
+	for _, n := range []struct{ say, code string }{
+		{"or, for its Looper messages, in the app: ", LooperHintCode},
+		{"or, for its Looper messages, in the app: ", "Looper.getMainLooper().setMessageLogging(…)"},
+		{"or, for Looper messages, in the app: ", "Looper.setMessageLogging"},
+		{"or in the app: ", "Looper.setMessageLogging"},
+	} {
+		if len([]rune(n.say+n.code)) <= inner {
+			return st.Muted.Render(n.say) + st.Accent.Render(n.code)
+		}
+	}
+	return st.Accent.Render(fit("Looper.setMessageLogging", max(0, inner)))
+}
+
 // Want is the panel's height with its whole content: every row of the table (or the hint, or
 // the Slow dispatch lines) and the line counts.
 func (m messagesModel) Want() int {
 	n := 1
 	switch {
+	case len(m.rows) == 0 && m.perfetto && (m.hint || m.blind):
+		n = 2
 	case len(m.rows) == 0 && m.hint:
 		n = 6
 	case len(m.rows) == 0 && len(m.slow) > 0:

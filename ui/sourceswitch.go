@@ -50,5 +50,6 @@ func (m Model) setOffer(o SourceOffer) Model {
 	}
 	m.offer = o
 	m.footer = m.footer.SetKeys(m.overlayFooter())
+	m.msgs, _ = m.msgs.Update(offerMsg{perfetto: o.Kind == "perfetto"})
 	return m
 }

@@ -10,9 +10,5 @@
 set -euo pipefail
 secs=${1:-30}
 filter=${2:-}
-cd "$(dirname "$0")/.."
-command -v adb >/dev/null || { echo "needs adb: apt-get install adb" >&2; exit 2; }
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-FPSTOP_COST_SECONDS=$secs go test -run '^$' -bench "^BenchmarkDeviceCost\$${filter:+/$filter}" -benchtime 1x \
-  -timeout 0 -v ./internal/testkit/e2e/ 2>&1 | grep -E 'commands/s|FAIL|panic|^ok'
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+. "$(dirname "$0")/e2e-bench.sh"
+e2e_bench FPSTOP_COST_SECONDS "$secs" BenchmarkDeviceCost "$filter" 'commands/s'

@@ -9,9 +9,5 @@
 set -euo pipefail
 secs=${1:-20}
 filter=${2:-}
-cd "$(dirname "$0")/.."
-command -v adb >/dev/null || { echo "needs adb: apt-get install adb" >&2; exit 2; }
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-FPSTOP_LAG_SECONDS=$secs go test -run '^$' -bench "^BenchmarkSourceLag\$${filter:+/$filter}" -benchtime 1x \
-  -timeout 0 -v ./internal/testkit/e2e/ 2>&1 | grep -E 'present → fpstop|FAIL|panic|^ok'
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+. "$(dirname "$0")/e2e-bench.sh"
+e2e_bench FPSTOP_LAG_SECONDS "$secs" BenchmarkSourceLag "$filter" 'present → fpstop'

@@ -48,7 +48,7 @@ func BenchmarkDeviceCost(b *testing.B) {
 	perf := func(hz float64) func(b *testing.B) (fakeadb.Handler, func()) {
 		return func(b *testing.B) (fakeadb.Handler, func()) {
 			ph := startPhone(b, hz, "smooth", 7, 0)
-			return newTracing(b, ph, 34, &atomic.Int64{}).Wrap(ph.handler), nil
+			return newTracing(b, ph, 34, &atomic.Int64{}, nil).Wrap(ph.handler), nil
 		}
 	}
 	for _, c := range []struct {

@@ -47,7 +47,7 @@ func BenchmarkSourceLag(b *testing.B) {
 					clock, h = g.sim.Now, g.handler
 				} else {
 					ph := startPhone(b, 120, "smooth", 9, 0)
-					clock, h = ph.sim.Now, newTracing(b, ph, 34, &atomic.Int64{}).Wrap(ph.handler)
+					clock, h = ph.sim.Now, newTracing(b, ph, 34, &atomic.Int64{}, nil).Wrap(ph.handler)
 				}
 				env := adbtest.Start(b, fakeadb.Config{Handler: mt.wrap(h), Model: "Pixel 7", Android: "14", SDK: 34})
 				target := device.Target{Client: env.Client, Serial: env.Serial}

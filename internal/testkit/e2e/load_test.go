@@ -165,13 +165,14 @@ func sampleScreen(t *testing.T, ctl *tmuxctl.Client, target string, stop <-chan 
 }
 
 // checkSampling fails the test when screens went unread longer than sampleLimit more than once
-// in a hundred reads, or any for over a second. Every interval over the limit is logged with its
-// cause: on a loaded 2-core machine the test process itself now and then wakes 250–350 ms late
-// (tmux answered within 11 ms each time), which says nothing of fpstop's screen.
+// in a hundred reads (or part of a hundred: a 10 s run's hundred reads may have one), or any for
+// over a second. Every interval over the limit is logged with its cause: on a loaded 2-core
+// machine the test process itself now and then wakes 250–350 ms late, or the tmux server
+// answers 180 ms late (seen at load 35), which says nothing of fpstop's screen.
 func checkSampling(t *testing.T, s sampling) {
 	t.Helper()
 	t.Logf("sampling: %v; loadavg %s", s, loadavg())
-	if s.over*100 > s.n || s.longest > time.Second {
+	if s.over > (s.n+99)/100 || s.longest > time.Second {
 		t.Errorf("%d of %d intervals between screen reads over %v (longest %v): %s", s.over, s.n-1, sampleLimit, s.longest.Round(time.Millisecond), strings.Join(s.overAt, "; "))
 	}
 }

@@ -107,6 +107,19 @@ func (m *meter) window(from, to time.Time, getpropsFrom, getpropsTo int) cost {
 	return c
 }
 
+// times are the arrival times of the commands of kind (cmdKind) from from on.
+func (m *meter) times(kind string, from time.Time) []time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []time.Time
+	for _, x := range m.cmds {
+		if !x.at.Before(from) && cmdKind(x.cmd) == kind {
+			out = append(out, x.at)
+		}
+	}
+	return out
+}
+
 // cmdKind names a command without its package, pid or layer: "dumpsys gfxinfo framestats",
 // "dumpsys gfxinfo", "pidof", "logcat", "dumpsys SurfaceFlinger --latency", "getprop".
 func cmdKind(cmd string) string {

@@ -30,8 +30,11 @@ type metronome struct {
 	// drawing: the app draws a frame on every vsync
 	drawing atomic.Bool
 
+	// late: how late its loop woke (a starved test process draws in a burst, and logs late)
+	late stalls
+
 	mu     sync.Mutex
-	frames []int64        // the vsync of every frame drawn
+	frames []drawnFrame   // every frame drawn
 	fan    testkit.Fanout // the open logcat streams
 
 	cancel context.CancelFunc
@@ -61,6 +64,9 @@ func (m *metronome) stop() {
 	<-m.done
 }
 
+// wall is the host's time of device uptime v.
+func (m *metronome) wall(v int64) time.Time { return m.t0.Add(time.Duration(v - metroBaseNs)) }
+
 // now is the device's uptime.
 func (m *metronome) now() int64 { return metroBaseNs + int64(time.Since(m.t0)) }
 
@@ -70,12 +76,16 @@ func (m *metronome) run(ctx context.Context) {
 	tk := time.NewTicker(4 * time.Millisecond)
 	defer tk.Stop()
 	next := metroBaseNs
+	prev := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tk.C:
 		}
+		now := time.Now()
+		m.late.woke(now, now.Sub(prev)-4*time.Millisecond)
+		prev = now
 		var batch []source.Event
 		for now := m.now(); next+6_000_000 <= now; next += m.period {
 			if !m.drawing.Load() {
@@ -85,7 +95,7 @@ func (m *metronome) run(ctx context.Context) {
 			m.dump.AddFrame(f)
 			batch = append(batch, msg)
 			m.mu.Lock()
-			m.frames = append(m.frames, next)
+			m.frames = append(m.frames, drawnFrame{next, m.now()})
 			m.mu.Unlock()
 		}
 		if len(batch) > 0 {
@@ -108,14 +118,20 @@ func (m *metronome) frame(v int64) (*source.Frame, *source.Message) {
 	return f, msg
 }
 
-// drawn is the vsync of every frame drawn in [from, to).
-func (m *metronome) drawn(from, to int64) []int64 {
+// drawnFrame is a frame the metronome drew: its vsync, and the device's uptime when its row
+// joined the dump (later than vsync + 6 ms when the test process was starved).
+type drawnFrame struct{ vsync, added int64 }
+
+// drawn is every frame with a vsync from from on whose row joined the dump before the dump
+// served at device uptime by (less a millisecond, against the two clocks' order): the frames
+// a dump at by could show.
+func (m *metronome) drawn(from, by int64) []drawnFrame {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []int64
-	for _, v := range m.frames {
-		if v >= from && v < to {
-			out = append(out, v)
+	var out []drawnFrame
+	for _, f := range m.frames {
+		if f.vsync >= from && f.added < by-1_000_000 {
+			out = append(out, f)
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -34,13 +35,14 @@ func tracingEnv(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env,
 func tracingEnvClock(t *testing.T, ph *phone, sdk int, release string) (*adbtest.Env, *fakeadb.Tracing, *atomic.Int64) {
 	t.Helper()
 	skip := &atomic.Int64{}
-	tr := newTracing(t, ph, sdk, skip)
+	tr := newTracing(t, ph, sdk, skip, nil)
 	env := adbtest.Start(t, fakeadb.Config{Handler: tr.Wrap(ph.handler), Model: "Pixel 7", Android: release, SDK: sdk})
 	return env, tr, skip
 }
 
-// newTracing is the tracing service of ph's phone, fed by its app until the test ends.
-func newTracing(t testing.TB, ph *phone, sdk int, skip *atomic.Int64) *fakeadb.Tracing {
+// newTracing is the tracing service of ph's phone, fed by its app until the test ends; fed, when
+// not nil, notes when each frame reached it.
+func newTracing(t testing.TB, ph *phone, sdk int, skip *atomic.Int64, fed *feedLog) *fakeadb.Tracing {
 	tr := fakeadb.NewTracing(fakeadb.TracingConfig{SDK: sdk, Package: pkg, Pid: func() int { return int(ph.pid.Load()) },
 		Trace: simtext.TraceOptions{Stuffing: true, SlowWork: true, SFJankEvery: 20},
 		Now:   func() time.Time { return time.Now().Add(time.Duration(skip.Load())) }})
@@ -52,6 +54,7 @@ func newTracing(t testing.TB, ph *phone, sdk int, skip *atomic.Int64) *fakeadb.T
 			select {
 			case b := <-ch:
 				tr.Feed(b)
+				fed.note(time.Now(), b)
 			case <-ph.doneCh():
 				return
 			}
@@ -59,6 +62,56 @@ func newTracing(t testing.TB, ph *phone, sdk int, skip *atomic.Int64) *fakeadb.T
 	}()
 	t.Cleanup(func() { ph.fan.Unsubscribe(ch); ph.stop(); <-done })
 	return tr
+}
+
+// feedLog is when each frame (by token) reached the fake phone's tracing service, by the host's
+// clock: the simulated app runs in this test process, and a starved test process draws its
+// frames late, in a burst — a lateness of the fake phone's, which no real phone has.
+type feedLog struct {
+	mu  sync.Mutex
+	fed map[int64]time.Time
+}
+
+func (l *feedLog) note(at time.Time, b []source.Event) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fed == nil {
+		l.fed = map[int64]time.Time{}
+	}
+	for _, ev := range b {
+		if f, ok := ev.(*source.Frame); ok && !f.History {
+			if _, seen := l.fed[f.VsyncID]; !seen {
+				l.fed[f.VsyncID] = at
+			}
+		}
+	}
+}
+
+// phoneClock maps the fake phone's clock onto the host's: the least (fed − end) over the frames
+// of truth, the frame the phone traced soonest after its end (the simulator runs in real time,
+// so one offset holds for the run). ok is false before any frame was fed.
+func (l *feedLog) phoneClock(truth []simtext.TraceFrame) (offset time.Duration, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, tf := range truth {
+		if at, fed := l.fed[tf.Token]; fed {
+			if d := time.Duration(at.UnixNano() - tf.EndNs); !ok || d < offset {
+				offset, ok = d, true
+			}
+		}
+	}
+	return offset, ok
+}
+
+// fedAt is when the frame of token reached the tracing service.
+func (l *feedLog) fedAt(token int64) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at, ok := l.fed[token]
+	return at, ok
 }
 
 // TestPerfettoLive (issue 33): a headless --source perfetto run of a 60 Hz and a 120 Hz app

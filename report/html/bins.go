@@ -3,8 +3,6 @@ package html
 import (
 	"fmt"
 	"sort"
-
-	"github.com/fpstop/fpstop/report"
 )
 
 // maxBins bounds the time bins of a long recording: 32 per pixel column of the timeline,
@@ -163,40 +161,25 @@ func (fs *frameSet) bin(f frameRec) {
 // of each level per column. A bin belongs to the column holding its middle.
 func drawBins(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64) float64) string {
 	cols := make([]bin, timelineCols)
-	colOf := func(ns int64) int {
-		c := int((xs.at(toS(ns)) - xs.a) / (xs.b - xs.a) * timelineCols)
-		return max(0, min(timelineCols-1, c))
-	}
 	w := fs.bins.widthNs
 	var spans [timelineCols][2]int64 // the first and last bin key of each column
 	for _, k := range sortedKeys(fs.bins.bins) {
-		i := colOf(k*w + w/2)
+		i := columnOf(xs, toS, k*w+w/2)
 		if cols[i].n == 0 && cols[i].jankyCount == [numCls]int32{} {
 			spans[i][0] = k
 		}
 		spans[i][1] = k
 		cols[i].merge(fs.bins.bins[k])
 	}
-	colW := (xs.b - xs.a) / timelineCols
 	s.group("frames")
 	for i := range cols {
-		c := &cols[i]
-		if c.n == 0 {
-			continue
+		if cols[i].n > 0 {
+			// The tooltip names the time its bins cover, so its count is exact for that span.
+			drawBand(s, xs, ys, i, &cols[i].onTime, toS(spans[i][0]*w), toS((spans[i][1]+1)*w))
 		}
-		// The tooltip names the time its bins cover, so its count is exact for that span.
-		t0, t1 := toS(spans[i][0]*w), toS((spans[i][1]+1)*w)
-		y1, y2 := ys.at(float64(c.hi)), ys.at(float64(c.lo))
-		s.rect(xs.a+float64(i)*colW, y1-1, colW, y2-y1+2, "band ok",
-			fmt.Sprintf("%s–%s: %s on time, %s–%s ms", secs(t0), secs(t1), report.Plural(c.n, "frame"), ms2(float64(c.lo)), ms2(float64(c.hi))))
 	}
 	point := func(f *frameRec, title string) {
-		x, y := xs.at(toS(f.vsync)), ys.at(float64(f.costMs))
-		if f.cls == clsFrozen {
-			s.triangle(x, y, 9, "pt fz", title)
-		} else {
-			s.circle(x, y, 2.6, "pt "+clsNames[f.cls], title)
-		}
+		framePoint(s, f, xs.at(toS(f.vsync)), ys.at(float64(f.costMs)), title)
 	}
 	for i := range fs.frozen {
 		point(&fs.frozen[i], frameTitle(&fs.frozen[i], toS))
@@ -224,9 +207,5 @@ func drawBins(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64) fl
 		}
 	}
 	s.endGroup()
-	note := fmt.Sprintf("%d frames: on-time frames are drawn as one bar per column (fastest to slowest; columns gathered from %s s bins as the recording was read); every frozen frame is drawn", fs.n, ms2(float64(w)/1e9))
-	if !fs.jankyOver {
-		return note + ", and every janky frame."
-	}
-	return note + fmt.Sprintf("; of %d janky frames, the worst of each level per column (%d points; their tooltips count the rest).", fs.jankyCount(), drawn)
+	return jankyNote(fmt.Sprintf("%d frames: on-time frames are drawn as one bar per column (fastest to slowest; columns gathered from %s s bins as the recording was read); every frozen frame is drawn", fs.n, ms2(float64(w)/1e9)), !fs.jankyOver, fs, drawn)
 }

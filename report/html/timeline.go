@@ -112,18 +112,44 @@ func drawEveryFrame(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int
 	for i := range fs.frames {
 		f := &fs.frames[i]
 		x, y := xs.at(toS(f.vsync)), ys.at(float64(f.costMs))
-		title := frameTitle(f, toS)
-		if f.cls == clsFrozen {
-			s.triangle(x, y, 9, "pt fz", title)
-			continue
+		if f.cls == clsOK {
+			s.circle(x, y, 1.8, "pt "+clsNames[f.cls], frameTitle(f, toS))
+		} else {
+			framePoint(s, f, x, y, frameTitle(f, toS))
 		}
-		r := 1.8
-		if f.cls != clsOK {
-			r = 2.6
-		}
-		s.circle(x, y, r, "pt "+clsNames[f.cls], title)
 	}
 	s.endGroup()
+}
+
+// framePoint draws a janky frame as a dot and a frozen one as a triangle.
+func framePoint(s *svg, f *frameRec, x, y float64, title string) {
+	if f.cls == clsFrozen {
+		s.triangle(x, y, 9, "pt fz", title)
+	} else {
+		s.circle(x, y, 2.6, "pt "+clsNames[f.cls], title)
+	}
+}
+
+// columnOf is the timeline column (0 to timelineCols-1) that a vsync time falls in.
+func columnOf(xs linScale, toS func(int64) float64, ns int64) int {
+	c := int((xs.at(toS(ns)) - xs.a) / (xs.b - xs.a) * timelineCols)
+	return max(0, min(timelineCols-1, c))
+}
+
+// drawBand draws column i's on-time frames, t0 to t1 s, as one bar from the fastest to the slowest.
+func drawBand(s *svg, xs linScale, ys logScale, i int, c *onTime, t0, t1 float64) {
+	colW := (xs.b - xs.a) / timelineCols
+	y1, y2 := ys.at(float64(c.hi)), ys.at(float64(c.lo))
+	s.rect(xs.a+float64(i)*colW, y1-1, colW, y2-y1+2, "band ok",
+		fmt.Sprintf("%s–%s: %s on time, %s–%s ms", secs(t0), secs(t1), report.Plural(c.n, "frame"), ms2(float64(c.lo)), ms2(float64(c.hi))))
+}
+
+// jankyNote ends a summarised timeline's note with what it drew of the janky frames.
+func jankyNote(note string, every bool, fs *frameSet, drawn int) string {
+	if every {
+		return note + ", and every janky frame."
+	}
+	return note + fmt.Sprintf("; of %d janky frames, the worst of each level per column (%d points; their tooltips count the rest).", fs.jankyCount(), drawn)
 }
 
 func frameTitle(f *frameRec, toS func(int64) float64) string {
@@ -145,10 +171,7 @@ type column struct {
 // sentence saying what was summarised.
 func drawColumns(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64) float64) string {
 	cols := make([]column, timelineCols)
-	colOf := func(ns int64) int {
-		c := int((xs.at(toS(ns)) - xs.a) / (xs.b - xs.a) * timelineCols)
-		return max(0, min(timelineCols-1, c))
-	}
+	colOf := func(ns int64) int { return columnOf(xs, toS, ns) }
 	singleJanky := fs.jankyCount()-fs.count[clsFrozen] <= detailJanky
 	for i := range fs.frames {
 		f := &fs.frames[i]
@@ -162,18 +185,11 @@ func drawColumns(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64)
 			c.worst[f.cls] = int32(i + 1)
 		}
 	}
-	colW := (xs.b - xs.a) / timelineCols
 	s.group("frames")
 	for i := range cols {
-		c := &cols[i]
-		if c.n == 0 {
-			continue
+		if cols[i].n > 0 {
+			drawBand(s, xs, ys, i, &cols[i].onTime, xs.lo+(xs.hi-xs.lo)*float64(i)/timelineCols, xs.lo+(xs.hi-xs.lo)*float64(i+1)/timelineCols)
 		}
-		t0 := xs.lo + (xs.hi-xs.lo)*float64(i)/timelineCols
-		t1 := xs.lo + (xs.hi-xs.lo)*float64(i+1)/timelineCols
-		y1, y2 := ys.at(float64(c.hi)), ys.at(float64(c.lo))
-		s.rect(xs.a+float64(i)*colW, y1-1, colW, y2-y1+2, "band ok",
-			fmt.Sprintf("%s–%s: %s on time, %s–%s ms", secs(t0), secs(t1), report.Plural(c.n, "frame"), ms2(float64(c.lo)), ms2(float64(c.hi))))
 	}
 	drawn := 0
 	for i := range fs.frames {
@@ -191,20 +207,11 @@ func drawColumns(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64)
 				title = fmt.Sprintf("%s — the worst of %d %s frames in this column", title, n, clsLabels[f.cls])
 			}
 		}
-		x, y := xs.at(toS(f.vsync)), ys.at(float64(f.costMs))
-		if f.cls == clsFrozen {
-			s.triangle(x, y, 9, "pt fz", title)
-		} else {
-			s.circle(x, y, 2.6, "pt "+clsNames[f.cls], title)
-		}
+		framePoint(s, f, xs.at(toS(f.vsync)), ys.at(float64(f.costMs)), title)
 		drawn++
 	}
 	s.endGroup()
-	note := fmt.Sprintf("%d frames: on-time frames are drawn as one bar per column (fastest to slowest); every frozen frame is drawn", len(fs.frames))
-	if singleJanky {
-		return note + ", and every janky frame."
-	}
-	return note + fmt.Sprintf("; of %d janky frames, the worst of each level per column (%d points; their tooltips count the rest).", fs.jankyCount(), drawn)
+	return jankyNote(fmt.Sprintf("%d frames: on-time frames are drawn as one bar per column (fastest to slowest); every frozen frame is drawn", len(fs.frames)), singleJanky, fs, drawn)
 }
 
 // labelWorst numbers the five costliest frames of the report on the timeline.

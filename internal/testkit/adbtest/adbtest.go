@@ -274,9 +274,6 @@ func (e *Env) stopServer() {
 	<-e.exited
 }
 
-// ServerLog returns what the private server has logged so far (for failure messages).
-func (e *Env) ServerLog() string { return e.log.String() }
-
 // State returns the fake device's state as the server lists it ("" when not listed).
 func (e *Env) State(ctx context.Context) (string, error) {
 	infos, err := e.Client.Devices(ctx)

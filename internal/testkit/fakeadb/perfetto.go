@@ -118,14 +118,6 @@ func NewTracing(cfg TracingConfig) *Tracing {
 	return &Tracing{cfg: cfg, nextPid: 31000, files: map[string]*tfile{}, seen: map[truthKey]bool{}}
 }
 
-// SetSDK changes the phone's Android SDK level (see TracingConfig.SDK) for the sessions
-// started from now on: a test acting out an older phone.
-func (t *Tracing) SetSDK(sdk int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.cfg.SDK = sdk
-}
-
 func (t *Tracing) sdk() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()

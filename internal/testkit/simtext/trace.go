@@ -128,9 +128,6 @@ func NewTraceStream(w io.Writer, o TraceOptions) *TraceStream {
 		boot: func(mono int64) int64 { return mono + o.BootOffsetNs }, doneDoFrame: map[int64]bool{}}
 }
 
-// Facts is what the stream has written so far.
-func (s *TraceStream) Facts() TraceFacts { return s.facts }
-
 // Write appends the packets of a batch of events (frames in vsync order, messages before the
 // frame they preceded) and flushes them to the writer.
 func (s *TraceStream) Write(evs []source.Event) error {

@@ -142,6 +142,9 @@ type Pipeline struct {
 	// levelT is the interval levelThr holds the drop-level thresholds of (level)
 	levelT   int64
 	levelThr [4]int64
+	// sliceIdx is the slice sliceOf found last, starting sliceFrom after the origin (the zero
+	// value is slice 0's)
+	sliceIdx, sliceFrom int64
 
 	// Looper-derived frames (cost basis main_thread) and the logcat→gfxinfo clock alignment
 	// (gfxinfo+logcat); nil when the session does not need them.

@@ -237,7 +237,7 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 		}
 		p.lineStart = pos
 		if p.inBlock {
-			if bytes.HasPrefix(line, profileMarker) {
+			if len(line) > 0 && line[0] == '-' && bytes.HasPrefix(line, profileMarker) {
 				p.endBlock()
 				pos = end
 				continue

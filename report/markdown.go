@@ -47,18 +47,24 @@ func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.Slic
 	mdWorstFrames(b, rep)
 	mdSlowMessages(b, rep)
 	mdTimeline(b, rep)
-	if len(rep.Warnings) > 0 {
-		b.WriteString("### Warnings\n\n")
-		for i, s := range rep.Warnings {
-			if i == mdRows {
-				fmt.Fprintf(b, "- … %d more\n", len(rep.Warnings)-mdRows)
-				break
-			}
-			fmt.Fprintf(b, "- %s\n", mdText(s))
-		}
-		b.WriteString("\n")
-	}
+	mdRowsOf(b, "### Warnings\n\n", len(rep.Warnings), "- … %d more\n", func(i int) { fmt.Fprintf(b, "- %s\n", mdText(rep.Warnings[i])) })
 	return b.Flush()
+}
+
+// mdRowsOf writes a section's heading and its first mdRows of n rows (row(i) writes one);
+// more, when set, is the row that says how many were left out. No rows, no section.
+func mdRowsOf(b *bufio.Writer, head string, n int, more string, row func(i int)) {
+	if n == 0 {
+		return
+	}
+	b.WriteString(head)
+	for i := range min(n, mdRows) {
+		row(i)
+	}
+	if n > mdRows && more != "" {
+		fmt.Fprintf(b, more, n-mdRows)
+	}
+	b.WriteString("\n")
 }
 
 // mdHeading writes the title and the line of facts about the run.
@@ -119,13 +125,9 @@ func mdSummary(b *bufio.Writer, rep *metrics.Report) {
 
 // mdWindows writes the per-window table (at most mdRows rows).
 func mdWindows(b *bufio.Writer, rep *metrics.Report) {
-	if len(rep.Windows) > 0 {
-		b.WriteString("### Windows\n\n| window | frames | FPS | FPS wall | jank % | p50 ms | p99 ms | frozen |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
-		for i, win := range rep.Windows {
-			if i == mdRows {
-				fmt.Fprintf(b, "| … %d more | | | | | | | |\n", len(rep.Windows)-mdRows)
-				break
-			}
+	mdRowsOf(b, "### Windows\n\n| window | frames | FPS | FPS wall | jank % | p50 ms | p99 ms | frozen |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+		len(rep.Windows), "| … %d more | | | | | | | |\n", func(i int) {
+			win := rep.Windows[i]
 			p50, p99 := "—", "—"
 			if win.PercentilesMs != nil {
 				p50, p99 = num(float64(win.PercentilesMs.P50)), num(float64(win.PercentilesMs.P99))
@@ -136,36 +138,28 @@ func mdWindows(b *bufio.Writer, rep *metrics.Report) {
 			}
 			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %d |\n", name, win.Frames, r2(win.FPS), r2(win.FPSWall),
 				r2(win.JankPct), p50, p99, win.DropLevels.Frozen)
-		}
-		b.WriteString("\n")
-	}
+		})
 }
 
 // mdWorstFrames writes the worst frames with their messages (at most mdRows).
 func mdWorstFrames(b *bufio.Writer, rep *metrics.Report) {
-	if len(rep.WorstFrames) > 0 {
-		what := "main-thread messages"
-		if rep.Source == string(source.KindPerfetto) {
-			what = "sections (blame)"
-		}
-		b.WriteString("### Worst frames\n\n| at (s) | window | cost ms | dropped | " + what + " |\n|---:|---|---:|---:|---|\n")
-		for i, f := range rep.WorstFrames {
-			if i == mdRows {
+	what := "main-thread messages"
+	if rep.Source == string(source.KindPerfetto) {
+		what = "sections (blame)"
+	}
+	mdRowsOf(b, "### Worst frames\n\n| at (s) | window | cost ms | dropped | "+what+" |\n|---:|---|---:|---:|---|\n", len(rep.WorstFrames), "", func(i int) {
+		f := rep.WorstFrames[i]
+		msgs := mdFrameSections(f)
+		for j, m := range f.Messages {
+			if j == 3 {
+				msgs = append(msgs, fmt.Sprintf("+%d more", len(f.Messages)-3))
 				break
 			}
-			msgs := mdFrameSections(f)
-			for j, m := range f.Messages {
-				if j == 3 {
-					msgs = append(msgs, fmt.Sprintf("+%d more", len(f.Messages)-3))
-					break
-				}
-				msgs = append(msgs, fmt.Sprintf("%s %s ms", mdText(MessageName(m.Handler, m.Callback, m.What, "")), num(float64(m.Ms))))
-			}
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", num(float64(f.StartMs)/1000), mdText(f.Window), num(float64(f.CostMs)),
-				f.Dropped, strings.Join(msgs, "; "))
+			msgs = append(msgs, fmt.Sprintf("%s %s ms", mdText(MessageName(m.Handler, m.Callback, m.What, "")), num(float64(m.Ms))))
 		}
-		b.WriteString("\n")
-	}
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", num(float64(f.StartMs)/1000), mdText(f.Window), num(float64(f.CostMs)),
+			f.Dropped, strings.Join(msgs, "; "))
+	})
 }
 
 // mdFrameSections names the slowest sections that ran in a trace frame, and its blame.
@@ -195,34 +189,22 @@ func mdTimeline(b *bufio.Writer, rep *metrics.Report) {
 		b.WriteString("| on time | late | early | dropped | unknown |\n|---:|---:|---:|---:|---:|\n")
 		fmt.Fprintf(b, "| %d | %d | %d | %d | %d |\n\n", pt.OnTime, pt.Late, pt.Early, pt.Dropped, pt.Unknown)
 	}
-	if len(rep.SlowSections) > 0 {
-		b.WriteString("### Slowest sections (atrace)\n\n| section | thread | count | max ms | total ms |\n|---|---|---:|---:|---:|\n")
-		for i, s := range rep.SlowSections {
-			if i == mdRows {
-				break
-			}
-			fmt.Fprintf(b, "| %s | %s | %d | %s | %s |\n", mdText(s.Name), mdText(s.Thread), s.Count, num(float64(s.MaxMs)), num(float64(s.TotalMs)))
-		}
-		b.WriteString("\n")
-	}
+	mdRowsOf(b, "### Slowest sections (atrace)\n\n| section | thread | count | max ms | total ms |\n|---|---|---:|---:|---:|\n", len(rep.SlowSections), "", func(i int) {
+		s := rep.SlowSections[i]
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s |\n", mdText(s.Name), mdText(s.Thread), s.Count, num(float64(s.MaxMs)), num(float64(s.TotalMs)))
+	})
 }
 
 // mdSlowMessages writes the slowest message signatures (at most mdRows).
 func mdSlowMessages(b *bufio.Writer, rep *metrics.Report) {
-	if len(rep.SlowMessages) > 0 {
-		b.WriteString("### Slowest main-thread messages\n\n| handler: callback #what | count | max ms | p95 ms | total ms |\n|---|---:|---:|---:|---:|\n")
-		for i, m := range rep.SlowMessages {
-			if i == mdRows {
-				break
-			}
-			name := MessageName(m.Handler, m.Callback, m.What, "")
-			if m.WhatName != "" {
-				name += " (" + m.WhatName + ")"
-			}
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", mdText(name), m.Count, num(float64(m.MaxMs)), num(float64(m.P95Ms)), num(float64(m.TotalMs)))
+	mdRowsOf(b, "### Slowest main-thread messages\n\n| handler: callback #what | count | max ms | p95 ms | total ms |\n|---|---:|---:|---:|---:|\n", len(rep.SlowMessages), "", func(i int) {
+		m := rep.SlowMessages[i]
+		name := MessageName(m.Handler, m.Callback, m.What, "")
+		if m.WhatName != "" {
+			name += " (" + m.WhatName + ")"
 		}
-		b.WriteString("\n")
-	}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", mdText(name), m.Count, num(float64(m.MaxMs)), num(float64(m.P95Ms)), num(float64(m.TotalMs)))
+	})
 }
 
 // MessageName names a Looper message as Perfetto does: "Handler: Callback #what" with class

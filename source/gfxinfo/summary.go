@@ -108,7 +108,9 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 			}
 			p.startBlock(rest)
 			p.bare = !p.ps.markers
-			p.blockLine(raw, rest)
+			// The header itself is read as the header, never as a line that ends the block (a
+			// header that also holds a view root's name would end it and open it again, forever).
+			p.header(trimSpace(raw))
 			return true
 		}
 		if hasPrefix(l, "Failure while dumping the app:") {

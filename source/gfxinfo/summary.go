@@ -240,9 +240,11 @@ func (p *parser) process(b []byte) {
 	// "<pid> [<name>] **" (some captures pad the pid with spaces).
 	pid, n, ok := parseInt(b)
 	name := ""
+	// The name ends at the first ']' (a process name has none): two lines run together by a
+	// lost newline must not make one name of both.
 	if lb := bytes.IndexByte(b, '['); lb >= 0 {
-		if rb := bytes.LastIndexByte(b, ']'); rb > lb {
-			name = string(b[lb+1 : rb])
+		if rb := bytes.IndexByte(b[lb+1:], ']'); rb >= 0 {
+			name = string(b[lb+1 : lb+1+rb])
 		}
 	}
 	// The pid is read only when " [" follows it: a line cut inside the number ("pid 2" of

@@ -83,7 +83,8 @@ func (m headerModel) Update(msg tea.Msg) (headerModel, tea.Cmd) {
 			}
 			if s.OriginNs != m.originNs || m.startAt.IsZero() {
 				m.originNs, m.startAt = s.OriginNs, time.Time{}
-				if !m.now.IsZero() && m.spanNs > 0 {
+				if !m.now.IsZero() {
+					// A first dump alone spans nothing yet: the session starts with it.
 					m.startAt = m.now.Add(-time.Duration(m.spanNs))
 				}
 			}

@@ -40,7 +40,7 @@ func (m Model) apply(s *metrics.Snapshot) Model {
 		return m
 	}
 	m.snap, m.applied = s, true
-	if s.NowNs != m.seenNs {
+	if s.NowNs != m.seenNs || m.seenAt.IsZero() {
 		m.seenNs, m.seenAt = s.NowNs, m.now
 	}
 	m = m.fanOut(s)

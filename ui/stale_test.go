@@ -53,6 +53,26 @@ func TestStaleWhileDisconnected(t *testing.T) {
 	}
 }
 
+// TestStaleAfterOneDump: the phone goes away right after fpstop's first dump, whose frames span
+// no session time yet (device time 0 or the origin itself). The header still says how old the
+// numbers are, and its clock runs from that first snapshot (it showed neither, so a user could
+// not tell a fresh outage from an old one).
+func TestStaleAfterOneDump(t *testing.T) {
+	for _, nowNs := range []int64{0, fixture.Live(1).OriginNs} {
+		m := New(testOpts().build())
+		t0 := fixture.Clock
+		first := fixture.Live(1)
+		first.NowNs = nowNs
+		gone := fixture.Disconnected()
+		gone.NowNs = nowNs
+		m = update(t, m, tea.WindowSizeMsg{Width: 120, Height: 40}, tick(t0, first))
+		m = update(t, m, tick(t0.Add(4*time.Second), gone), tick(t0.Add(12*time.Second), gone))
+		if h := headerLine(m); !strings.Contains(h, "DISCONNECTED · last seen 12 s ago") || !strings.Contains(h, "00:12") {
+			t.Errorf("device time %d: disconnected header %q, want last seen 12 s ago and the clock at 00:12", nowNs, h)
+		}
+	}
+}
+
 // TestDisconnectWarningsExpire: the warnings a disconnection leaves (the error said while
 // disconnected, the resume, the gap) stay while the phone is away and leave the status line
 // warningLinger (5 s) after the later of the phone's return and their arrival, on a plain tick

@@ -69,8 +69,6 @@ func (c cost) perSecond() float64 {
 	return float64(n) / c.seconds
 }
 
-func (c cost) kindPerSecond(kind string) float64 { return float64(c.cmds[kind]) / c.seconds }
-
 func (c cost) String() string {
 	kinds := make([]string, 0, len(c.cmds))
 	for k := range c.cmds {

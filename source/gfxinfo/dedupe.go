@@ -374,8 +374,11 @@ func (ws *winState) rowsShort(w *Window, reset bool) bool {
 func (ps *procState) match(w *Window, used int64, asm *assembly) *winState {
 	if w.Title == "" && w.Root == "" && !w.named && !w.TitleSuspect {
 		// A process that titles none of its windows (Google's documentation samples, a
-		// tool's bare block): its rows are the process's window.
-		w.Title = ps.name
+		// tool's bare block): its rows are the process's window, unless its process line was
+		// read (a pid) but its name was unreadable: nothing to call the window.
+		if w.Title = ps.name; ps.name == "" && ps.pid != 0 {
+			w.TitleSuspect = true
+		}
 	}
 	ws := ps.byRoot(w.Root)
 	if ws == nil {
@@ -396,6 +399,10 @@ func (ps *procState) match(w *Window, used int64, asm *assembly) *winState {
 		}
 		// No title in a capture's only dump of the process: no dump follows to name the
 		// window, and its rows are the process's: they are read as the process's window.
+		if ps.name == "" && ps.pid != 0 {
+			asm.warn("gfxinfo: rows of a window with no title skipped (its process's name is unreadable)")
+			return nil
+		}
 		asm.warn("gfxinfo: rows of a window with no title read as the process's window")
 		w.Title = ps.name
 	}

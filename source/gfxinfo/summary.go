@@ -247,6 +247,12 @@ func (p *parser) process(b []byte) {
 			name = string(b[lb+1 : lb+1+rb])
 		}
 	}
+	if !plausibleProcessName(name) {
+		// A damaged byte in the name would otherwise name a process (and its windows) that
+		// never ran.
+		p.warn("unreadable process name in a Graphics info line")
+		name = ""
+	}
 	// The pid is read only when " [" follows it: a line cut inside the number ("pid 2" of
 	// "pid 23817") or with a garbage byte in it would name another process.
 	if rest := trimLeft(b[min(n, len(b)):]); !ok || n == 0 || pid < 0 || pid > math.MaxInt32 || len(rest) == 0 || rest[0] != '[' {
@@ -257,6 +263,17 @@ func (p *parser) process(b []byte) {
 	p.proc = len(p.d.Processes) - 1
 	p.win = -1
 	p.inHierarchy = false
+}
+
+// plausibleProcessName reports whether name can be a process's name as dumpsys prints it:
+// printable ASCII with no spaces (package names, ":suffix" processes, system daemons).
+func plausibleProcessName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 var visibilityMark = []byte("(visibility=")

@@ -399,7 +399,9 @@ func (ps *procState) match(w *Window, used int64, asm *assembly) *winState {
 		}
 		// No title in a capture's only dump of the process: no dump follows to name the
 		// window, and its rows are the process's: they are read as the process's window.
-		if ps.name == "" && ps.pid != 0 {
+		if ps.name == "" {
+			// (A process line damaged past reading, in a dump that titles its windows: there
+			// is nothing to name them after.)
 			asm.warn("gfxinfo: rows of a window with no title skipped (its process's name is unreadable)")
 			return nil
 		}

@@ -6,6 +6,7 @@ package gfxinfo
 import (
 	"bytes"
 	"math"
+	"strings"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -265,11 +266,12 @@ func (p *parser) process(b []byte) {
 	p.inHierarchy = false
 }
 
-// plausibleProcessName reports whether name can be a process's name as dumpsys prints it:
-// printable ASCII with no spaces (package names, ":suffix" processes, system daemons).
+// plausibleProcessName reports whether name can be the name of a process that renders with
+// HWUI: an app's package name, perhaps with a ":suffix" (letters, digits, '.', '_', ':', '-').
 func plausibleProcessName(name string) bool {
 	for i := 0; i < len(name); i++ {
-		if c := name[i]; c <= ' ' || c >= 0x7f {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._:-", c) >= 0) {
 			return false
 		}
 	}

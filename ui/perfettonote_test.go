@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -93,17 +92,7 @@ func TestMessagesPointAtPerfetto(t *testing.T) {
 // Perfetto, the messages panel points at P; P switches (the offer becomes the way back) and
 // the panel no longer offers it; P again goes back, and the panel points at P again.
 func TestPerfettoNoteFlow(t *testing.T) {
-	f := newFakeSources(fixture.GfxinfoOnly())
-	o := testOpts().Options
-	o.Session = f
-	o.Refresh = 5 * time.Millisecond
-	o.After = tea.Tick
-	tm := teatest.NewTestModel(t, New(o), teatest.WithInitialTermSize(120, 40))
-	wait := func(s string) {
-		t.Helper()
-		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
-			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
-	}
+	tm, f, wait := perfettoOfferProgram(t)
 	const note = "the slowest sections of each janky frame"
 	wait(note)
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("P")})

@@ -163,6 +163,20 @@ func TestNoSourceSwitch(t *testing.T) {
 // TestPerfettoKeyFlow: in a real Bubble Tea program the offer shows, P switches, and the
 // footer then offers the way back.
 func TestPerfettoKeyFlow(t *testing.T) {
+	tm, f, wait := perfettoOfferProgram(t)
+	wait("press P for Perfetto")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("P")})
+	wait("P back to gfxinfo")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	if len(f.asked) != 1 || f.asked[0] != "perfetto" {
+		t.Errorf("asked %v, want [perfetto]", f.asked)
+	}
+}
+
+// perfettoOfferProgram runs a real Bubble Tea program on a gfxinfo session that offers
+// Perfetto, with the fake sources it switches between and a wait for text on its screen.
+func perfettoOfferProgram(t *testing.T) (*teatest.TestModel, *fakeSources, func(string)) {
 	f := newFakeSources(fixture.GfxinfoOnly())
 	o := testOpts().Options
 	o.Session = f
@@ -174,12 +188,5 @@ func TestPerfettoKeyFlow(t *testing.T) {
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(s)) },
 			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 	}
-	wait("press P for Perfetto")
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("P")})
-	wait("P back to gfxinfo")
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
-	if len(f.asked) != 1 || f.asked[0] != "perfetto" {
-		t.Errorf("asked %v, want [perfetto]", f.asked)
-	}
+	return tm, f, wait
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Getprop reads one system property (`getprop KEY`); "" when unset.
@@ -203,12 +204,15 @@ func (c *Client) ForegroundApp(ctx context.Context, serial string) (pkg, activit
 	return "", "", fmt.Errorf("no app in the foreground on %s (screen off or locked?)", serial)
 }
 
-// component matches "pkg/activity" inside ActivityRecord{…} and Window{…} descriptions.
-var component = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)/(\.?[A-Za-z_$][A-Za-z0-9_$.]*)`)
+// component matches "pkg/activity" inside ActivityRecord{…} and Window{…} descriptions;
+// compiled on first use, so a run that never asks for the foreground app never pays for it.
+var component = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)/(\.?[A-Za-z_$][A-Za-z0-9_$.]*)`)
+})
 
 // splitComponent reads the first "pkg/activity" in s.
 func splitComponent(s string) (pkg, activity string, ok bool) {
-	m := component.FindStringSubmatch(s)
+	m := component().FindStringSubmatch(s)
 	if m == nil || ValidPackage(m[1]) != nil {
 		return "", "", false
 	}
@@ -287,14 +291,19 @@ func (c *Client) RefreshRate(ctx context.Context, serial string) (float64, error
 	return hz, nil
 }
 
-var (
-	reRenderRate = regexp.MustCompile(`\brenderFrameRate ([0-9]+(?:\.[0-9]+)?)`)
-	reModeID     = regexp.MustCompile(`\bmodeId (\d+)`)
-	reActiveMode = regexp.MustCompile(`\bmActiveModeId=(\d+)`)
-	reMode       = regexp.MustCompile(`\{id=(\d+), [^{}]*?\bfps=([0-9]+(?:\.[0-9]+)?)`)
-	reRefresh    = regexp.MustCompile(`\bmRefreshRate=([0-9]+(?:\.[0-9]+)?)`)
-	reOldFps     = regexp.MustCompile(`, ([0-9]+(?:\.[0-9]+)?) fps,`)
-)
+// refreshForms are the forms of `dumpsys display` ParseRefreshRate reads.
+type refreshForms struct{ renderRate, modeID, activeMode, mode, refresh, oldFps *regexp.Regexp }
+
+// refreshRateForms compiles them on first use: most runs never read a display.
+var refreshRateForms = sync.OnceValue(func() (f refreshForms) {
+	f.renderRate = regexp.MustCompile(`\brenderFrameRate ([0-9]+(?:\.[0-9]+)?)`)
+	f.modeID = regexp.MustCompile(`\bmodeId (\d+)`)
+	f.activeMode = regexp.MustCompile(`\bmActiveModeId=(\d+)`)
+	f.mode = regexp.MustCompile(`\{id=(\d+), [^{}]*?\bfps=([0-9]+(?:\.[0-9]+)?)`)
+	f.refresh = regexp.MustCompile(`\bmRefreshRate=([0-9]+(?:\.[0-9]+)?)`)
+	f.oldFps = regexp.MustCompile(`, ([0-9]+(?:\.[0-9]+)?) fps,`)
+	return f
+})
 
 // ParseRefreshRate reads the current refresh rate of the default display from `dumpsys
 // display` (or a grep of it), trying in order: renderFrameRate (Android 14+); the fps of the
@@ -304,23 +313,24 @@ var (
 // wanted.
 func ParseRefreshRate(out []byte) (float64, bool) {
 	s := string(out)
+	re := refreshRateForms()
 	parse := func(v string) (float64, bool) {
 		f, err := strconv.ParseFloat(v, 64)
 		return f, err == nil && f >= 1 && f <= 1000
 	}
-	if m := reRenderRate.FindStringSubmatch(s); m != nil {
+	if m := re.renderRate.FindStringSubmatch(s); m != nil {
 		if f, ok := parse(m[1]); ok {
 			return f, true
 		}
 	}
 	modes := map[string]string{}
-	for _, m := range reMode.FindAllStringSubmatch(s, -1) {
+	for _, m := range re.mode.FindAllStringSubmatch(s, -1) {
 		if _, seen := modes[m[1]]; !seen {
 			modes[m[1]] = m[2]
 		}
 	}
-	for _, re := range []*regexp.Regexp{reModeID, reActiveMode} {
-		if m := re.FindStringSubmatch(s); m != nil {
+	for _, form := range []*regexp.Regexp{re.modeID, re.activeMode} {
+		if m := form.FindStringSubmatch(s); m != nil {
 			if fps, ok := modes[m[1]]; ok {
 				if f, ok := parse(fps); ok {
 					return f, true
@@ -335,8 +345,8 @@ func ParseRefreshRate(out []byte) (float64, bool) {
 			}
 		}
 	}
-	for _, re := range []*regexp.Regexp{reRefresh, reOldFps} {
-		if m := re.FindStringSubmatch(s); m != nil {
+	for _, form := range []*regexp.Regexp{re.refresh, re.oldFps} {
+		if m := form.FindStringSubmatch(s); m != nil {
 			if f, ok := parse(m[1]); ok {
 				return f, true
 			}
@@ -375,8 +385,8 @@ func firstLine(out []byte) string {
 }
 
 var (
-	reUIDFlag = regexp.MustCompile(`\buid:(\d+)`)
-	reUserID  = regexp.MustCompile(`\b(?:userId|appId)=(\d+)`)
+	reUIDFlag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\buid:(\d+)`) })
+	reUserID  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(?:userId|appId)=(\d+)`) })
 )
 
 // UID returns the Linux uid of an installed package (the N in setprop log.looper.N.main.slow):
@@ -397,7 +407,7 @@ func (c *Client) UID(ctx context.Context, serial, pkg string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if m := reUserID.FindSubmatch(out); m != nil && bytes.Contains(out, []byte(pkg)) {
+	if m := reUserID().FindSubmatch(out); m != nil && bytes.Contains(out, []byte(pkg)) {
 		if uid, err := strconv.Atoi(string(m[1])); err == nil {
 			return uid, nil
 		}
@@ -413,7 +423,7 @@ func ParsePackagesUID(out []byte, pkg string) (int, bool) {
 		if len(f) < 2 || f[0] != "package:"+pkg {
 			continue
 		}
-		if m := reUIDFlag.FindStringSubmatch(line); m != nil {
+		if m := reUIDFlag().FindStringSubmatch(line); m != nil {
 			uid, err := strconv.Atoi(m[1])
 			return uid, err == nil
 		}

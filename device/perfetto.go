@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -40,8 +41,11 @@ var (
 )
 
 // perfettoFileName is the only file name fpstop gives a trace on the phone: its own prefix, so
-// it never reads, stops or removes another tool's trace.
-var perfettoFileName = regexp.MustCompile(`^fpstop-[a-z0-9][a-z0-9-]{0,62}\.pftrace$`)
+// it never reads, stops or removes another tool's trace. Compiled on first use: the counted
+// repeat makes it one of the costlier patterns to build, and only Perfetto runs need it.
+var perfettoFileName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^fpstop-[a-z0-9][a-z0-9-]{0,62}\.pftrace$`)
+})
 
 // ValidPerfettoPath checks a trace path before it reaches a shell: PerfettoTraceDir followed by
 // a name of fpstop-, then 1 to 63 lowercase letters, digits and '-', then .pftrace. Anything
@@ -51,7 +55,7 @@ func ValidPerfettoPath(path string) error {
 	if !ok {
 		return invalidf("invalid trace path %.80q: must be in %s", path, PerfettoTraceDir)
 	}
-	if !perfettoFileName.MatchString(name) {
+	if !perfettoFileName().MatchString(name) {
 		return invalidf("invalid trace path %.80q: the name must look like fpstop-NAME.pftrace (lowercase letters, digits, '-')", path)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"html/template"
 	"io"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/fpstop/fpstop/metrics"
@@ -26,7 +27,10 @@ import (
 //go:embed templates/*.tmpl templates/*.css
 var files embed.FS
 
-var pageTmpl = template.Must(template.New("page").ParseFS(files, "templates/*.tmpl"))
+// pageTmpl is parsed on first use, so that every other command does not pay for it.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").ParseFS(files, "templates/*.tmpl"))
+})
 
 // Session is one recording read for the HTML report: the analysis the JSON report comes from
 // plus every counted frame, kept compactly for drawing.
@@ -101,7 +105,7 @@ func newPage(opt Options, title string) (*page, error) {
 
 func render(w io.Writer, p *page) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := pageTmpl.ExecuteTemplate(bw, "page.html.tmpl", p); err != nil {
+	if err := pageTmpl().ExecuteTemplate(bw, "page.html.tmpl", p); err != nil {
 		return fmt.Errorf("writing the HTML report: %w", err)
 	}
 	if err := bw.Flush(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -20,7 +21,11 @@ import (
 
 // rawTraceName is the only stream name whose bytes ExportRaw writes: a live Perfetto
 // session's file as the phone named it (the recording is user input: no other path is made).
-var rawTraceName = regexp.MustCompile(`^perfetto/(fpstop-[a-z0-9]{1,32}-[0-9]{1,9}\.pftrace)$`)
+// Compiled on first use: its counted repeats make it costly to build, and only
+// `fpstop export --raw-traces` needs it.
+var rawTraceName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^perfetto/(fpstop-[a-z0-9]{1,32}-[0-9]{1,9}\.pftrace)$`)
+})
 
 // maxOpenTraces bounds the session files held open at once (sessions overlap two at a time).
 const maxOpenTraces = 4
@@ -80,7 +85,7 @@ func (x *rawExport) line(b []byte) error {
 	if err := json.Unmarshal(b, &l); err != nil {
 		return fmt.Errorf("not a raw line: %w", err)
 	}
-	m := rawTraceName.FindStringSubmatch(l.Stream)
+	m := rawTraceName().FindStringSubmatch(l.Stream)
 	if l.Type != record.LineRaw || m == nil {
 		return nil
 	}

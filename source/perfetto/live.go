@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
@@ -73,9 +74,10 @@ const (
 	fallbackOverl     = 1000
 )
 
+// validPkg and validID are compiled on first use: only a live Perfetto session needs them.
 var (
-	validPkg = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`)
-	validID  = regexp.MustCompile(`^[a-z0-9]{1,32}$`)
+	validPkg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$`) })
+	validID  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]{1,32}$`) })
 )
 
 // NewLive is a source tracing the phone with Perfetto (Android 12+, shell user, no root):
@@ -116,7 +118,7 @@ type Live struct {
 
 // Config is the text config of one session (perfetto --txt -c -).
 func Config(pkg, name string, durationMs, writePeriodMs int) (string, error) {
-	if !validPkg.MatchString(pkg) || len(pkg) > 255 {
+	if !validPkg().MatchString(pkg) || len(pkg) > 255 {
 		return "", fmt.Errorf("perfetto: %q is not a package name", pkg)
 	}
 	if !validSessionName(name) {
@@ -139,7 +141,7 @@ func Config(pkg, name string, durationMs, writePeriodMs int) (string, error) {
 }
 
 func validSessionName(s string) bool {
-	return strings.HasPrefix(s, "fpstop_") && validID.MatchString(strings.ReplaceAll(s[len("fpstop_"):], "_", ""))
+	return strings.HasPrefix(s, "fpstop_") && validID().MatchString(strings.ReplaceAll(s[len("fpstop_"):], "_", ""))
 }
 
 // Start starts the first session, so that a phone refusing it (Android 11, tracing busy) is
@@ -150,14 +152,14 @@ func (l *Live) Start(ctx context.Context) error {
 	if l.run != nil {
 		return nil
 	}
-	if !validPkg.MatchString(l.opts.Package) {
+	if !validPkg().MatchString(l.opts.Package) {
 		return fmt.Errorf("perfetto: %q is not a package name", l.opts.Package)
 	}
 	id := l.opts.ID
 	if id == "" {
 		id = strconv.FormatInt(l.opts.Now().UnixNano()%1e12, 36)
 	}
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		return fmt.Errorf("perfetto: session id %q: lower-case letters and digits only", id)
 	}
 	r := newLiveRun(l, id)

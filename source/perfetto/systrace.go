@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Systrace text is what `atrace`, `systrace.py` and old Android Studio captures wrote before
@@ -23,8 +24,11 @@ import (
 // trace_processor's tokenizer does: "TASK-PID (TGID) [CPU] FLAGS TIMESTAMP: EVENT:", where
 // the TGID may be missing or "-----", the flags 0–5 characters (hex preempt counts too) that
 // may touch the timestamp, and the task name anything (it ends where the match starts). Go's
-// regexp is linear in the line, whatever the line holds.
-var systraceLine = regexp.MustCompile(`-(\d+)\s+(?:\(\s*(\d+|-+)\)\s*)?\[(\d+)\]\s*[a-zA-Z0-9.]{0,5}?\s*(\d+)\.(\d+):\s+(\S+):`)
+// regexp is linear in the line, whatever the line holds. Compiled on first use: only a systrace
+// input needs it.
+var systraceLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`-(\d+)\s+(?:\(\s*(\d+|-+)\)\s*)?\[(\d+)\]\s*[a-zA-Z0-9.]{0,5}?\s*(\d+)\.(\d+):\s+(\S+):`)
+})
 
 // traceDataSection opens a systrace HTML page's text data.
 const traceDataSection = `<script class="trace-data" type="application/text">`
@@ -43,7 +47,7 @@ type textLine struct {
 
 // parseTextLine tokenizes one ftrace text line; ok=false when it is not one.
 func parseTextLine(s string) (textLine, bool) {
-	m := systraceLine.FindStringSubmatchIndex(s)
+	m := systraceLine().FindStringSubmatchIndex(s)
 	if m == nil {
 		return textLine{}, false
 	}

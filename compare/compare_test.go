@@ -127,10 +127,11 @@ func TestValuesAreTheReports(t *testing.T) {
 	dir := t.TempDir()
 	path := simRecording(t, dir, "demo", 60, 3, 20*time.Second)
 	run := load(t, path)[0]
-	rep, err := report.Read(path, metrics.Config{}, metrics.ReportMeta{})
+	an, err := report.Analyse(path, metrics.Config{}, metrics.ReportMeta{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := an.Report
 	res, err := Compare([]*Run{run}, []*Run{run}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

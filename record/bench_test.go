@@ -99,11 +99,11 @@ func BenchmarkReportOneHour(b *testing.B) {
 	b.ResetTimer()
 	c0 := cpuNow()
 	for i := 0; i < b.N; i++ {
-		rep, err := report.Read(path, metrics.Config{}, metrics.ReportMeta{})
+		an, err := report.Analyse(path, metrics.Config{}, metrics.ReportMeta{}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if rep.Frames == 0 {
+		if an.Report.Frames == 0 {
 			b.Fatal("no frames")
 		}
 	}

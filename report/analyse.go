@@ -6,9 +6,12 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// Analysis is what one pass over a recording gives the visual reports (HTML): the report, the
-// whole run's FPS series, the recording's header and the pipeline's final view of the session
-// (its origin, refresh rate and drop thresholds), and the gaps the source could not see.
+// Analysis is what one pass over a recording gives every report: the report (the JSON and
+// Markdown reports print it), the whole run's FPS series (Markdown's sparkline, the HTML
+// charts), the recording's header and the pipeline's final view of the session (its origin,
+// refresh rate and drop thresholds), and the gaps the source could not see. Fed the same events
+// (the recording's session first), the pipeline gives the live run's report; meta.WallNs is 0
+// for a recording (duration_s is then the span of the events) unless the caller knows better.
 type Analysis struct {
 	Report *metrics.Report
 	// Series is the FPS per slice over the whole recording, oldest first.

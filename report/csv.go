@@ -59,69 +59,61 @@ func csvVerdict(c *metrics.ClassifiedFrame) string {
 	return v
 }
 
-// WriteCSV writes one row per frame of a recording (CSVHeader's columns) with Matrix's default
-// drop levels. See WriteCSVConfig.
-func WriteCSV(w io.Writer, path string) error {
-	return WriteCSVConfig(w, path, metrics.Config{})
-}
-
-// WriteCSVConfig writes one row per frame the report counts, in the order the pipeline counted
-// them. Raw fields are as recorded (0 means unknown); the derived columns are the pipeline's
-// own: t_ns is the frame interval that applied (the row's own, the refresh rate, or the
-// learned frame spacing), rate_hz its rate, cost_ms the frame's cost (DESIGN §4: completion −
-// intended vsync, or the main thread's part for Looper-derived frames), dropped the vsyncs it
-// missed and level its drop level under cfg.DropLevels; time_ms is the intended vsync from the
-// session's start (negative for frames drawn before it), verdict "ok" or "janky" (a vsync
-// dropped), with " (history)" for frames drawn before the session. A recording of logcat alone
-// has rows for the frames derived from its vsync messages.
-func WriteCSVConfig(w io.Writer, path string, cfg metrics.Config) error {
+// WriteCSV writes one row per frame the report counts (CSVHeader's columns), in the order the
+// pipeline counted them, with cfg's drop levels. Raw fields are as recorded (0 means unknown);
+// the derived columns are the pipeline's own: t_ns is the frame interval that applied (the
+// row's own, the refresh rate, or the learned frame spacing), rate_hz its rate, cost_ms the
+// frame's cost (DESIGN §4: completion − intended vsync, or the main thread's part for
+// Looper-derived frames), dropped the vsyncs it missed and level its drop level under
+// cfg.DropLevels; time_ms is the intended vsync from the session's start (negative for frames
+// drawn before it), verdict "ok" or "janky" (a vsync dropped), with " (history)" for frames
+// drawn before the session. A recording of logcat alone has rows for the frames derived from
+// its vsync messages.
+func WriteCSV(w io.Writer, path string, cfg metrics.Config) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	cw := &csvWriter{w: bw}
 	if err := cw.Write(CSVHeader()); err != nil {
 		return err
 	}
-	ft := newFrameTimer(cfg)
 	row := make([]string, 0, len(CSVHeader()))
 	var werr error
 	var originNs int64 // the session's start, else the first frame's vsync: time_ms is from it
-	write := func(frames []metrics.ClassifiedFrame) {
-		for i := range frames {
-			if werr != nil {
-				return
-			}
-			c := &frames[i]
-			fr := &c.Frame
-			row = append(row[:0], csvText(fr.Window), csvText(fr.Process), i64(fr.VsyncNs), i64(fr.DoneNs), i64(fr.UIDoneNs), i64(fr.IntervalNs),
-				i64(c.IntervalNs), i64(metrics.RateHz(c.IntervalNs)), strconv.FormatFloat(float64(c.CostNs)/1e6, 'f', 3, 64),
-				i64(c.Dropped), c.Level.String(), i64(fr.Flags), i64(fr.DeadlineNs), i64(fr.VsyncID))
-			for _, p := range csvPhases {
-				if fr.Phases == nil {
-					row = append(row, "")
-				} else {
-					row = append(row, i64(p.get(fr.Phases)))
-				}
-			}
-			if originNs == 0 {
-				originNs = fr.VsyncNs
-			}
-			row = append(row, strconv.FormatFloat(float64(fr.VsyncNs-originNs)/1e6, 'f', 3, 64), csvVerdict(c))
-			werr = cw.Write(row)
+	// The pipeline classifies each frame exactly as the report counts it (frames it derives
+	// from Looper messages included), and calls back as it does.
+	p := metrics.NewPipeline(Offline(cfg))
+	p.OnFrame(func(c metrics.ClassifiedFrame) {
+		if werr != nil {
+			return
 		}
-	}
+		fr := &c.Frame
+		row = append(row[:0], csvText(fr.Window), csvText(fr.Process), i64(fr.VsyncNs), i64(fr.DoneNs), i64(fr.UIDoneNs), i64(fr.IntervalNs),
+			i64(c.IntervalNs), i64(metrics.RateHz(c.IntervalNs)), strconv.FormatFloat(float64(c.CostNs)/1e6, 'f', 3, 64),
+			i64(c.Dropped), c.Level.String(), i64(fr.Flags), i64(fr.DeadlineNs), i64(fr.VsyncID))
+		for _, ph := range csvPhases {
+			if fr.Phases == nil {
+				row = append(row, "")
+			} else {
+				row = append(row, i64(ph.get(fr.Phases)))
+			}
+		}
+		if originNs == 0 {
+			originNs = fr.VsyncNs
+		}
+		row = append(row, strconv.FormatFloat(float64(fr.VsyncNs-originNs)/1e6, 'f', 3, 64), csvVerdict(&c))
+		werr = cw.Write(row)
+	})
 	_, err := record.ReadBatches(path, func(evs []source.Event) {
 		for _, ev := range evs {
 			if se, ok := ev.(*source.Session); ok && originNs == 0 && se.StartMonoNs > 0 {
 				originNs = se.StartMonoNs
 			}
-			write(ft.feed(ev))
+			p.Add(ev) // one at a time: a session later in the batch must not move time_ms's origin
 		}
 	})
-	if err == nil {
-		write(ft.flush())
-	}
 	if err != nil {
 		return err
 	}
+	p.Report(metrics.ReportMeta{}) // releases the frames held back at the end (Looper-derived)
 	if werr != nil {
 		return werr
 	}
@@ -165,32 +157,3 @@ func (c *csvWriter) Write(fields []string) error {
 }
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
-
-// frameTimer classifies a recording's frames through a metrics pipeline, so exports show each
-// frame with exactly the report's interval, cost, dropped vsyncs and drop level (frames the
-// pipeline derives from Looper messages included).
-type frameTimer struct {
-	p   *metrics.Pipeline
-	out []metrics.ClassifiedFrame
-}
-
-func newFrameTimer(cfg metrics.Config) *frameTimer {
-	t := &frameTimer{p: metrics.NewPipeline(Offline(cfg))}
-	t.p.OnFrame(func(c metrics.ClassifiedFrame) { t.out = append(t.out, c) })
-	return t
-}
-
-// feed applies ev and returns the frames it made known (valid until the next call).
-func (t *frameTimer) feed(ev source.Event) []metrics.ClassifiedFrame {
-	t.out = t.out[:0]
-	t.p.Add(ev)
-	return t.out
-}
-
-// flush returns the frames held back at the end of the input (Looper-derived frames still
-// waiting for the vsync grid).
-func (t *frameTimer) flush() []metrics.ClassifiedFrame {
-	t.out = t.out[:0]
-	t.p.Report(metrics.ReportMeta{})
-	return t.out
-}

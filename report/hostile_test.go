@@ -53,11 +53,11 @@ func TestDoubledRecording(t *testing.T) {
 			doubled = append(doubled, l)
 		}
 	}
-	orig, err := Read(writeLines(t, withEnd(lines)), metrics.Config{}, metrics.ReportMeta{})
+	orig, err := readReport(writeLines(t, withEnd(lines)), metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	twice, err := Read(writeLines(t, withEnd(doubled)), metrics.Config{}, metrics.ReportMeta{})
+	twice, err := readReport(writeLines(t, withEnd(doubled)), metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestDoubledRecording(t *testing.T) {
 func TestSameMillisecondMessages(t *testing.T) {
 	const short = `{"type":"message","pid":1,"tid":1,"thread":"main","handler":"android.view.Choreographer$FrameHandler","callback":"c","what":0,"start_ns":1000200000000,"end_ns":1000200000000}`
 	lines := hostileLines("60")
-	base, err := Read(writeLines(t, withEnd(lines)), metrics.Config{}, metrics.ReportMeta{})
+	base, err := readReport(writeLines(t, withEnd(lines)), metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	three := append(append([]string{}, lines...), short, short, short, lines[len(lines)-1])
-	rep, err := Read(writeLines(t, withEnd(three)), metrics.Config{}, metrics.ReportMeta{})
+	rep, err := readReport(writeLines(t, withEnd(three)), metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestOutOfRangeNumbers(t *testing.T) {
 			`{"type":"refresh","at_ns":1000500000000,"hz":Infinity}`,
 			`{"type":"frame","window":"w","vsync_ns":1e308,"done_ns":1,"interval_ns":16666667}`,
 			`{"type":"message","handler":"h","callback":"c","what":1,"start_ns":1000200000000,"end_ns":1000100000000}`)
-		r, err := Read(writeLines(t, lines), metrics.Config{}, metrics.ReportMeta{})
+		r, err := readReport(writeLines(t, lines), metrics.Config{}, metrics.ReportMeta{})
 		if err != nil {
 			t.Fatalf("%s: %v", hz, err)
 		}

@@ -20,8 +20,8 @@ const (
 	sparkUnknown = ' '
 )
 
-// WriteMarkdownSeries is WriteMarkdown with an FPS sparkline drawn from the per-slice series
-// (ReportSeries returns it); a nil series leaves the chart out.
+// WriteMarkdownSeries writes the Markdown report with an FPS sparkline drawn from the per-slice
+// series (Analysis.Series); a nil series leaves the chart out.
 func WriteMarkdownSeries(w io.Writer, rep *metrics.Report, series []metrics.SlicePoint) error {
 	b := bufio.NewWriter(w)
 	mdHeading(b, rep)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/fpstop/fpstop/metrics"
-	"github.com/fpstop/fpstop/record"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -18,29 +17,6 @@ import (
 func Offline(cfg metrics.Config) metrics.Config {
 	cfg.HistoryLen = -1
 	return cfg
-}
-
-// Read reads a recording into a metrics.Pipeline and returns its report. Fed the same events
-// (the recording's session first), the pipeline gives the live run's report; meta.WallNs is 0
-// for a recording (duration_s is then the span of the events) unless the caller knows better.
-func Read(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, error) {
-	p := metrics.NewPipeline(Offline(cfg))
-	if _, err := record.ReadBatches(path, p.AddBatch); err != nil {
-		return nil, err
-	}
-	return p.Report(meta), nil
-}
-
-// ReadSeries is Read plus the whole run's FPS series (one point per slice, oldest first),
-// for WriteMarkdownSeries' sparkline. The series is gathered from pipeline Snapshots taken as
-// the events are fed, so it covers the whole recording whatever cfg.SeriesLen is.
-func ReadSeries(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, []metrics.SlicePoint, error) {
-	p := metrics.NewPipeline(Offline(cfg))
-	sc := NewSeriesCollector(p, cfg)
-	if _, err := record.ReadBatches(path, sc.Feed); err != nil {
-		return nil, nil, err
-	}
-	return p.Report(meta), sc.Finish(), nil
 }
 
 // SeriesCollector feeds a pipeline and gathers its FPS series over a run longer than the

@@ -55,7 +55,7 @@ func TestReportEqualsLive(t *testing.T) {
 		}
 		live, _ := json.Marshal(p.Report(meta))
 
-		rep, err := Read(path, cfg, meta)
+		rep, err := readReport(path, cfg, meta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestReportUsesHeaderSession(t *testing.T) {
 	evs := eventgen.Flatten(eventgen.Batches(22, 60, 3*time.Second))[1:] // without the session
 	path := filepath.Join(t.TempDir(), "h.jsonl")
 	recordtest.Write(t, path, [][]source.Event{evs})
-	rep, err := Read(path, metrics.Config{}, metrics.ReportMeta{})
+	rep, err := readReport(path, metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,14 +164,24 @@ func TestSparklineBuckets(t *testing.T) {
 	}
 }
 
+// readReport is the report of a recording, as `fpstop report --format json` prints it.
+func readReport(path string, cfg metrics.Config, meta metrics.ReportMeta) (*metrics.Report, error) {
+	an, err := Analyse(path, cfg, meta, nil)
+	if err != nil {
+		return nil, err
+	}
+	return an.Report, nil
+}
+
 func TestReportSeriesAndMarkdownOfRecording(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl.gz")
 	recordtest.Write(t, path, eventgen.Batches(23, 60, 50*time.Second))
 	cfg := metrics.Config{SeriesLen: 20} // shorter than the run: the collector must stitch
-	rep, series, err := ReadSeries(path, cfg, metrics.ReportMeta{})
+	an, err := Analyse(path, cfg, metrics.ReportMeta{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep, series := an.Report, an.Series
 	full := metrics.NewPipeline(metrics.Config{SeriesLen: 1000})
 	_, err = record.ReadBatches(path, full.AddBatch)
 	if err != nil {
@@ -217,7 +227,7 @@ func TestWriteCSV(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.jsonl")
 	recordtest.Write(t, path, [][]source.Event{evs})
 	var b bytes.Buffer
-	if err := WriteCSV(&b, path); err != nil {
+	if err := WriteCSV(&b, path, metrics.Config{}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()
@@ -278,7 +288,7 @@ func TestReportOfCutRecording(t *testing.T) {
 	data, _ := os.ReadFile(full)
 	cut := filepath.Join(dir, "cut.jsonl.gz")
 	os.WriteFile(cut, data[:len(data)*2/3], 0o644)
-	rep, err := Read(cut, metrics.Config{}, metrics.ReportMeta{})
+	rep, err := readReport(cut, metrics.Config{}, metrics.ReportMeta{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +304,7 @@ func TestReportOfCutRecording(t *testing.T) {
 	if !found {
 		t.Errorf("warnings %q lack the cut-off warning", rep.Warnings)
 	}
-	if _, err := Read(filepath.Join(dir, "missing.jsonl"), metrics.Config{}, metrics.ReportMeta{}); err == nil {
+	if _, err := readReport(filepath.Join(dir, "missing.jsonl"), metrics.Config{}, metrics.ReportMeta{}); err == nil {
 		t.Error("report of a missing file succeeded")
 	}
 }

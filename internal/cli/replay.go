@@ -127,20 +127,18 @@ func (a *app) reportCmd() *cobra.Command {
 				var err error
 				switch strings.ToLower(format) {
 				case "csv":
-					return report.WriteCSV(out, args[0])
-				case "md", "markdown":
-					var series []metrics.SlicePoint
-					if rep, series, err = report.ReadSeries(args[0], a.opts.metricsConfig(), meta); err != nil {
+					return report.WriteCSV(out, args[0], metrics.Config{}) // Matrix's default drop levels
+				case "md", "markdown", "json":
+					an, err := report.Analyse(args[0], a.opts.metricsConfig(), meta, nil)
+					if err != nil {
 						return err
 					}
+					rep = an.Report
 					rep.Warnings = capture.NameCapture(rep.Warnings, args[0], name)
-					return report.WriteMarkdownSeries(out, rep, series)
-				case "json":
-					if rep, err = report.Read(args[0], a.opts.metricsConfig(), meta); err != nil {
-						return err
+					if strings.ToLower(format) == "json" {
+						return writeJSON(out, rep)
 					}
-					rep.Warnings = capture.NameCapture(rep.Warnings, args[0], name)
-					return writeJSON(out, rep)
+					return report.WriteMarkdownSeries(out, rep, an.Series)
 				case "html":
 					rep, err = htmlReport(out, args[0], name, a.opts.metricsConfig(), meta)
 					return err

@@ -214,11 +214,11 @@ func TestExportTrace(t *testing.T) {
 		t.Errorf("process: %+v", p)
 	}
 	// FPS counters: two per slice of the pipeline's series.
-	_, series, err := report.ReadSeries(path, metrics.Config{}, metrics.ReportMeta{})
+	an, err := report.Analyse(path, metrics.Config{}, metrics.ReportMeta{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(series) == 0 || counters != 2*len(series) {
+	if series := an.Series; len(series) == 0 || counters != 2*len(series) {
 		t.Errorf("%d counter events for %d slices", counters, len(series))
 	}
 }

@@ -163,8 +163,10 @@ func (r *Reader) readHeader() error {
 			line = bytes.TrimSpace(r.lr.partial())
 			if len(line) == 0 {
 				if r.follow && err == io.EOF {
-					// A recording just created: wait for its header.
-					return r.waitHeader()
+					// A recording just created: Next reads the header later, taking a header
+					// line it meets first as the header.
+					r.lr.retry()
+					return nil
 				}
 				if err == io.EOF {
 					return fmt.Errorf("recording %s is empty", r.path)
@@ -207,14 +209,6 @@ func (r *Reader) readHeader() error {
 		}
 		return nil
 	}
-}
-
-// waitHeader is used in follow mode when the file is still empty: the header is read later by
-// Next, which treats a header line it meets first as the header.
-func (r *Reader) waitHeader() error {
-	r.lr.retry()
-	r.HasHeader = false
-	return nil
 }
 
 // Close closes the file.

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/outfile"
 	"github.com/fpstop/fpstop/internal/testkit/eventgen"
 	"github.com/fpstop/fpstop/source"
 )
@@ -103,7 +104,7 @@ func TestCreateRefusesToOverwrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Create(path, testHeader(), Options{})
-	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), path) {
+	if !errors.Is(err, outfile.ErrExists) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Create over an existing file: err = %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "precious" {
@@ -122,7 +123,7 @@ func TestCreateRefusesToOverwrite(t *testing.T) {
 	// --record-raw refuses too when the raw file exists, and leaves no recording behind.
 	path2 := filepath.Join(t.TempDir(), "y.jsonl.gz")
 	os.WriteFile(RawPath(path2), nil, 0o644)
-	if _, err := Create(path2, testHeader(), Options{Raw: true}); !errors.Is(err, ErrExists) {
+	if _, err := Create(path2, testHeader(), Options{Raw: true}); !errors.Is(err, outfile.ErrExists) {
 		t.Fatalf("raw file exists: err = %v", err)
 	}
 	if _, err := os.Stat(path2); !os.IsNotExist(err) {

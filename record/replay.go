@@ -30,9 +30,6 @@ type ReplayOptions struct {
 	// StayAtEnd keeps Run alive at the end of the recording (after a "replay finished" Notice)
 	// so that the user can still seek back; Run then returns only when ctx ends. For the TUI.
 	StayAtEnd bool
-	// OnSeek, when set, is called on Run's goroutine for every seek, before any event from the
-	// new position is sent (see SeekInfo for the in-band marker that is sent as well).
-	OnSeek func(SeekInfo)
 }
 
 // SeekInfo describes a seek: the new position and whether the replay restarted from the
@@ -61,18 +58,8 @@ func seekNotice(s SeekInfo) *source.Notice {
 	return &source.Notice{Level: source.LevelInfo, Text: text}
 }
 
-// Controller is what the TUI drives a replay with; *Control implements it.
-type Controller interface {
-	Seek(d time.Duration)
-	SetSpeed(float64)
-	Speed() float64
-	Position() (cur, total time.Duration)
-	TogglePause() bool
-	Paused() bool
-}
-
-// Control drives a running Replay from another goroutine (the TUI). All methods are safe for
-// concurrent use and never block on the replay.
+// Control drives a running Replay from another goroutine (the TUI's ui.ReplayControl). All
+// methods are safe for concurrent use and never block on the replay.
 type Control struct {
 	mu         sync.Mutex
 	speed      float64
@@ -83,8 +70,6 @@ type Control struct {
 	pos, total time.Duration
 	wake       chan struct{}
 }
-
-var _ Controller = (*Control)(nil)
 
 func newControl(speed float64) *Control {
 	return &Control{speed: clampSpeed(speed), wake: make(chan struct{}, 1)}
@@ -221,7 +206,7 @@ func NewReplay(path string, opts ReplayOptions) (*Replay, error) {
 // Header is the recording's header (zero when it has none yet).
 func (rp *Replay) Header() Header { return rp.hdr }
 
-// Control returns the replay's control (the TUI's Controller).
+// Control returns the replay's control (the TUI's ui.ReplayControl).
 func (rp *Replay) Control() *Control { return rp.ctl }
 
 // run state of one Run.
@@ -435,9 +420,6 @@ func (s *replayRun) seek(ctx context.Context, d time.Duration, total time.Durati
 		if err := s.reopen(); err != nil {
 			return err
 		}
-	}
-	if s.rp.opts.OnSeek != nil {
-		s.rp.opts.OnSeek(info)
 	}
 	s.batch = append(s.batch, seekNotice(info))
 	if info.Restart {

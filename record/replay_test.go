@@ -163,8 +163,7 @@ func TestReplayPacing(t *testing.T) {
 
 func TestReplaySeekBackRestarts(t *testing.T) {
 	evs := secondEvents(10)
-	var seeks []SeekInfo
-	rp, _ := newTestReplay(t, evs, ReplayOptions{Speed: 1, OnSeek: func(s SeekInfo) { seeks = append(seeks, s) }})
+	rp, _ := newTestReplay(t, evs, ReplayOptions{Speed: 1})
 	done := false
 	got := collect(t, rp, func(ev source.Event) {
 		if tk, ok := ev.(*source.Tick); ok && !done && tk.NowNs >= 1e12+5e9 {
@@ -184,8 +183,8 @@ func TestReplaySeekBackRestarts(t *testing.T) {
 			}
 		}
 	}
-	if marker < 0 || len(seeks) != 1 || !seeks[0].Restart {
-		t.Fatalf("marker at %d, callbacks %v", marker, seeks)
+	if marker < 0 {
+		t.Fatal("no seek marker")
 	}
 	if _, ok := got[marker+1].(*source.Restart); !ok {
 		t.Fatalf("after the marker of a backward seek comes a Restart, got %#v", got[marker+1])
@@ -219,7 +218,6 @@ func TestReplaySeekForwardSkipsWaiting(t *testing.T) {
 func TestReplayPauseAndControls(t *testing.T) {
 	rp, _ := newTestReplay(t, secondEvents(5), ReplayOptions{Speed: 0})
 	c := rp.Control()
-	var _ Controller = c
 	if !c.TogglePause() || !c.Paused() {
 		t.Fatal("not paused")
 	}

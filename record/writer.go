@@ -27,9 +27,6 @@ type Options struct {
 	Raw bool
 }
 
-// ErrExists is returned (wrapped) by Create when the file exists and Force is not set.
-var ErrExists = outfile.ErrExists
-
 // Writer writes one recording. Write, Flush and Close may be called from different goroutines
 // (the Runner's tap writes; a signal handler closes). After a write error the Writer stops
 // writing: the error is returned once, by the Write or Flush that met it, and again by Close.
@@ -99,8 +96,8 @@ func (s *sink) close() error {
 
 // Create starts a recording at path with header hdr (Format and StartUTC are filled when
 // zero). The file is created with mode 0644 and never replaces an existing file unless
-// opts.Force. It is gzip-compressed when path ends in ".gz". A goroutine flushes it at least
-// once a second until Close.
+// opts.Force (the error then wraps outfile.ErrExists). It is gzip-compressed when path ends in
+// ".gz". A goroutine flushes it at least once a second until Close.
 func Create(path string, hdr Header, opts Options) (*Writer, error) {
 	f, err := createFile(path, opts.Force)
 	if err != nil {

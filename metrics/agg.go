@@ -24,6 +24,9 @@ type slice struct {
 	// stalled: a late frame's span (its vsync to its completion) covered the slice: it was not
 	// idle even without a frame of its own (DESIGN §4: frozen, not idle).
 	stalled bool
+	// unseen: a gap (the device disconnected, the adb server down) covered the slice: fpstop
+	// could not see what the app did, so it is not drawn as the app's idle time.
+	unseen bool
 }
 
 // sliceRing keeps the last n slices, addressed by absolute index.
@@ -283,6 +286,19 @@ func (a *agg) markStalled(from, to int64) {
 	}
 }
 
+// markUnseen marks slices from..to (inclusive, at most the ring's length) as covered by a gap.
+// They stay out of the rates as idle slices do.
+func (a *agg) markUnseen(from, to int64) {
+	if n := int64(len(a.ring.cells)); to-from >= n {
+		from = to - n + 1
+	}
+	for i := max(from, 0); i <= to; i++ {
+		if c := a.ring.at(i); c != nil {
+			c.unseen = true
+		}
+	}
+}
+
 func foldKey(m map[int64]int64, v int64) int64 {
 	best := int64(math.MaxInt64)
 	for k := range m {
@@ -441,6 +457,7 @@ func (a *agg) series(first, last int64, sliceNs, originNs int64, n int, openIdx 
 			sp.Frozen = true
 		default:
 			sp.Idle = true
+			sp.Gap = c != nil && c.unseen
 		}
 		out = append(out, sp)
 	}

@@ -371,6 +371,14 @@ func (p *Pipeline) addGap(e *source.Gap) {
 	p.warn.add(fmt.Sprintf("gap: %s (%.1f s not seen)", e.Reason, float64(e.ToNs-e.FromNs)/1e9))
 	p.touch(e.FromNs)
 	p.touch(e.ToNs)
+	if e.ToNs <= e.FromNs || e.FromNs <= 0 {
+		return
+	}
+	from, to := p.sliceOf(max(e.FromNs, p.originNs)), p.sliceOf(e.ToNs)
+	p.total.markUnseen(from, to)
+	for _, w := range p.windows {
+		w.agg.markUnseen(from, to)
+	}
 }
 
 // touch moves the session clock: the first timed event sets the origin, every event the end.

@@ -17,6 +17,10 @@ type SlicePoint struct {
 	// Frozen is true when the slice had no frame because the app was stuck: a late frame's span
 	// covered it, or a main-thread dispatch was open through it. Never idle.
 	Frozen bool
+	// Gap is true for an idle slice that a gap covered (the device disconnected, the adb server
+	// down): nothing was seen, which is not the app drawing nothing. Drawn as a gap, never as
+	// idle; Idle stays true for the readers that only count seconds with frames.
+	Gap bool
 	// Partial is true for the slice still being filled.
 	Partial bool
 }

@@ -127,6 +127,16 @@ func (m fpsModel) headline() string {
 	return st.Muted.Render("waiting")
 }
 
+// shows reports whether one of the newest n slices (those drawn) is one that is.
+func (m fpsModel) shows(n int, is func(metrics.SlicePoint) bool) bool {
+	for i := max(0, len(m.series)-n); i < len(m.series); i++ {
+		if is(m.series[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasCompleteSlice reports whether the session has a complete slice of its own.
 func (m fpsModel) hasCompleteSlice() bool {
 	for i := len(m.series) - 1; i >= 0; i-- {
@@ -180,9 +190,14 @@ func (m fpsModel) render() fpsModel {
 		cols := inner - gw
 		n := min(cols, len(m.series))
 		l := st.Muted.Render(fmt.Sprintf("%*s", gw, "")) + st.Muted.Render(fmt.Sprintf("-%.0fs", float64(n)*m.sliceS))
-		// The marks under the bars: idle seconds (nothing drawn) and frozen ones (a frame overdue).
+		// The marks under the bars: idle seconds (nothing drawn), frozen ones (a frame overdue)
+		// and, where there are any, seconds a gap left unseen.
 		marks := st.Idle.Render("·") + st.Muted.Render(" idle  ") + st.Bad.Render("┃") + st.Muted.Render(" frozen")
 		r := st.Muted.Render("now")
+		if gap := marks + st.Muted.Render("  ┆ not seen"); m.shows(n, func(p metrics.SlicePoint) bool { return p.Gap }) &&
+			width(l)+width(gap)+width(r)+4 <= inner {
+			marks = gap
+		}
 		if width(l)+width(marks)+width(r)+4 <= inner {
 			l += strings.Repeat(" ", (inner-width(l)-width(marks)-width(r))/2) + marks
 		}
@@ -208,7 +223,7 @@ func (m *fpsModel) spark(w, h int) []string {
 	if top <= 0 {
 		top = 60
 	}
-	table := brushes(st.Good, st.Warn, st.Bad, st.Idle)
+	table := brushes(st.Good, st.Warn, st.Bad, st.Idle, st.Muted)
 	pts := m.series
 	if len(pts) > cols {
 		pts = pts[len(pts)-cols:]
@@ -223,6 +238,12 @@ func (m *fpsModel) spark(w, h int) []string {
 			if p.Frozen {
 				// a freeze: a full-height bad column, never the idle marker
 				m.row.set(x, '┃', 2)
+				continue
+			}
+			if p.Gap {
+				// a second fpstop could not see (disconnected, adb down): a broken column,
+				// never the idle marker
+				m.row.set(x, '┆', 4)
 				continue
 			}
 			if p.Idle || math.IsNaN(p.FPS) {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,34 @@ func TestReplayTellsReplay(t *testing.T) {
 	}
 	if h := headerLine(m); !strings.Contains(h, "PAUSED") {
 		t.Errorf("paused replay header %q", h)
+	}
+}
+
+// TestGapDrawnAsGap (issue 27): seconds a disconnection left unseen are drawn as a broken
+// column (┆, "not seen" under the chart), never as the idle marker; idle seconds the phone was
+// seen in keep theirs.
+func TestGapDrawnAsGap(t *testing.T) {
+	s := fixture.Live(1)
+	n := len(s.Series)
+	for i := n - 8; i < n-4; i++ {
+		s.Series[i] = metrics.SlicePoint{StartNs: s.Series[i].StartNs, FPS: math.NaN(), Idle: true, Gap: true}
+	}
+	v := dashboard(t, testOpts(), 120, 40, s).fps.View()
+	chart := strings.Join(v, "\n")
+	bottom := ""
+	for _, l := range v {
+		if strings.Contains(l, "0┤") {
+			bottom = l
+		}
+	}
+	// the fixture's eight idle seconds keep their dots; the four unseen ones have none
+	if !strings.Contains(bottom, "┆┆┆┆") || strings.Count(bottom, "·") != 8 {
+		t.Errorf("gap slices not drawn as a gap:\n%s", chart)
+	}
+	if !strings.Contains(chart, "┆ not seen") {
+		t.Errorf("no legend for the gap mark:\n%s", chart)
+	}
+	if v := dashboard(t, testOpts(), 120, 40, fixture.Live(1)).fps.View(); strings.Contains(strings.Join(v, "\n"), "not seen") {
+		t.Errorf("a gap legend without a gap:\n%s", strings.Join(v, "\n"))
 	}
 }

@@ -78,15 +78,9 @@ func NewPoller(d Dumper, cfg PollerConfig) *Poller {
 // 5 s) and reported as Notices (disconnected, then live again); an app that is not running is
 // waited for; a restarted app (new pid) is reported and its windows' dedupe state reset.
 func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
-	if p.cfg.Package == "" {
-		return errors.New("gfxinfo: no package to poll")
-	}
-	var rd ResetDumper
-	if p.cfg.Reset {
-		var ok bool
-		if rd, ok = p.d.(ResetDumper); !ok {
-			return errors.New("gfxinfo: reset requested but the device layer cannot reset")
-		}
+	rd, err := p.resetDumper()
+	if err != nil {
+		return err
 	}
 	st := newTracker(p.cfg.Package, "")
 	st.device, st.reset, st.live = p.cfg.Device, p.cfg.Reset, true
@@ -102,6 +96,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	}()
 	var data []byte
 	var gapFrom int64 // device time last seen before a disconnection
+	gapWhy := ""      // what the gap was: the words of its first failure
 	pc := newPacer(p.cfg.Watch)
 	cd, canProbe := p.d.(CounterDumper)
 	canProbe = canProbe && p.cfg.Interval == 0 && rd == nil
@@ -128,8 +123,10 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		if !first {
 			return nil
 		}
+		state := source.OutageState(err)
+		gapWhy = gapReason(state)
 		return send(ctx, out, []source.Event{&source.Notice{AtNs: st.lastNs, Level: source.LevelErr,
-			State: source.OutageState(err), Text: source.RetryText("gfxinfo", err, backoffMax)}})
+			State: state, Text: source.RetryText("gfxinfo", err, backoffMax)}})
 	}
 	loop.Polled = func(ctx context.Context, start time.Time, back bool) (time.Duration, error) {
 		if back {
@@ -157,7 +154,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		evs = st.apply(evs, data)
 		if gapFrom > 0 {
 			if st.lastNs > gapFrom {
-				evs = append(evs, &source.Gap{FromNs: gapFrom, ToNs: st.lastNs, Reason: "device disconnected"})
+				evs = append(evs, &source.Gap{FromNs: gapFrom, ToNs: st.lastNs, Reason: gapWhy})
 			}
 			gapFrom = 0
 		}
@@ -176,6 +173,31 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		return max(wait-p.cfg.Now().Sub(start), MinInterval), nil
 	}
 	return loop.Run(ctx)
+}
+
+// resetDumper checks the configuration: a package to poll, and a device layer that can reset
+// the counters when asked to (nil when not asked).
+func (p *Poller) resetDumper() (ResetDumper, error) {
+	if p.cfg.Package == "" {
+		return nil, errors.New("gfxinfo: no package to poll")
+	}
+	if !p.cfg.Reset {
+		return nil, nil
+	}
+	rd, ok := p.d.(ResetDumper)
+	if !ok {
+		return nil, errors.New("gfxinfo: reset requested but the device layer cannot reset")
+	}
+	return rd, nil
+}
+
+// gapReason is what a gap was, from the state its first failure put the source in: an adb
+// server outage is said so (the phone may never have gone).
+func gapReason(state source.State) string {
+	if state == source.StateAdbDown {
+		return "adb server down"
+	}
+	return "device disconnected"
 }
 
 // followDrawn starts following cfg.Drawn (when set and the interval is paced) and returns the

@@ -453,3 +453,33 @@ func Args(pkg string, reset bool) []string {
 	}
 	return a
 }
+
+// serverDown is the adb server gone, as device's error says it.
+type serverDown struct{}
+
+func (serverDown) Error() string    { return "no adb server at localhost:5037" }
+func (serverDown) ServerDown() bool { return true }
+
+// TestPollerGapNamesAdbServer (issue 27): an outage of the adb server, not of the phone, is
+// named so in the gap it leaves, as in its notice.
+func TestPollerGapNamesAdbServer(t *testing.T) {
+	w := synthWin{title: pkg + "/.Main", rows: 10, start: 10e9, period: 16_666_667, firstID: 1, total: 10}
+	later := w
+	later.start, later.firstID = 11_600_000_000, 11
+	down := fmt.Errorf("gfxinfo: %w", serverDown{})
+	s := &script{steps: []step{
+		{out: dumpAt(10_500, 100, w)},
+		{err: down}, {err: down},
+		{out: dumpAt(12_000, 100, later)},
+	}}
+	evs, _ := run(t, s, s, PollerConfig{Interval: 300 * time.Millisecond})
+	var gaps []string
+	for _, e := range evs {
+		if g, ok := e.(*source.Gap); ok {
+			gaps = append(gaps, fmt.Sprintf("%d-%d %s", g.FromNs, g.ToNs, g.Reason))
+		}
+	}
+	if fmt.Sprint(gaps) != "[10500000000-12000000000 adb server down]" {
+		t.Errorf("gaps %v; notices %q", gaps, notices(evs))
+	}
+}

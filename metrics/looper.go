@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -76,6 +77,11 @@ type looperStream struct {
 
 	prompt     []int64 // ring of prompt dispatch times
 	promptNext int
+	// folded is where the prompt times fall within a period of foldT (p mod foldT), sorted, so
+	// that placing the grid reads their offsets in order instead of sorting them; foldT is 0
+	// until the first placement.
+	folded     []int64
+	foldT      int64
 	anchor     int64 // a tick of the grid
 	spread     int64 // how far the earliest prompt dispatches fall before the grid's ticks
 	haveAnchor bool
@@ -83,12 +89,12 @@ type looperStream struct {
 	pending []pendingVsync
 
 	prevStart int64 // vsync of the previous frame (0 none)
-	held      *LooperFrame
+	held      LooperFrame
+	holding   bool  // held is a frame waiting for its next frame
 	heldEnd   int64 // the held frame's Finished
 	heldUntil int64 // heldEnd on the grid's ticks (+ spread)
 
-	offs [looperPromptRing]int64 // recomputeAnchor's scratch: placing the grid allocates nothing
-	sc   periodScratch           // learnPeriod's
+	sc periodScratch // learnPeriod's
 }
 
 // periodScratch is learnPeriod's working memory, kept by its stream so that learning T
@@ -159,7 +165,7 @@ func (l *LooperFrames) Message(m *source.Message) []LooperFrame {
 	if !vsync {
 		// A message dispatched after the held frame's Finished tick: no frame started during
 		// the held frame's overrun.
-		if s.held != nil && s.haveAnchor && m.StartNs >= s.tickAtOrAfter(s.heldEnd) {
+		if s.holding && s.haveAnchor && m.StartNs >= s.tickAtOrAfter(s.heldEnd) {
 			l.releaseHeld(s, s.heldUntil)
 		}
 		return l.out
@@ -225,7 +231,7 @@ func (l *LooperFrames) Flush() []LooperFrame {
 	l.out = l.out[:0]
 	keys := make([]uint64, 0, len(l.streams))
 	for k, s := range l.streams {
-		if len(s.pending) > 0 || s.held != nil {
+		if len(s.pending) > 0 || s.holding {
 			keys = append(keys, k)
 		}
 	}
@@ -233,7 +239,7 @@ func (l *LooperFrames) Flush() []LooperFrame {
 	for _, k := range keys {
 		s := l.streams[k]
 		l.release(s)
-		if s.held != nil {
+		if s.holding {
 			l.releaseHeld(s, s.heldUntil)
 		}
 	}
@@ -248,7 +254,7 @@ func (l *LooperFrames) Advance(nowNs int64) []LooperFrame {
 	l.out = l.out[:0]
 	var keys []uint64
 	for k, s := range l.streams {
-		if s.held != nil && nowNs-s.heldEnd >= LooperIdleReleaseNs {
+		if s.holding && nowNs-s.heldEnd >= LooperIdleReleaseNs {
 			keys = append(keys, k)
 		}
 	}
@@ -313,7 +319,7 @@ func (l *LooperFrames) frame(s *looperStream, m *source.Message, prompt, behind 
 		v = max(v, g)
 	}
 	s.prevStart, s.prevEnd = v, m.EndNs
-	if s.held != nil {
+	if s.holding {
 		l.releaseHeld(s, v)
 	}
 	lf := LooperFrame{Frame: source.Frame{Window: l.windowName(m), Process: l.names[m.Pid],
@@ -324,7 +330,7 @@ func (l *LooperFrames) frame(s *looperStream, m *source.Message, prompt, behind 
 		l.out = append(l.out, lf)
 		return
 	}
-	s.held, s.heldEnd, s.heldUntil = &lf, m.EndNs, m.EndNs+s.spread
+	s.held, s.holding, s.heldEnd, s.heldUntil = lf, true, m.EndNs, m.EndNs+s.spread
 }
 
 // releaseHeld emits the held frame with its drops: the ticks strictly between its vsync and the
@@ -333,9 +339,9 @@ func (l *LooperFrames) frame(s *looperStream, m *source.Message, prompt, behind 
 func (l *LooperFrames) releaseHeld(s *looperStream, next int64) {
 	lf := s.held
 	until := min(next, s.heldUntil)
-	s.held = nil
+	s.holding = false
 	lf.Dropped = Dropped(until-lf.VsyncNs, lf.IntervalNs)
-	l.out = append(l.out, *lf)
+	l.out = append(l.out, lf)
 }
 
 // windowName is the window the frames of m's thread are counted under: the process's name,
@@ -358,10 +364,24 @@ func (s *looperStream) addPrompt(t int64) {
 	if len(s.prompt) < looperPromptRing {
 		s.prompt = append(s.prompt, t)
 	} else {
+		s.unfold(s.prompt[s.promptNext])
 		s.prompt[s.promptNext] = t
 		s.promptNext = (s.promptNext + 1) % looperPromptRing
 	}
+	if s.foldT != 0 {
+		r := lfMod(t, s.foldT)
+		i, _ := slices.BinarySearch(s.folded, r)
+		s.folded = slices.Insert(s.folded, i, r)
+	}
 	s.recomputeAnchor()
+}
+
+// unfold drops a prompt time leaving the ring from folded.
+func (s *looperStream) unfold(t int64) {
+	if s.foldT != 0 {
+		i, _ := slices.BinarySearch(s.folded, lfMod(t, s.foldT))
+		s.folded = slices.Delete(s.folded, i, i+1)
+	}
 }
 
 // recomputeAnchor places the grid: around the newest prompt dispatch time, each prompt time is
@@ -377,21 +397,32 @@ func (s *looperStream) recomputeAnchor() {
 		newest = s.prompt[(s.promptNext+looperPromptRing-1)%looperPromptRing]
 	}
 	T := s.T
-	offs := s.offs[:0]
-	for _, p := range s.prompt {
-		offs = append(offs, lfMod(p-newest+T/2, T)-T/2)
-	}
-	slices.Sort(offs)
-	med := offs[len(offs)/2]
-	kept := offs[:0] // filtered in place: a kept offset is never ahead of the one it replaces
-	for _, d := range offs {
-		if lfAbs(d-med) <= T/4 {
-			kept = append(kept, d)
+	if s.foldT != T {
+		s.folded, s.foldT = s.folded[:0], T
+		for _, p := range s.prompt {
+			s.folded = append(s.folded, lfMod(p, T))
 		}
+		slices.Sort(s.folded)
 	}
-	p10 := kept[len(kept)/10]
+	// A prompt time's offset is (p − newest + T/2) mod T − T/2, that is (r − c) mod T − T/2
+	// with r = p mod T and c = (newest − T/2) mod T: in order, the folded times from c up, then
+	// the rest a period later.
+	c := lfMod(newest-T/2, T)
+	n := len(s.folded)
+	k, _ := slices.BinarySearch(s.folded, c)
+	off := func(i int) int64 { // the i-th smallest offset
+		if i < n-k {
+			return s.folded[k+i] - c - T/2
+		}
+		return s.folded[i-(n-k)] - c + T - T/2
+	}
+	// The kept offsets, within T/4 of the median, are the i-th in [lo, hi).
+	med := off(n / 2)
+	lo := sort.Search(n, func(i int) bool { return off(i) >= med-T/4 })
+	hi := sort.Search(n, func(i int) bool { return off(i) > med+T/4 })
+	p10 := off(lo + (hi-lo)/10)
 	s.anchor = newest + p10
-	s.spread = min(p10-kept[0], T/64)
+	s.spread = min(p10-off(lo), T/64)
 	s.haveAnchor = true
 }
 

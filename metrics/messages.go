@@ -283,21 +283,31 @@ func (t *messageTable) overlapping(from, to, offsetNs int64) []FrameMessage {
 		return nil
 	}
 	var out []FrameMessage
-	n := len(t.ring)
-	for i := 0; i < t.rlen; i++ {
-		r := &t.ring[(t.rhead-t.rlen+i+n)%n] // from the oldest record
-		s, e := r.startNs+offsetNs, r.endNs+offsetNs
-		if e <= from || s >= to {
-			continue
+	older, newer := t.records()
+	for _, part := range [][]msgRecord{older, newer} {
+		for i := range part {
+			r := &part[i]
+			s, e := r.startNs+offsetNs, r.endNs+offsetNs
+			if e <= from || s >= to {
+				continue
+			}
+			ov := min(e, to) - max(s, from)
+			if ov <= 0 {
+				continue
+			}
+			out = append(out, FrameMessage{Handler: r.handler, Callback: r.callback, What: r.what,
+				WhatName: WhatName(r.handler, r.what), Ms: R2(float64(ov) / 1e6)})
 		}
-		ov := min(e, to) - max(s, from)
-		if ov <= 0 {
-			continue
-		}
-		out = append(out, FrameMessage{Handler: r.handler, Callback: r.callback, What: r.what,
-			WhatName: WhatName(r.handler, r.what), Ms: R2(float64(ov) / 1e6)})
 	}
 	return out
+}
+
+// records returns the ring's records in two parts, the older first, each from the oldest.
+func (t *messageTable) records() (older, newer []msgRecord) {
+	if t.rlen < len(t.ring) {
+		return t.ring[t.rhead-t.rlen : t.rhead], nil
+	}
+	return t.ring[t.rhead:], t.ring[:t.rhead]
 }
 
 func (t *messageTable) addSlow(s *source.SlowLooper) {

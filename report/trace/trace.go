@@ -112,8 +112,8 @@ func Export(w io.Writer, path string, opts Options) error {
 			kept = append(kept, pt)
 		}
 	}
-	tw.meta("process_name", 0, ProcessName(r.Header))
-	tw.metaInt("process_sort_index", 0, 0)
+	tw.meta("process_name", 0, "name", ProcessName(r.Header))
+	tw.meta("process_sort_index", 0, "sort_index", 0)
 	tw.counters(kept)
 	if tw.proto != nil {
 		return tw.bw.Flush()
@@ -200,8 +200,8 @@ func (tw *traceWriter) newLane(t *track, key string, end int64) int {
 	if len(t.tids) > 1 {
 		label = fmt.Sprintf("%s (%d)", t.name, len(t.tids))
 	}
-	tw.meta("thread_name", tid, label)
-	tw.metaInt("thread_sort_index", tid, t.order*100000+t.index*100+len(t.tids))
+	tw.meta("thread_name", tid, "name", label)
+	tw.meta("thread_sort_index", tid, "sort_index", t.order*100000+t.index*100+len(t.tids))
 	return tid
 }
 
@@ -235,37 +235,22 @@ func appendUs(b []byte, ns int64) []byte {
 	return b
 }
 
-func (tw *traceWriter) meta(name string, tid int, value string) {
+// meta writes a metadata event with its one argument: a process's or a thread's name or sort
+// index. The protobuf trace takes only thread names (its process is described when it starts,
+// and Perfetto orders tracks itself).
+func (tw *traceWriter) meta(name string, tid int, key string, v any) {
 	if tw.proto != nil {
 		if name == "thread_name" {
-			tw.proto.thread(tid, value)
+			tw.proto.thread(tid, v.(string))
 		}
-		return // (the process is described when the trace starts)
+		return
 	}
 	tw.begin()
 	tw.buf = append(tw.buf, `{"ph":"M","pid":1,"tid":`...)
 	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
 	tw.buf = append(tw.buf, `,"name":`...)
 	tw.buf = appendStr(tw.buf, name)
-	tw.buf = append(tw.buf, `,"args":{"name":`...)
-	tw.buf = appendStr(tw.buf, value)
-	tw.buf = append(tw.buf, "}}"...)
-	tw.end()
-}
-
-func (tw *traceWriter) metaInt(name string, tid int, v int) {
-	if tw.proto != nil {
-		return // Perfetto orders tracks itself
-	}
-	tw.begin()
-	tw.buf = append(tw.buf, `{"ph":"M","pid":1,"tid":`...)
-	tw.buf = strconv.AppendInt(tw.buf, int64(tid), 10)
-	tw.buf = append(tw.buf, `,"name":`...)
-	tw.buf = appendStr(tw.buf, name)
-	tw.buf = append(tw.buf, `,"args":{"sort_index":`...)
-	tw.buf = strconv.AppendInt(tw.buf, int64(v), 10)
-	tw.buf = append(tw.buf, "}}"...)
-	tw.end()
+	tw.endArgs([]traceArg{{key, v}})
 }
 
 // slice writes a complete event with its args (may be empty).
@@ -445,18 +430,14 @@ func traceMsgName(handler, callback string, what int) string {
 // counters writes the FPS series.
 func (tw *traceWriter) counters(series []metrics.SlicePoint) {
 	for _, pt := range series {
-		if pt.Frozen {
-			// the app was stuck: no frame, and not idle
-			tw.counter("FPS", pt.StartNs, "fps", 0)
-			tw.counter("idle", pt.StartNs, "idle", 0)
-			continue
+		fps, idle := pt.FPS, 0.0
+		switch {
+		case pt.Frozen: // the app was stuck: no frame, and not idle
+			fps = 0
+		case pt.Idle || math.IsNaN(pt.FPS) || math.IsInf(pt.FPS, 0):
+			fps, idle = 0, 1
 		}
-		if pt.Idle || math.IsNaN(pt.FPS) || math.IsInf(pt.FPS, 0) {
-			tw.counter("FPS", pt.StartNs, "fps", 0)
-			tw.counter("idle", pt.StartNs, "idle", 1)
-			continue
-		}
-		tw.counter("FPS", pt.StartNs, "fps", pt.FPS)
-		tw.counter("idle", pt.StartNs, "idle", 0)
+		tw.counter("FPS", pt.StartNs, "fps", fps)
+		tw.counter("idle", pt.StartNs, "idle", idle)
 	}
 }

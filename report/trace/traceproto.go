@@ -2,9 +2,8 @@ package trace
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -225,13 +224,12 @@ func (s *protoSink) annotations(e []byte, args []traceArg) []byte {
 	return e
 }
 
-// appendAnnotationValue appends v as a DebugAnnotation value: the common types directly, any
-// other through its JSON form (so it reads as the JSON export's value does).
+// appendAnnotationValue appends v as a DebugAnnotation value, typed as the JSON export writes
+// it. Besides numbers, strings and booleans the trace's arguments hold levels and states
+// (source.Level, source.State): named strings, written as their text.
 func appendAnnotationValue(a []byte, v any) []byte {
 	switch x := v.(type) {
 	case int:
-		return appendVarintField(a, pbDAInt, uint64(int64(x)))
-	case int32:
 		return appendVarintField(a, pbDAInt, uint64(int64(x)))
 	case int64:
 		return appendVarintField(a, pbDAInt, uint64(x))
@@ -244,8 +242,6 @@ func appendAnnotationValue(a []byte, v any) []byte {
 		}
 		a = protowire.AppendTag(a, pbDADouble, protowire.Fixed64Type)
 		return protowire.AppendFixed64(a, math.Float64bits(x))
-	case string:
-		return appendStringField(a, pbDAString, validUTF8(x))
 	case bool:
 		b := uint64(0)
 		if x {
@@ -253,30 +249,10 @@ func appendAnnotationValue(a []byte, v any) []byte {
 		}
 		return appendVarintField(a, pbDABool, b)
 	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return a
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		return appendStringField(a, pbDAString, validUTF8(rv.String()))
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var d any
-	if dec.Decode(&d) != nil {
-		return a
-	}
-	switch y := d.(type) {
-	case json.Number:
-		if i, err := y.Int64(); err == nil {
-			return appendVarintField(a, pbDAInt, uint64(i))
-		}
-		if f, err := y.Float64(); err == nil {
-			a = protowire.AppendTag(a, pbDADouble, protowire.Fixed64Type)
-			return protowire.AppendFixed64(a, math.Float64bits(f))
-		}
-		return a
-	case string, bool:
-		return appendAnnotationValue(a, y)
-	}
-	return appendStringField(a, pbDAString, string(raw))
+	return a
 }
 
 // validUTF8 replaces each invalid byte of s with U+FFFD, as encoding/json does.

@@ -1,9 +1,9 @@
 package testkit
 
 import (
-	"context"
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -18,15 +18,9 @@ func SimEvents(t testing.TB, cfg sim.Config) []source.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make(chan []source.Event, 16)
-	errc := make(chan error, 1)
-	go func() { errc <- s.Run(context.Background(), out); close(out) }()
 	var evs []source.Event
-	for b := range out {
+	for _, b := range sourcetest.Batches(t, s) {
 		evs = append(evs, FramesAndMessages(b)...)
-	}
-	if err := <-errc; err != nil {
-		t.Fatalf("simulator: %v", err)
 	}
 	return evs
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -108,7 +109,7 @@ func TestTruncatedEverywhere(t *testing.T) {
 			case !boundaries[cut] && !errors.Is(err, ErrTruncated):
 				t.Errorf("%s cut at %d (inside a packet): %v, want truncated", name, cut, err)
 			}
-			evs := runSource(t, FromReader(bytes.NewReader(b[:cut]), Options{Name: "cut"}))
+			evs := sourcetest.Events(t, FromReader(bytes.NewReader(b[:cut]), Options{Name: "cut"}))
 			if !boundaries[cut] && !hasNotice(evs, "truncated") {
 				t.Errorf("%s cut at %d: no notice says truncated", name, cut)
 			}

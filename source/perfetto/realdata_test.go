@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 )
 
 // readTrace parses a whole trace file and returns its FrameTimeline slices and sections in
@@ -247,7 +248,7 @@ func TestPresentOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	frames := framesOf(runSource(t, FromReader(f, Options{Name: "ft_events"})))
+	frames := framesOf(sourcetest.Events(t, FromReader(f, Options{Name: "ft_events"})))
 	if len(frames) != len(want) {
 		t.Errorf("%d frames, Perfetto lists %d app frames", len(frames), len(want))
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -99,7 +100,7 @@ func TestDocsFrameTimeline(t *testing.T) {
 	sameRows(t, "expected", gotExp, exp)
 	sameRows(t, "actual", gotAct, act)
 
-	frames := framesOf(runSource(t, FromReader(bytes.NewReader(trace), Options{Name: "docs"})))
+	frames := framesOf(sourcetest.Events(t, FromReader(bytes.NewReader(trace), Options{Name: "docs"})))
 	windows := map[string]int{}
 	presents := 0
 	for _, f := range frames {

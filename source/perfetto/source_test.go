@@ -2,32 +2,16 @@ package perfetto
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fpstop/fpstop/internal/testkit/realdata"
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"github.com/fpstop/fpstop/source"
 	"google.golang.org/protobuf/encoding/protowire"
 )
-
-// runSource runs a trace source to its end and returns its events.
-func runSource(t *testing.T, src source.Source) []source.Event {
-	t.Helper()
-	out := make(chan []source.Event, 16)
-	errc := make(chan error, 1)
-	go func() { errc <- src.Run(context.Background(), out); close(out) }()
-	var evs []source.Event
-	for b := range out {
-		evs = append(evs, b...)
-	}
-	if err := <-errc; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return evs
-}
 
 func framesOf(evs []source.Event) []*source.Frame {
 	var fs []*source.Frame
@@ -48,7 +32,7 @@ func TestSourceFrameTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fs := framesOf(runSource(t, FromReader(f, Options{Name: "ft_events"})))
+	fs := framesOf(sourcetest.Events(t, FromReader(f, Options{Name: "ft_events"})))
 	byToken := map[int64][]*source.Frame{}
 	for _, fr := range fs {
 		byToken[fr.Timeline.Token] = append(byToken[fr.Timeline.Token], fr)
@@ -82,7 +66,7 @@ func TestSourcePackageFilter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs := runSource(t, FromReader(f, Options{Name: "doframe", Package: c.pkg}))
+		evs := sourcetest.Events(t, FromReader(f, Options{Name: "doframe", Package: c.pkg}))
 		f.Close()
 		if n := len(framesOf(evs)); n != c.frames {
 			t.Errorf("-p %s: %d frames, want %d", c.pkg, n, c.frames)
@@ -125,7 +109,7 @@ func TestExpectedWithoutActual(t *testing.T) {
 			ft(at+10*ms, end(2*tok+1))
 		}
 	}
-	evs := runSource(t, FromReader(bytes.NewReader(trace), Options{Name: "orphans"}))
+	evs := sourcetest.Events(t, FromReader(bytes.NewReader(trace), Options{Name: "orphans"}))
 	if n := len(framesOf(evs)); n != 2 {
 		t.Errorf("%d frames, want 2 (the two with an actual frame)", n)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -87,7 +88,7 @@ func TestSystraceHTML(t *testing.T) {
 	if !SniffText([]byte(systraceHTML)) || Sniff([]byte(systraceHTML), true) {
 		t.Fatal("the HTML page is not detected as systrace text")
 	}
-	evs := runSource(t, FromReader(strings.NewReader(systraceHTML), Options{Name: "x.html"}))
+	evs := sourcetest.Events(t, FromReader(strings.NewReader(systraceHTML), Options{Name: "x.html"}))
 	var frames []*source.Frame
 	var names []string
 	for _, e := range evs {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/testkit/reference"
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"github.com/fpstop/fpstop/source"
 )
 
@@ -29,17 +30,7 @@ func collectSim(t testing.TB, s *Sim) ([][]source.Event, []byte) {
 	t.Helper()
 	var truth bytes.Buffer
 	s.SetTruth(&truth)
-	out := make(chan []source.Event, 64)
-	errc := make(chan error, 1)
-	go func() { errc <- s.Run(context.Background(), out); close(out) }()
-	var batches [][]source.Event
-	for b := range out {
-		batches = append(batches, b)
-	}
-	if err := <-errc; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return batches, truth.Bytes()
+	return sourcetest.Batches(t, s), truth.Bytes()
 }
 
 func flatten(batches [][]source.Event) []source.Event {

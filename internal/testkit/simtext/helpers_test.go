@@ -1,9 +1,9 @@
 package simtext
 
 import (
-	"context"
 	"testing"
 
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -17,23 +17,7 @@ func collect(t testing.TB, cfg sim.Config) [][]source.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return collectSim(t, s)
-}
-
-// collectSim runs s to the end; see collect.
-func collectSim(t testing.TB, s *sim.Sim) [][]source.Event {
-	t.Helper()
-	out := make(chan []source.Event, 64)
-	errc := make(chan error, 1)
-	go func() { errc <- s.Run(context.Background(), out); close(out) }()
-	var batches [][]source.Event
-	for b := range out {
-		batches = append(batches, b)
-	}
-	if err := <-errc; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	return batches
+	return sourcetest.Batches(t, s)
 }
 
 func flatten(batches [][]source.Event) []source.Event {

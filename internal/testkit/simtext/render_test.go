@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/internal/hwui"
+	"github.com/fpstop/fpstop/internal/testkit/sourcetest"
 	"github.com/fpstop/fpstop/source"
 	"github.com/fpstop/fpstop/source/sim"
 )
@@ -119,7 +120,7 @@ func TestGfxinfoDumpRender(t *testing.T) {
 	}
 	d := NewGfxinfoDump("", 0, 0)
 	s.SetGfxinfo(d)
-	batches := collectSim(t, s)
+	batches := sourcetest.Batches(t, s)
 	evs := flatten(batches)
 	perWin := map[string][]*source.Frame{}
 	var total int

@@ -138,9 +138,8 @@ func (d *Decoder) Line(b []byte) {
 		d.p.longMode = false
 		d.stats.LogLines++
 		if kind, rest := classify(b[h.msg(len(b)):]); kind != kindNone {
-			var l Line
-			h.fill(b, &l)
-			d.handle(&l, kind, rest)
+			pid, tid := h.ids(b)
+			d.handle(kind, rest, pid, tid, nil, tsMonthDay, b[:h.tsEnd])
 		}
 		return
 	}
@@ -152,20 +151,21 @@ func (d *Decoder) Line(b []byte) {
 		d.stats.LogLines++
 	}
 	kind, rest := classify(l.Msg)
-	d.handle(&l, kind, rest)
+	d.handle(kind, rest, l.Pid, l.Tid, l.Pkg, l.tsKind, l.ts)
 }
 
-// handle acts on a parsed line of the given kind.
-func (d *Decoder) handle(l *Line, kind msgKind, rest []byte) {
-	if kind == kindNone || !d.keeps(l.Pid, l.Pkg) {
+// handle acts on a line of the given kind of thread pid/tid: pkg is its package column, ts its
+// timestamp written as tk.
+func (d *Decoder) handle(kind msgKind, rest []byte, pid, tid int, pkg []byte, tk tsKind, ts []byte) {
+	if kind == kindNone || !d.keeps(pid, pkg) {
 		return
 	}
 	var at int64
-	timed := l.HasTime()
+	timed := tk != tsNone
 	if timed {
-		at = d.p.TimeNs(l)
+		at = d.p.stampNs(tk, ts)
 	}
-	d.act(kind, rest, l.Pid, l.Tid, at, timed)
+	d.act(kind, rest, pid, tid, at, timed)
 }
 
 // keeps applies SetPid and SetPackage to a line of process pid (pkg: its package column).

@@ -77,7 +77,7 @@ func FuzzParseLine(f *testing.F) {
 				ref.stats.LogLines++
 			}
 			kind, rest := classify(rl.Msg)
-			ref.handle(&rl, kind, rest)
+			ref.handle(kind, rest, rl.Pid, rl.Tid, rl.Pkg, rl.tsKind, rl.ts)
 		}
 		ref.Finish()
 		evs := d.Events()

@@ -550,9 +550,11 @@ const (
 //   - year-less dates (threadtime, time, long): nanoseconds since an arbitrary epoch, monotonic
 //     within a file: a date more than half a year before the previous one is taken as the next
 //     year (a log running over New Year).
-func (p *Parser) TimeNs(l *Line) int64 {
-	b := l.ts
-	switch l.tsKind {
+func (p *Parser) TimeNs(l *Line) int64 { return p.stampNs(l.tsKind, l.ts) }
+
+// stampNs is TimeNs of a timestamp b written as kind.
+func (p *Parser) stampNs(kind tsKind, b []byte) int64 {
+	switch kind {
 	case tsSeconds:
 		secs, i := atoi(b, 0)
 		return int64(secs)*nsPerSec + frac(b, i)

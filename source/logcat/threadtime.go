@@ -3,8 +3,8 @@ package logcat
 import "bytes"
 
 // ttHeader is where the fields of a plain threadtime line are: offsets into the line. Finding
-// them reads the line once; the numbers and the Line are made only for a line whose message
-// matters (fill), so an ordinary line costs a scan and no conversion.
+// them reads the line once; the numbers are read only for a line whose message matters (ids;
+// the Decoder builds no Line), so an ordinary line costs a scan and no conversion.
 type ttHeader struct {
 	tsEnd      int // the timestamp is b[:tsEnd]
 	pid0, pid1 int // the pid's digits are b[pid0:pid1]
@@ -58,10 +58,16 @@ func scanThreadtime(b []byte) (h ttHeader, ok bool) {
 
 // fill sets l to the line b whose header is h.
 func (h *ttHeader) fill(b []byte, l *Line) {
-	pid, _ := atoi(b[:h.pid1], h.pid0)
-	tid, _ := atoi(b[:h.tid1], h.tid0)
+	pid, tid := h.ids(b)
 	*l = Line{Pid: pid, Tid: tid, Level: b[h.tid1+1], Tag: trimRight(b[h.tid1+3 : h.colon]), Msg: b[h.msg(len(b)):],
 		ts: b[:h.tsEnd], tsKind: tsMonthDay}
+}
+
+// ids returns the pid and the tid of the line b whose header is h.
+func (h *ttHeader) ids(b []byte) (pid, tid int) {
+	pid, _ = atoi(b[:h.pid1], h.pid0)
+	tid, _ = atoi(b[:h.tid1], h.tid0)
+	return pid, tid
 }
 
 func skipSpaces(b []byte, i int) int {

@@ -39,7 +39,7 @@ func benchInput() ([]byte, int) {
 	return benchData, benchRows
 }
 
-// BenchmarkParseFramestats parses the 1 M-row input dump by dump (Split + parse), every row to
+// BenchmarkParseFramestats parses the 1 M-row input dump by dump (dumpReader + parse), every row to
 // a source.Frame with its phases. Run with GOMAXPROCS=1 for the one-core figure.
 func BenchmarkParseFramestats(b *testing.B) {
 	data, rows := benchInput()
@@ -50,7 +50,11 @@ func BenchmarkParseFramestats(b *testing.B) {
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		n := 0
-		for _, c := range Split(Decode(data)) {
+		for dr := newDumpReader(bytes.NewReader(data)); ; {
+			c, err := dr.next()
+			if err != nil {
+				break
+			}
 			d := ps.ParseChunk(c)
 			for _, p := range d.Processes {
 				for _, w := range p.Windows {

@@ -1,48 +1,12 @@
-// Decoding of captured text and the hand-written integer readers the parser shares.
+// The byte-slice helpers and the hand-written integer reader the parser shares.
 
 package gfxinfo
 
-import (
-	"bytes"
-	"math"
-	"unicode/utf16"
-	"unicode/utf8"
-)
+import "math"
 
 var dumpHeader = []byte("Applications Graphics Acceleration Info:")
 
-// Split cuts already-decoded text into dumps at each "Applications Graphics Acceleration
-// Info:" line. Text before the first such line (or all of it, when there is none) is a dump of
-// its own when it is not blank.
-func Split(data []byte) [][]byte {
-	var out [][]byte
-	start := 0
-	pos := 0
-	for {
-		i := bytes.Index(data[pos:], dumpHeader)
-		if i < 0 {
-			break
-		}
-		at := pos + i
-		// Only at a line start (allowing leading blanks).
-		ls := at
-		for ls > 0 && (data[ls-1] == ' ' || data[ls-1] == '\t') {
-			ls--
-		}
-		if ls == 0 || data[ls-1] == '\n' {
-			if ls > start && !blank(data[start:ls]) {
-				out = append(out, data[start:ls])
-			}
-			start = ls
-		}
-		pos = at + len(dumpHeader)
-	}
-	if start < len(data) && !blank(data[start:]) {
-		out = append(out, data[start:])
-	}
-	return out
-}
-
+// blank reports whether b holds only blanks and line ends.
 func blank(b []byte) bool {
 	for _, c := range b {
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
@@ -50,48 +14,6 @@ func blank(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// Decode returns data as UTF-8: UTF-16LE/BE with a byte-order mark (Windows PowerShell's `>`
-// redirect writes those) is converted, a UTF-8 BOM is removed. Other input is returned as is.
-func Decode(data []byte) []byte {
-	switch {
-	case len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF:
-		return data[3:]
-	case len(data) >= 2 && data[0] == 0xFF && data[1] == 0xFE:
-		return decodeUTF16(data[2:], false)
-	case len(data) >= 2 && data[0] == 0xFE && data[1] == 0xFF:
-		return decodeUTF16(data[2:], true)
-	case len(data) >= 4 && data[1] == 0 && data[3] == 0 && data[0] != 0 && data[2] != 0:
-		return decodeUTF16(data, false) // UTF-16LE without BOM
-	}
-	return data
-}
-
-func decodeUTF16(b []byte, bigEndian bool) []byte {
-	u := make([]uint16, len(b)/2)
-	for i := range u {
-		if bigEndian {
-			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
-		} else {
-			u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
-		}
-	}
-	runes := utf16.Decode(u)
-	out := make([]byte, 0, len(runes))
-	var buf [4]byte
-	for _, r := range runes {
-		if r < utf8.RuneSelf {
-			out = append(out, byte(r))
-			continue
-		}
-		n := utf8.EncodeRune(buf[:], r)
-		out = append(out, buf[:n]...)
-	}
-	if len(out) >= 3 && out[0] == 0xEF && out[1] == 0xBB && out[2] == 0xBF {
-		out = out[3:]
-	}
-	return out
 }
 
 func trimLeft(b []byte) []byte {

@@ -89,15 +89,14 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		c, err := dr.nextUpTo()
+		c, err := dr.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return fmt.Errorf("gfxinfo: reading %s: %w", s.name, err)
 		}
-		d, n := ps.parseNextUpTo(c, true)
-		dr.took(n)
+		d := ps.parseChunk(c)
 		if !d.recognised() {
 			skipped++
 			continue
@@ -147,8 +146,10 @@ const (
 	maxDump = 32 << 20
 )
 
-// dumpReader cuts a capture into dumps (at each "Applications Graphics Acceleration Info:"
-// line, as Split does) as it reads it, decoding UTF-16 on the way.
+// dumpReader cuts a capture into dumps as it reads it, decoding UTF-16 on the way: a dump
+// starts at each line holding only blanks before "Applications Graphics Acceleration Info:"
+// after text that is not blank. Text before the first such line (or all of it, when there is
+// none) is a dump of its own when it is not blank.
 //
 // The input is read in large blocks into one buffer, and a dump of at most maxLine bytes (every
 // real one: a full dump of every process is about 1 MB) is handed to the parser as a slice of
@@ -167,9 +168,6 @@ type dumpReader struct {
 	overDumps, overLines int64
 	over                 bool // skipping the rest of a dump longer than maxDump
 	read                 int64
-	// lastAt is where the dump handed out last starts in buf (-1: cut line by line, into
-	// chunk), lastLen its length.
-	lastAt, lastLen int
 	// beforeRead, when set, is called before every read of r (which may wait for input).
 	beforeRead func()
 }
@@ -180,7 +178,7 @@ type dumpReader struct {
 const readBlock = 4 << 20
 
 func newDumpReader(r io.Reader) *dumpReader {
-	d := &dumpReader{r: r, lastAt: -1}
+	d := &dumpReader{r: r}
 	d.buf = make([]byte, 64<<10)
 	d.fill(512)
 	if enc := sniffUTF16(d.buf[d.off:d.end]); enc != nil {
@@ -268,35 +266,9 @@ func (d *dumpReader) more() {
 
 // next returns the next dump's text (valid until the next call), or io.EOF.
 func (d *dumpReader) next() ([]byte, error) {
-	c, ok, err := d.whole()
-	if ok || err != nil {
-		d.lastAt, d.lastLen = d.off-len(c), len(c)
+	if c, ok, err := d.whole(); ok || err != nil {
 		return c, err
 	}
-	d.lastAt = -1
-	return d.byLine()
-}
-
-// nextUpTo is next for a parser that finds where the dump ends (parseNextUpTo): the text it
-// returns may run on into the next dumps, and took tells how much of it was the dump. The
-// search for the next dump's header starts where the dump before ended, less a sixteenth: a
-// search through the whole of every dump is not needed: the parser finds a header before that place itself. Where that cannot be relied on (a
-// dump cut line by line, one too long), the dump is found as next does.
-func (d *dumpReader) nextUpTo() ([]byte, error) {
-	if d.lastAt < 0 || d.lastLen <= 16 {
-		return d.next()
-	}
-	c, ok, err := d.wholeFrom(d.lastLen - d.lastLen/16)
-	if (!ok && err == nil) || (err != nil && err != io.EOF) {
-		// The header found was too far, or none before the input failed: the dump may be
-		// shorter than the one before, and is found as next finds it.
-		c, ok, err = d.whole()
-	}
-	if ok || err != nil {
-		d.lastAt, d.lastLen = d.off-len(c), len(c)
-		return c, err
-	}
-	d.lastAt = -1
 	return d.byLine()
 }
 
@@ -306,34 +278,12 @@ func (d *dumpReader) atEnd() bool {
 	return d.rerr == io.EOF && blank(d.buf[d.off:d.end])
 }
 
-// took records that the dump nextUpTo handed out last was its first n bytes: the rest is
-// unread again.
-func (d *dumpReader) took(n int) {
-	if d.lastAt < 0 || n >= d.lastLen {
-		return
-	}
-	back := d.lastLen - n
-	d.off, d.read, d.lastLen = d.off-back, d.read-int64(back), n
-}
-
 // whole returns the next dump as a slice of the buffer when it is at most maxLine bytes long
 // (so none of its lines can be too long); ok is false when the dump is longer.
-func (d *dumpReader) whole() (chunk []byte, ok bool, err error) { return d.wholeFrom(0) }
-
-// wholeFrom is whole with the search for the next header starting from bytes on (the text
-// before them is not searched: nextUpTo).
-func (d *dumpReader) wholeFrom(from int) (chunk []byte, ok bool, err error) {
-	for {
+func (d *dumpReader) whole() (chunk []byte, ok bool, err error) {
+	for from := 0; ; { // (the header is looked for from here on)
 		b := d.buf[d.off:d.end]
-		if from > len(b) {
-			if d.rerr == nil && len(b) <= maxLine {
-				d.more()
-				continue
-			}
-			from = len(b)
-		}
 		// a dump over maxLine goes line by line anyway: the header is looked for no further
-		// (in a mapping, searching on would touch — make resident — the whole rest of the file)
 		lim := min(len(b), maxLine+len(dumpHeader))
 		i := -1
 		if from < lim {
@@ -428,7 +378,7 @@ func (d *dumpReader) line() ([]byte, error) {
 	scanned := 0
 	for {
 		b := d.buf[d.off:d.end]
-		// (no further than maxLine: a mapping's rest must not be touched looking for a newline)
+		// (no further than maxLine: a longer line is skipped)
 		if i := bytes.IndexByte(b[scanned:min(len(b), maxLine)], '\n'); i >= 0 {
 			d.off += scanned + i + 1
 			d.read += int64(scanned + i + 1)

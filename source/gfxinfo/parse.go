@@ -120,10 +120,6 @@ type Parser struct {
 	// markers: a ---PROFILEDATA--- marker line was seen (a header without one is then a
 	// damaged marker line, not a capture that prints none)
 	markers bool
-	// upTo: the text parseChunk reads may run on into the next dump, where it stops; used is
-	// the length it read.
-	upTo bool
-	used int
 }
 
 // Parse reads one dumpsys gfxinfo output. It decodes UTF-16 (with BOM) and strips a UTF-8 BOM
@@ -131,37 +127,24 @@ type Parser struct {
 // gfxinfo output. When data holds several concatenated dumps, Parse reads the first and says
 // so in a warning.
 func (ps *Parser) Parse(data []byte) (*Dump, error) {
-	data = Decode(data)
-	chunks := Split(data)
-	if len(chunks) == 0 {
+	dr := newDumpReader(bytes.NewReader(data)) // (it cuts and decodes as a capture is read)
+	chunk, err := dr.next()
+	if err != nil {
 		return nil, fmt.Errorf("gfxinfo: empty input")
 	}
-	ps.reset()
-	d := ps.parseChunk(chunks[0])
-	if len(chunks) > 1 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("input holds %d dumps; only the first was read", len(chunks)))
+	d := ps.parseChunk(chunk)
+	dumps := 1
+	for ; err == nil; dumps++ {
+		_, err = dr.next()
+	}
+	if dumps -= 1; dumps > 1 {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("input holds %d dumps; only the first was read", dumps))
 	}
 	if !d.recognised() {
 		return d, fmt.Errorf("gfxinfo: no dumpsys gfxinfo output found")
 	}
 	return d, nil
 }
-
-// parseNextUpTo parses one dump (a piece of Split's output, already decoded), reusing the
-// Parser's storage, from text that may run on past the dump when upTo is set: the
-// dump ends where the next one starts, at a line holding only blanks before "Applications
-// Graphics Acceleration Info:" after text that is not blank (as Split cuts), and n is its
-// length. (The parser reads every line anyway; the reader then needs no search of its own
-// through the whole dump for the next one: see dumpReader.nextUpTo.)
-func (ps *Parser) parseNextUpTo(chunk []byte, upTo bool) (d *Dump, n int) {
-	ps.reset()
-	ps.upTo = upTo
-	d = ps.parseChunk(chunk)
-	n, ps.upTo = ps.used, false
-	return d, n
-}
-
-func (ps *Parser) reset() { ps.fpos, ps.ppos = 0, 0 }
 
 // frameSlice carves an empty slice of capacity n from the frame arena (appending past n
 // reallocates, so windows never overlap).
@@ -214,16 +197,12 @@ type parser struct {
 	warnKeys    []string
 	slab        []source.Phases
 	row         [source.NumCols]int64
-	// chunk is the dump's text, lineStart where the current line starts in it; stop: the
-	// line starts the next dump (nextDump).
-	chunk     []byte
-	lineStart int
-	stop      bool
 }
 
+// parseChunk parses one dump (as dumpReader cuts it, decoded), reusing the Parser's storage.
 func (ps *Parser) parseChunk(data []byte) *Dump {
-	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1, chunk: data}
-	ps.used = len(data)
+	ps.fpos, ps.ppos = 0, 0
+	p := &parser{ps: ps, d: &Dump{}, proc: -1, win: -1}
 	for pos := 0; pos < len(data); {
 		var line []byte
 		end := pos
@@ -235,25 +214,13 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
-		p.lineStart = pos
-		if p.inBlock {
-			if len(line) > 0 && line[0] == '-' && bytes.HasPrefix(line, profileMarker) {
-				p.endBlock()
-				pos = end
-				continue
-			}
+		switch {
+		case !p.inBlock:
+			p.line(line, data[end:])
+		case len(line) > 0 && line[0] == '-' && bytes.HasPrefix(line, profileMarker):
+			p.endBlock()
+		default:
 			p.blockLine(line, data[end:])
-			if p.stop {
-				ps.used = pos // (the rest is the next dump's)
-				break
-			}
-			pos = end
-			continue
-		}
-		p.line(line, data[end:])
-		if p.stop {
-			ps.used = pos
-			break
 		}
 		pos = end
 	}
@@ -265,17 +232,6 @@ func (ps *Parser) parseChunk(data []byte) *Dump {
 	}
 	p.finish()
 	return p.d
-}
-
-// nextDump reports, for a line whose text after its blanks starts with the dump header,
-// whether the parse stops before it: the text may run on into the next dump (upTo) and the
-// line starts one (as Split cuts: text that is not blank comes before it). The two places that
-// meet such a line ask before doing anything with it (structureLine, blockLine).
-func (p *parser) nextDump() bool {
-	if p.ps.upTo && !blank(p.chunk[:p.lineStart]) {
-		p.stop = true
-	}
-	return p.stop
 }
 
 // maxWarnings bounds the distinct warnings a dump keeps; further kinds are counted together.

@@ -365,10 +365,13 @@ func parseChunk(data []byte) *Dump { return new(Parser).parseChunk(data) }
 // ParseAll reads one or several concatenated dumpsys gfxinfo outputs (each starting with
 // "Applications Graphics Acceleration Info:"). It fails only when none is recognised.
 func ParseAll(data []byte) ([]*Dump, error) {
-	data = Decode(data)
 	var out []*Dump
 	ok := false
-	for _, c := range Split(data) {
+	for dr := newDumpReader(bytes.NewReader(data)); ; {
+		c, err := dr.next()
+		if err != nil {
+			break
+		}
 		d := parseChunk(c)
 		ok = ok || d.recognised()
 		out = append(out, d)

@@ -119,9 +119,6 @@ func (p *parser) blockLine(line, rest []byte) {
 	}
 	if (l[0] < '0' || l[0] > '9') && l[0] != '-' {
 		if structural(l) || (p.bare && p.cols != nil) {
-			if l[0] == 'A' && bytes.HasPrefix(l, dumpHeader) && p.nextDump() {
-				return
-			}
 			// The closing marker was damaged: the block ends here, and this line is read as
 			// what it is (a view root, a summary, the next process). (A block printed
 			// without markers ends at the first line after its header that is not a row.)

@@ -72,8 +72,7 @@ func (p *parser) structureLine(l, raw, rest []byte) bool {
 		}
 	case 'A':
 		if bytes.HasPrefix(l, dumpHeader) {
-			p.nextDump()
-			return true
+			return true // (only at the dump's start: dumpReader cuts dumps there)
 		}
 	case 'U':
 		if hasPrefix(l, "Uptime:") {

@@ -333,7 +333,9 @@ func (o Overview) row(r overviewRow, selected bool, sparkW, ph int) []string {
 		if s.TargetFPS > 0 {
 			target = s.TargetFPS
 		}
-		if v, ok := lastFPS(s.Series); ok {
+		// the figure says what the state says, as the dashboard's headline does: none beside
+		// idle, frozen or "no frames" (the newest complete second may still hold frames)
+		if v, ok := lastFPS(s.Series); ok && !notDrawing(s.State) {
 			fpsText = fmt.Sprintf("%.1f", v)
 			fpsStyle = st.Good
 			switch {

@@ -238,5 +238,9 @@ func TestOverviewUsesTheScreen(t *testing.T) {
 	if !strings.Contains(v, "idle") || !strings.Contains(lineWith(v, "emulator-5554"), "120") {
 		t.Errorf("state or Hz missing:\n%s", v)
 	}
+	// the idle phone's row has no current figure (its newest complete second had frames)
+	if f := strings.Fields(lineWith(v, "emulator-5554")); len(f) < 7 || f[5] != "120" || f[6] != "–" {
+		t.Errorf("the idle phone's row, HZ and FPS NOW: %q", f)
+	}
 	golden.RequireEqual(t, []byte(o.View()))
 }

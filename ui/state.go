@@ -29,3 +29,9 @@ func stateWord(s *metrics.Snapshot) string {
 	}
 	return string(s.State)
 }
+
+// notDrawing reports whether the state says the app draws nothing now (idle, frozen, no
+// frames): no current figure may stand beside it.
+func notDrawing(s source.State) bool {
+	return s == source.StateIdle || s == source.StateFrozen || s == source.StateNoFrames
+}

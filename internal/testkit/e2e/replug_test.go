@@ -80,16 +80,20 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	var back []string // per cycle: how long adb took to reconnect, then fpstop to show LIVE
 	for i := 0; i < 3; i++ {
 		time.Sleep(2 * time.Second)
 		if err := env.Unplug(ctx); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(3 * time.Second)
+		replugged := time.Now()
 		if err := env.Replug(ctx); err != nil {
 			t.Fatal(err)
 		}
+		online := time.Now()
 		p.waitFor(30*time.Second, "LIVE")
+		back = append(back, fmt.Sprintf("adb %.1f s + fpstop %.1f s", online.Sub(replugged).Seconds(), time.Since(online).Seconds()))
 	}
 	time.Sleep(3 * time.Second)
 	stopSampling()
@@ -108,7 +112,8 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	if worst > truth+1 {
 		t.Errorf("the panel listed a %.1f ms message; the phone's longest was %.1f ms", worst, truth)
 	}
-	t.Logf("%d screens (%d LIVE): slowest listed %.1f ms, the phone's longest %.1f ms", sm.n, live, worst, truth)
+	t.Logf("%d screens (%d LIVE): slowest listed %.1f ms, the phone's longest %.1f ms; replug to LIVE: %s",
+		sm.n, live, worst, truth, strings.Join(back, ", "))
 }
 
 // logProbes logs what fpstop (HOME home) wrote to its log about auto's looks for the app's

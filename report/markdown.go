@@ -69,11 +69,7 @@ func mdRowsOf(b *bufio.Writer, head string, n int, more string, row func(i int))
 
 // mdHeading writes the title and the line of facts about the run.
 func mdHeading(b *bufio.Writer, rep *metrics.Report) {
-	pkg := "(unknown app)"
-	if rep.Package != nil && *rep.Package != "" {
-		pkg = *rep.Package
-	}
-	fmt.Fprintf(b, "## fpstop: %s\n\n", mdText(pkg))
+	fmt.Fprintf(b, "## fpstop: %s\n\n", mdText(AppName(rep)))
 	var facts []string
 	facts = append(facts, "source **"+mdText(rep.Source)+"**")
 	if d := rep.Device; d != nil && (d.Model != "" || d.Serial != "") {
@@ -205,6 +201,14 @@ func mdSlowMessages(b *bufio.Writer, rep *metrics.Report) {
 		}
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |\n", mdText(name), m.Count, num(float64(m.MaxMs)), num(float64(m.P95Ms)), num(float64(m.TotalMs)))
 	})
+}
+
+// AppName is the measured app as the Markdown and HTML reports title it.
+func AppName(rep *metrics.Report) string {
+	if rep.Package != nil && *rep.Package != "" {
+		return *rep.Package
+	}
+	return "(unknown app)"
 }
 
 // MessageName names a Looper message as Perfetto does: "Handler: Callback #what" with class

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -12,7 +13,7 @@ import (
 // drop levels, percentiles, frames lost, the top five slow messages and the warnings. One
 // fact per line, so it greps well.
 func WriteText(w io.Writer, r *metrics.Report) error {
-	ew := &errWriter{w: w}
+	ew := bufio.NewWriter(w) // keeps the first write error, so the lines need no check each
 	num := func(v *metrics.R2, unit string) string {
 		if v == nil {
 			return "–"
@@ -56,20 +57,5 @@ func WriteText(w io.Writer, r *metrics.Report) error {
 	for _, s := range r.Warnings {
 		fmt.Fprintf(ew, "warning: %s\n", s)
 	}
-	return ew.err
-}
-
-// errWriter keeps the first write error, so the lines above need no check each.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
+	return ew.Flush()
 }

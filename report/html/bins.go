@@ -2,7 +2,8 @@ package html
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // maxBins bounds the time bins of a long recording: 32 per pixel column of the timeline,
@@ -24,13 +25,21 @@ type onTime struct {
 }
 
 func (r *onTime) add(costMs float32) {
-	if r.n == 0 || costMs < r.lo {
-		r.lo = costMs
+	r.merge(onTime{n: 1, lo: costMs, hi: costMs})
+}
+
+// merge adds o, the on-time frames of a later stretch of time, to r.
+func (r *onTime) merge(o onTime) {
+	if o.n == 0 {
+		return
 	}
-	if r.n == 0 || costMs > r.hi {
-		r.hi = costMs
+	if r.n == 0 || o.lo < r.lo {
+		r.lo = o.lo
 	}
-	r.n++
+	if r.n == 0 || o.hi > r.hi {
+		r.hi = o.hi
+	}
+	r.n += o.n
 }
 
 func (b *bin) add(f frameRec) {
@@ -46,15 +55,7 @@ func (b *bin) add(f frameRec) {
 
 // merge adds o, a later stretch of time, to b.
 func (b *bin) merge(o *bin) {
-	if o.n > 0 {
-		if b.n == 0 || o.lo < b.lo {
-			b.lo = o.lo
-		}
-		if b.n == 0 || o.hi > b.hi {
-			b.hi = o.hi
-		}
-		b.n += o.n
-	}
+	b.onTime.merge(o.onTime)
 	for c := range o.jankyCount {
 		if o.jankyCount[c] == 0 {
 			continue
@@ -112,7 +113,7 @@ func (bs *binSet) coarsen() {
 	old := bs.bins
 	bs.widthNs *= 2
 	bs.bins = make(map[int64]*bin, len(old)/2+1)
-	for _, k := range sortedKeys(old) {
+	for _, k := range slices.Sorted(maps.Keys(old)) {
 		nk := floorDiv(k, 2)
 		if b := bs.bins[nk]; b != nil {
 			b.merge(old[k])
@@ -121,15 +122,6 @@ func (bs *binSet) coarsen() {
 		}
 	}
 	bs.lo, bs.hi = floorDiv(bs.lo, 2), floorDiv(bs.hi, 2)
-}
-
-func sortedKeys(m map[int64]*bin) []int64 {
-	keys := make([]int64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	return keys
 }
 
 // toBins turns the frames kept one by one into the binned summary, once there are too many.
@@ -163,7 +155,7 @@ func drawBins(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64) fl
 	cols := make([]bin, timelineCols)
 	w := fs.bins.widthNs
 	var spans [timelineCols][2]int64 // the first and last bin key of each column
-	for _, k := range sortedKeys(fs.bins.bins) {
+	for _, k := range slices.Sorted(maps.Keys(fs.bins.bins)) {
 		i := columnOf(xs, toS, k*w+w/2)
 		if cols[i].n == 0 && cols[i].jankyCount == [numCls]int32{} {
 			spans[i][0] = k

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/muesli/termenv"
+
 	"github.com/fpstop/fpstop/themes"
 )
 
@@ -50,7 +52,7 @@ func themeCSS(t themes.Theme) template.CSS {
 }
 
 // cssColor turns a theme colour ("#RRGGBB", "#RGB" or an ANSI number 0–255, validated by
-// themes) into a CSS colour.
+// themes) into a CSS colour: an ANSI number as xterm's 256-colour palette draws it.
 func cssColor(v string) string {
 	if strings.HasPrefix(v, "#") {
 		return v
@@ -59,28 +61,5 @@ func cssColor(v string) string {
 	if err != nil || n < 0 || n > 255 {
 		return "currentColor"
 	}
-	r, g, b := ansiRGB(n)
-	return fmt.Sprintf("#%02X%02X%02X", r, g, b)
-}
-
-// ansiRGB is xterm's 256-colour palette.
-func ansiRGB(n int) (r, g, b int) {
-	switch {
-	case n < 16:
-		base := [16][3]int{{0, 0, 0}, {128, 0, 0}, {0, 128, 0}, {128, 128, 0}, {0, 0, 128}, {128, 0, 128}, {0, 128, 128}, {192, 192, 192},
-			{128, 128, 128}, {255, 0, 0}, {0, 255, 0}, {255, 255, 0}, {0, 0, 255}, {255, 0, 255}, {0, 255, 255}, {255, 255, 255}}
-		c := base[n]
-		return c[0], c[1], c[2]
-	case n < 232:
-		n -= 16
-		level := func(i int) int {
-			if i == 0 {
-				return 0
-			}
-			return 55 + 40*i
-		}
-		return level(n / 36), level(n / 6 % 6), level(n % 6)
-	}
-	g = 8 + 10*(n-232)
-	return g, g, g
+	return strings.ToUpper(termenv.ANSI256Color(n).String())
 }

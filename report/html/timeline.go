@@ -33,11 +33,11 @@ type timelineIn struct {
 	span     *[2]float64 // the page's shared time axis, seconds from the origin (nil: its own)
 }
 
-// timelineOut is the chart and what it says about its own drawing.
+// timelineOut is the chart and what it says about its own drawing (Note: how frames were
+// summarised per column; empty when every frame is a point).
 type timelineOut struct {
-	SVG     template.HTML
-	Summary bool // frames were summarised per column
-	Note    string
+	SVG  template.HTML
+	Note string
 }
 
 // timeline draws every frame's cost over time on a log scale, with the frame budget, janky
@@ -93,12 +93,10 @@ func timeline(in timelineIn) timelineOut {
 	s.endGroup()
 	switch {
 	case fs.bins != nil:
-		out.Summary = true
 		out.Note = drawBins(&s, fs, xs, ys, toS)
 	case len(fs.frames) <= detailFrames:
 		drawEveryFrame(&s, fs, xs, ys, toS)
 	default:
-		out.Summary = true
 		out.Note = drawColumns(&s, fs, xs, ys, toS)
 	}
 	labelWorst(&s, in.worst, xs, ys)

@@ -63,8 +63,6 @@ type sessionView struct {
 	SlowLooper [][4]string
 	Warnings   []string
 	NoFrames   bool
-	HasPhases  bool
-	PhaseNotes string
 }
 
 // oneMoment reports a capture of one dump: frames, but no time span (duration 0).
@@ -73,7 +71,7 @@ func oneMoment(rep *metrics.Report) bool { return rep.Frames > 0 && float64(rep.
 // buildSession turns a loaded session into the page's view.
 func buildSession(s *Session) *sessionView {
 	rep := s.Analysis.Report
-	v := &sessionView{Title: appName(rep), NoFrames: rep.Frames == 0}
+	v := &sessionView{Title: report.AppName(rep), NoFrames: rep.Frames == 0}
 	v.Facts = sessionFacts(s)
 	v.Stats = keyNumbers(rep)
 	if rep.Frames > 0 { // without frames the frame charts would be empty axes
@@ -96,17 +94,10 @@ func buildSession(s *Session) *sessionView {
 	return v
 }
 
-func appName(rep *metrics.Report) string {
-	if rep.Package != nil && *rep.Package != "" {
-		return *rep.Package
-	}
-	return "(unknown app)"
-}
-
 // sessionFacts are the facts of the session: what was measured, where and how.
 func sessionFacts(s *Session) []fact {
 	rep, h := s.Analysis.Report, s.Analysis.Header
-	out := []fact{{K: "app", V: appName(rep)}}
+	out := []fact{{K: "app", V: report.AppName(rep)}}
 	if d := rep.Device; d != nil && (d.Model != "" || d.Serial != "") {
 		dev := d.Model
 		if d.Android != "" {

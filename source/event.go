@@ -45,6 +45,19 @@ type Source interface {
 	Run(ctx context.Context, out chan<- []Event) error
 }
 
+// Send hands batch b on to out, unless b is empty; it returns ctx's error if ctx ends first.
+func Send(ctx context.Context, out chan<- []Event, b []Event) error {
+	if len(b) == 0 {
+		return nil
+	}
+	select {
+	case out <- b:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Clock is how a source paces itself: Speed 1 is real time, 2 twice as fast, 0 as fast as
 // possible (virtual time: tests and benchmarks never sleep).
 type Clock struct {

@@ -69,7 +69,7 @@ func (j *Joining) Run(ctx context.Context, out chan<- []Event) error {
 		for b := range ech {
 			if err == nil {
 				relabel(j.Kind, b)
-				_ = sendBatch(ctx, out, b)
+				_ = Send(ctx, out, b)
 			}
 		}
 	}
@@ -117,7 +117,7 @@ func (j *Joining) forward(ctx context.Context, out chan<- []Event, bch, ech <-ch
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if err := sendBatch(ctx, out, batch); err != nil {
+		if err := Send(ctx, out, batch); err != nil {
 			return err
 		}
 	}
@@ -185,16 +185,4 @@ func (st *joinState) join(note string) []Event {
 		b = append(b, relabeled(st.kind, st.last))
 	}
 	return b
-}
-
-func sendBatch(ctx context.Context, out chan<- []Event, b []Event) error {
-	if len(b) == 0 {
-		return nil
-	}
-	select {
-	case out <- b:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

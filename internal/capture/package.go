@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/fpstop/fpstop/source"
@@ -22,22 +21,6 @@ func KeepRecordedPackage(src source.Source, kind source.Kind, recorded, pkg stri
 	if recorded == "" {
 		recorded = "an app it does not name"
 	}
-	return &noticeFirst{src: src, n: &source.Notice{Level: source.LevelWarn,
-		Text: fmt.Sprintf("-p %s: -p was ignored — the recording is of %s", pkg, recorded)}}
-}
-
-// noticeFirst sends a notice, then runs its source.
-type noticeFirst struct {
-	src source.Source
-	n   *source.Notice
-}
-
-// Run implements source.Source.
-func (s *noticeFirst) Run(ctx context.Context, out chan<- []source.Event) error {
-	select {
-	case out <- []source.Event{s.n}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return s.src.Run(ctx, out)
+	return source.Prefixed([]source.Event{&source.Notice{Level: source.LevelWarn,
+		Text: fmt.Sprintf("-p %s: -p was ignored — the recording is of %s", pkg, recorded)}}, src)
 }

@@ -187,10 +187,10 @@ func (l *Live) Run(ctx context.Context, out chan<- []source.Event) error {
 	defer tick.Stop()
 	for {
 		if err := r.poll(ctx); err != nil {
-			_ = send(ctx, out, r.flush())
+			_ = source.Send(ctx, out, r.flush())
 			return err
 		}
-		if err := send(ctx, out, r.flush()); err != nil {
+		if err := source.Send(ctx, out, r.flush()); err != nil {
 			return err
 		}
 		select {
@@ -198,18 +198,6 @@ func (l *Live) Run(ctx context.Context, out chan<- []source.Event) error {
 			return ctx.Err()
 		case <-tick.C:
 		}
-	}
-}
-
-func send(ctx context.Context, out chan<- []source.Event, evs []source.Event) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	select {
-	case out <- evs:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

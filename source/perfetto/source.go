@@ -37,15 +37,10 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	var batch []source.Event
 	var sendErr error
 	send := func() {
-		if len(batch) == 0 || sendErr != nil {
-			return
+		if sendErr == nil {
+			sendErr = source.Send(ctx, out, batch)
+			batch = nil
 		}
-		select {
-		case out <- batch:
-		case <-ctx.Done():
-			sendErr = ctx.Err()
-		}
-		batch = nil
 	}
 	add := func(e source.Event) {
 		batch = append(batch, e)

@@ -97,7 +97,7 @@ func (a *Auto) Run(ctx context.Context, out chan<- []source.Event) error {
 		if a.Watch != nil {
 			a.Watch.Store(st.layerOn)
 		}
-		if err := send(ctx, out, batch); err != nil {
+		if err := source.Send(ctx, out, batch); err != nil {
 			return err
 		}
 	}

@@ -125,7 +125,7 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	}
 	for len(evs) > 0 {
 		n := min(len(evs), 4096)
-		if err := send(ctx, out, evs[:n]); err != nil {
+		if err := source.Send(ctx, out, evs[:n]); err != nil {
 			return err
 		}
 		evs = evs[n:]

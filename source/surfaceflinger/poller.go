@@ -122,7 +122,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	r := &run{p: p, last: map[string]int64{}, probe: map[string]int64{}, refused: map[string]bool{}, start: p.cfg.Now()}
 	defer r.restoreTimestats()
 	r.session()
-	if err := send(ctx, out, r.flush()); err != nil {
+	if err := source.Send(ctx, out, r.flush()); err != nil {
 		return err
 	}
 	loop := source.PollLoop{PollClock: p.cfg.PollClock, BackoffStart: backoffStart, BackoffMax: backoffMax,
@@ -131,7 +131,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	// from a goroutine of its own while a poll waits, so it must not read the run's state.
 	var lastAt atomic.Int64
 	loop.Unanswered = func(ctx context.Context, after time.Duration) {
-		_ = send(ctx, out, []source.Event{&source.Notice{AtNs: lastAt.Load(), Level: source.LevelWarn,
+		_ = source.Send(ctx, out, []source.Event{&source.Notice{AtNs: lastAt.Load(), Level: source.LevelWarn,
 			Text: source.NotRespondingText("`dumpsys SurfaceFlinger`", after)}})
 	}
 	loop.Failed = func(ctx context.Context, err error, first bool) error {
@@ -142,14 +142,14 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 			r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelErr,
 				State: source.OutageState(err), Text: source.RetryText("surfaceflinger", err, backoffMax)})
 		}
-		return send(ctx, out, r.flush())
+		return source.Send(ctx, out, r.flush())
 	}
 	loop.Polled = func(ctx context.Context, begin time.Time, back bool) (time.Duration, error) {
 		if back {
 			r.evs = append(r.evs, &source.Notice{AtNs: r.now(), Level: source.LevelInfo, State: source.StateLive,
 				Text: "surfaceflinger: device back"})
 		}
-		if err := send(ctx, out, r.flush()); err != nil {
+		if err := source.Send(ctx, out, r.flush()); err != nil {
 			return 0, err
 		}
 		lastAt.Store(r.now())
@@ -157,7 +157,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 	}
 	err := loop.Run(ctx)
 	if errors.Is(err, errPeriodOnly) {
-		_ = send(ctx, out, r.flush())
+		_ = source.Send(ctx, out, r.flush())
 		return nil
 	}
 	return err
@@ -173,18 +173,6 @@ func (r *run) wait(begin time.Time) time.Duration {
 		w -= r.p.cfg.Now().Sub(begin)
 	}
 	return max(w, MinInterval)
-}
-
-func send(ctx context.Context, out chan<- []source.Event, evs []source.Event) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	select {
-	case out <- evs:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func (r *run) flush() []source.Event {

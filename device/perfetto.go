@@ -308,7 +308,7 @@ func (c *Client) PerfettoRunning(ctx context.Context, serial string, pid int) (b
 	if pid <= 0 {
 		return false, invalidf("invalid pid %d", pid)
 	}
-	out, err := c.Shell(ctx, serial, "pidof perfetto")
+	out, _, err := c.shellStatus(ctx, serial, "pidof perfetto")
 	if err != nil {
 		return false, err
 	}
@@ -347,15 +347,53 @@ func (c *Client) PerfettoStop(ctx context.Context, serial string, pid int, path 
 			return fmt.Errorf("stopping perfetto (pid %d) on %s: %s", pid, serial, short(string(msg)))
 		}
 	}
-	out, err := c.Shell(ctx, serial, "rm -f "+path)
+	out, status, err := c.shellStatus(ctx, serial, "rm -f "+path)
 	if err != nil {
 		return fmt.Errorf("removing %s: %w", path, err)
 	}
-	if msg := bytes.TrimSpace(out); len(msg) > 0 {
-		return fmt.Errorf("removing %s on %s: %s", path, serial, short(string(msg)))
+	if msg := bytes.TrimSpace(out); len(msg) > 0 || status != 0 {
+		return fmt.Errorf("removing %s on %s (status %d): %s", path, serial, status, short(string(msg)))
 	}
 	return nil
 }
+
+// shellStatus runs cmd followed by `; echo exit $?` and returns its output and exit status. Shell
+// protocol v1 carries no exit status, and a command the phone stopped answering in the middle
+// of (adbd gone, a cable pulled) ends its output as a finished one does: "" from pidof would
+// read as "not running", and a session that runs on would be forgotten. Without the status
+// line the answer is an error.
+func (c *Client) shellStatus(ctx context.Context, serial, cmd string) ([]byte, int, error) {
+	out, err := c.Shell(ctx, serial, cmd+statusSuffix)
+	if err != nil {
+		return nil, 0, err
+	}
+	body, status, ok := parseStatus(out)
+	if !ok {
+		return nil, 0, fmt.Errorf("adb shell %s on %s: the answer ended before the command's exit status (the phone stopped answering?): %q",
+			short(cmd), serial, short(string(out)))
+	}
+	return body, status, nil
+}
+
+// parseStatus splits what a command followed by statusSuffix printed into its output and its
+// exit status, the last line ("exit N"); ok is false without that line (the answer was cut).
+func parseStatus(out []byte) (body []byte, status int, ok bool) {
+	trimmed := bytes.TrimRight(out, "\r\n")
+	last := trimmed
+	if i := bytes.LastIndexByte(trimmed, '\n'); i >= 0 {
+		body, last = trimmed[:i+1], trimmed[i+1:]
+	}
+	word, found := strings.CutPrefix(string(last), "exit ")
+	n, err := strconv.Atoi(word)
+	if !found || err != nil || !isDigits(word) {
+		return nil, 0, false
+	}
+	return body, n, true
+}
+
+// statusSuffix is what shellStatus appends to a command: the shell then prints the command's
+// exit status on a line of its own, marked so that a cut answer's last line is never taken for it.
+const statusSuffix = "; echo exit $?"
 
 // PerfettoStart starts a background session on the target (source/perfetto's Tracer).
 func (t Target) PerfettoStart(ctx context.Context, config, path string) (int, error) {

@@ -111,7 +111,7 @@ func TestE2EPerfettoSession(t *testing.T) {
 		t.Errorf("read after stop: %v; want fs.ErrNotExist", err)
 	}
 	cmds := env.Fake.Commands()
-	for _, want := range []string{"kill -TERM " + strconv.Itoa(pid), "rm -f " + path} {
+	for _, want := range []string{"kill -TERM " + strconv.Itoa(pid), "rm -f " + path + "; echo exit $?"} {
 		if !slices.Contains(cmds, want) {
 			t.Errorf("the phone never got %q: %q", want, cmds)
 		}

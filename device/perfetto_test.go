@@ -182,3 +182,31 @@ func TestPerfettoRefusesBeforeAnyCall(t *testing.T) {
 		}
 	}
 }
+
+// TestParseStatus: a command's output then its exit status on the last line; an answer cut
+// before the status (a phone that stopped answering: shell protocol v1 ends it like a finished
+// command) is not a status, whatever it holds.
+func TestParseStatus(t *testing.T) {
+	for _, c := range []struct {
+		out, body string
+		status    int
+		ok        bool
+	}{
+		{"exit 1\n", "", 1, true},
+		{"31007 31014\nexit 0\n", "31007 31014\n", 0, true},
+		{"31007\r\nexit 0\r\n", "31007\r\n", 0, true},
+		{"rm: /data/misc/perfetto-traces/x: Permission denied\nexit 1\n", "rm: /data/misc/perfetto-traces/x: Permission denied\n", 1, true},
+		{"", "", 0, false},
+		{"\n", "", 0, false},
+		{"31007 31014\n", "", 0, false},
+		{"31007\n", "", 0, false},
+		{"0\n", "", 0, false},
+		{"exit -1\n", "", 0, false},
+		{"exit\n", "", 0, false},
+	} {
+		body, status, ok := parseStatus([]byte(c.out))
+		if ok != c.ok || (ok && (string(body) != c.body || status != c.status)) {
+			t.Errorf("parseStatus(%q) = %q, %d, %v; want %q, %d, %v", c.out, body, status, ok, c.body, c.status, c.ok)
+		}
+	}
+}

@@ -264,7 +264,14 @@ func (f *fakeTracer) PerfettoStop(ctx context.Context, pid int, path string) err
 		return errOffline
 	}
 	for _, s := range f.sessions {
-		if (s.pid == pid || pid == 0) && s.path == path {
+		if s.path != path || s.removed {
+			continue
+		}
+		if pid == 0 { // the file alone, as device.PerfettoStop does: the session runs on
+			s.removed = true
+			return nil
+		}
+		if s.pid == pid {
 			s.stoppedBeforeEnd = f.now.Before(s.to)
 			s.atCancel = f.cancel
 			s.stopped, s.removed = true, true

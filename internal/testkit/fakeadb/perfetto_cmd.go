@@ -15,6 +15,9 @@ import (
 // one of them: perfetto (alone or fed by echo), pidof perfetto, ps, kill, and stat, tail, head, cat,
 // ls and rm of the trace directory.
 func (t *Tracing) Serve(ctx context.Context, cmd string, w io.Writer) (bool, error) {
+	if base, ok := strings.CutSuffix(cmd, "; echo exit $?"); ok {
+		return t.serveStatus(ctx, base, w)
+	}
 	stages := splitPipe(Args(cmd))
 	if len(stages) == 0 || len(stages[0]) == 0 {
 		return false, nil
@@ -44,6 +47,23 @@ func (t *Tracing) Serve(ctx context.Context, cmd string, w io.Writer) (bool, err
 		return true, t.stat(stages, w)
 	}
 	return false, nil
+}
+
+// serveStatus serves `CMD; echo exit $?` for the tracing commands: CMD's output, then its
+// exit status as the shell prints it ("exit N"): pidof fails when nothing matches, the others
+// when the fake refused them.
+func (t *Tracing) serveStatus(ctx context.Context, cmd string, w io.Writer) (bool, error) {
+	var out strings.Builder
+	ok, err := t.Serve(ctx, cmd, &out)
+	if !ok || ctx.Err() != nil {
+		return ok, err
+	}
+	status := 0
+	if err != nil || (strings.HasPrefix(cmd, "pidof ") && out.Len() == 0) {
+		status = 1
+	}
+	_, werr := fmt.Fprintf(w, "%sexit %d\n", out.String(), status)
+	return true, werr
 }
 
 // logsPerfetto reports whether logcat's arguments ask for perfetto's tag alone (-s perfetto).

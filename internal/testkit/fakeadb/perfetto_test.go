@@ -164,6 +164,9 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 			if got := run(t, tr, "pidof perfetto"); got != strconv.Itoa(pid)+"\n" {
 				t.Fatalf("pidof perfetto = %q, want %d", got, pid)
 			}
+			if got := run(t, tr, "pidof perfetto; echo exit $?"); got != strconv.Itoa(pid)+"\nexit 0\n" {
+				t.Fatalf("pidof perfetto; echo exit $? = %q, want %d and status 0", got, pid)
+			}
 			if got := run(t, tr, "ls "+path); got != path+"\n" {
 				t.Fatalf("ls = %q", got)
 			}
@@ -196,12 +199,15 @@ func TestTracingSessionAgreesWithTruth(t *testing.T) {
 			if got := run(t, tr, "pidof perfetto"); got != "" {
 				t.Errorf("pidof perfetto after kill = %q", got)
 			}
+			if got := run(t, tr, "pidof perfetto; echo exit $?"); got != "exit 1\n" {
+				t.Errorf("pidof perfetto; echo exit $? after kill = %q, want status 1 alone", got)
+			}
 			file = append(file, readAt(t, tr, path, len(file))...)
 			frames := readTrace(t, file)
 			checkAgainstTruth(t, frames, tr.Truth())
 			checkAgainstRows(t, frames, evs)
-			if out := run(t, tr, "rm -f "+path); out != "" {
-				t.Errorf("rm printed %q", out)
+			if out := run(t, tr, "rm -f "+path+"; echo exit $?"); out != "exit 0\n" {
+				t.Errorf("rm printed %q, want status 0 alone", out)
 			}
 			if got := run(t, tr, "ls "+path); !strings.Contains(got, "No such file") {
 				t.Errorf("ls after rm = %q", got)

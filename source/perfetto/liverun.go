@@ -139,8 +139,13 @@ func (r *liveRun) start(ctx context.Context) (*liveSession, error) {
 // poll reads every session's file from where it stopped, ends the sessions that are over and
 // starts the next one when the newest nears its end.
 func (r *liveRun) poll(ctx context.Context) error {
-	if r.away != nil && !r.back(ctx) {
-		return ctx.Err()
+	if r.away != nil {
+		if !r.back(ctx) {
+			return ctx.Err()
+		}
+		// said before the next session starts (the next poll): a run ended during that start
+		// (it takes a few commands) would drop the news, and end reading as still disconnected
+		return nil
 	}
 	if len(r.lost) > 0 {
 		r.retryStops()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fpstop/fpstop/source/gfxinfo"
+	"github.com/fpstop/fpstop/source/perfetto"
 	"github.com/fpstop/fpstop/source/surfaceflinger"
 )
 
@@ -29,5 +30,11 @@ func writeDeviceCost(w io.Writer) {
 	fmt.Fprintf(w, "  logcat          one `logcat` stream; `pidof PKG` every 2 s to follow restarts\n")
 	fmt.Fprintf(w, "  surfaceflinger  `dumpsys SurfaceFlinger --latency LAYER` every %s at 120 Hz, %s at 60 Hz (about 6 kB each);\n"+
 		"                  `--list` every 10 s while the layer presents, every 2 s while looking for it\n", secs(sf120), secs(sf60))
+	fmt.Fprintf(w, "  perfetto        (Android 12+) a tracing session of at most %s (`perfetto --background`, its file written every\n"+
+		"                  %d ms), the next one started %s before its end; the growing file read every %s (`stat` + `tail -c`:\n"+
+		"                  its new bytes only); `kill -TERM` and `rm` of its own sessions and files on exit, on a switch, and once\n"+
+		"                  a phone that stopped answering is back\n",
+		secs(time.Duration(perfetto.DefaultSessionMs)*time.Millisecond), perfetto.DefaultWritePeriodMs,
+		secs(time.Duration(perfetto.DefaultOverlapMs)*time.Millisecond), secs(perfetto.DefaultPoll))
 	fmt.Fprintf(w, "  every source    model, release, SDK: `getprop` once per device connection; refresh rate: `dumpsys display` once\n")
 }

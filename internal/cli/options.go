@@ -92,7 +92,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Truth, "truth", "", "write the simulator's ground truth as JSON Lines to FILE")
 	fs.StringVar(&o.Record, "record", "", "record the session to FILE (.jsonl or .jsonl.gz)")
 	fs.StringVar(&o.RecordDir, "record-dir", "", "directory for recordings started with r (default: current directory)")
-	fs.BoolVar(&o.RecordRaw, "record-raw", false, "also keep the source's raw text in NAME.raw.gz")
+	fs.BoolVar(&o.RecordRaw, "record-raw", false, "also keep the source's raw text in NAME.raw.gz (--source perfetto: the phone's traces; export --raw-traces writes them out)")
 	fs.BoolVar(&o.Force, "force", false, "overwrite an existing recording file")
 	fs.BoolVar(&o.Headless, "headless", false, "no screen: run, then print a report (for scripts and CI)")
 	fs.DurationVar(&o.Duration, "duration", 0, "stop after this long (simulator: virtual time)")

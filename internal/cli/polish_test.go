@@ -44,7 +44,8 @@ func TestInfoStatesDeviceCost(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"device cost:", "`dumpsys gfxinfo PKG framestats` every 0.75 s at 120 Hz", "1.5 s at 60 Hz",
-		"every 4 s (0.25/s)", "no pidof", "getprop` once per device connection"} {
+		"every 4 s (0.25/s)", "no pidof", "getprop` once per device connection",
+		"a tracing session of at most 30 s", "written every\n                  100 ms", "started 5 s before its end", "read every 0.2 s"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("info lacks %q:\n%s", want, out)
 		}

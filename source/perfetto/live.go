@@ -80,6 +80,14 @@ var (
 	validID  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]{1,32}$`) })
 )
 
+// The live source's defaults (LiveOptions' zero values), which fpstop info states.
+const (
+	DefaultSessionMs     = maxSessionMs
+	DefaultOverlapMs     = 5000
+	DefaultWritePeriodMs = 100
+	DefaultPoll          = 200 * time.Millisecond
+)
+
 // NewLive is a source tracing the phone with Perfetto (Android 12+, shell user, no root):
 // FrameTimeline and the app's atrace sections, in write_into_file sessions read as the file
 // grows, packet by packet, through the same joiner as a trace file. A session cannot be
@@ -89,19 +97,19 @@ var (
 // its sessions and removes their files when its context ends.
 func NewLive(t Tracer, opts LiveOptions) *Live {
 	if opts.SessionMs <= 0 || opts.SessionMs > maxSessionMs {
-		opts.SessionMs = maxSessionMs
+		opts.SessionMs = DefaultSessionMs
 	}
 	if opts.OverlapMs <= 0 || opts.OverlapMs >= opts.SessionMs {
-		opts.OverlapMs = min(5000, opts.SessionMs/3)
+		opts.OverlapMs = min(DefaultOverlapMs, opts.SessionMs/3)
 	}
 	if opts.FallbackMs <= 0 || opts.FallbackMs > maxSessionMs {
 		opts.FallbackMs = 5000
 	}
-	if opts.WritePeriodMs < 100 {
-		opts.WritePeriodMs = 100
+	if opts.WritePeriodMs < DefaultWritePeriodMs {
+		opts.WritePeriodMs = DefaultWritePeriodMs
 	}
 	if opts.Poll <= 0 {
-		opts.Poll = 200 * time.Millisecond
+		opts.Poll = DefaultPoll
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

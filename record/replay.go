@@ -309,7 +309,10 @@ func (rp *Replay) Run(ctx context.Context, out chan<- []source.Event) error {
 
 // atEnd sends what is left and, with StayAtEnd, waits for a seek.
 func (s *replayRun) atEnd(ctx context.Context) error {
-	s.batch = append(s.batch, &source.Notice{AtNs: s.curNs, Level: source.LevelInfo, State: source.StateEnded,
+	// No device time (AtNs 0), as a seek's marker: the latest event's time (a trace's last
+	// sections start after its last frame) would stretch the run past what the live run and
+	// `fpstop report` measured, and every figure per second of it with it.
+	s.batch = append(s.batch, &source.Notice{Level: source.LevelInfo, State: source.StateEnded,
 		Text: "replay finished"})
 	if err := s.send(ctx); err != nil {
 		return err

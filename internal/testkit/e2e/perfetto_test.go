@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
 	"github.com/fpstop/fpstop/internal/testkit/fakeadb"
@@ -285,25 +286,62 @@ func saysPerfetto(line string) int { return strings.Count(strings.ToLower(line),
 // doneCh is closed once the simulated app has stopped.
 func (p *phone) doneCh() <-chan struct{} { return p.done }
 
-// checkPerfettoReplay: `fpstop report` of the live run's recording gives its numbers, blame
-// and worst frames (their sections and blame) again.
+// checkPerfettoReplay: `fpstop report` of the live run's recording, and the recording replayed
+// headless (--input), give the live run's report again, key by key: its numbers, blame, worst
+// frames (their sections and blame), slow sections, windows and warnings. All but duration_s,
+// which a live run takes from the wall clock (--duration) and a recording from the span of its
+// events (metrics.ReportMeta): up to the live source's last sort window shorter.
 func checkPerfettoReplay(t *testing.T, rec string, live metrics.Report) {
 	t.Helper()
-	var rb, eb bytes.Buffer
-	if code := cli.Main(context.Background(), []string{"report", rec}, cli.Env{Stdin: strings.NewReader(""), Stdout: &rb, Stderr: &eb,
-		Getenv: func(string) string { return "" }}); code != cli.ExitOK {
-		t.Fatalf("report: exit %d: %s", code, eb.String())
+	for _, args := range [][]string{{"report", rec}, {"--input", rec, "--headless", "--json", "--speed", "0"}} {
+		var rb, eb bytes.Buffer
+		if code := cli.Main(context.Background(), args, cli.Env{Stdin: strings.NewReader(""), Stdout: &rb, Stderr: &eb,
+			Getenv: func(string) string { return "" }, Build: buildinfo.Info{Version: "e2e"}}); code != cli.ExitOK {
+			t.Fatalf("%s: exit %d: %s", args[0], code, eb.String())
+		}
+		// both through metrics.Report, as the live run's was read
+		var rr metrics.Report
+		if err := json.Unmarshal(rb.Bytes(), &rr); err != nil {
+			t.Fatal(err)
+		}
+		if d := float64(live.DurationS - rr.DurationS); d < 0 || d > 1.5 {
+			t.Errorf("%s of the recording: duration_s %v, the live run's %v", args[0], rr.DurationS, live.DurationS)
+		}
+		got, want := keys(t, rr), keys(t, live)
+		delete(got, "duration_s")
+		delete(want, "duration_s")
+		for k, w := range want {
+			if g := got[k]; !bytes.Equal(compact(g), compact(w)) {
+				t.Errorf("%s of the recording: %s differs from the live run's:\n%.600s\n%.600s", args[0], k, g, w)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("%s of the recording has %s, the live run's report not", args[0], k)
+			}
+		}
 	}
-	var rr metrics.Report
-	if err := json.Unmarshal(rb.Bytes(), &rr); err != nil {
+}
+
+func keys(t *testing.T, r metrics.Report) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	b, err := json.Marshal(r)
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	if rr.Source != live.Source || rr.Frames != live.Frames || rr.JankyFrames != live.JankyFrames || js(rr.FPS) != js(live.FPS) ||
-		js(rr.Blame) != js(live.Blame) || js(rr.WorstFrames) != js(live.WorstFrames) || js(rr.Windows) != js(live.Windows) {
-		t.Errorf("report of the recording differs from the live run:\n%s %d %d %s %s\n%s %d %d %s %s", rr.Source, rr.Frames, rr.JankyFrames,
-			js(rr.Blame), js(rr.WorstFrames), live.Source, live.Frames, live.JankyFrames, js(live.Blame), js(live.WorstFrames))
+	return m
+}
+
+func compact(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
 	}
+	return out.Bytes()
 }
 
 // fpstopFiles lists fpstop's trace files on the phone.

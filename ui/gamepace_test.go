@@ -15,7 +15,8 @@ import (
 // TestGameAtItsPaceGolden: a steady 60 fps game measured on its SurfaceView layer of a 120 Hz
 // display. The FPS panel colours it against the target metrics derived from the layer's pace
 // (55), so every bar and the headline are good, never red against 110; drop levels and worst
-// frames count at its 60 fps pace (a 33.3 ms frame drops 1, not 2 vsyncs); golden View().
+// frames count at its 60 fps pace (a 33.3 ms frame drops 1, not 2 vsyncs); the windows panel
+// says none are read; golden View().
 func TestGameAtItsPaceGolden(t *testing.T) {
 	s := fixture.Live(1)
 	s.Session.Source, s.Session.Layer = source.KindSurfaceFlinger, "SurfaceView[com.example.game/com.example.game.GameActivity]@0(BLAST)#402"
@@ -41,6 +42,10 @@ func TestGameAtItsPaceGolden(t *testing.T) {
 	fps := strings.Join(m.fps.View(), "\n")
 	if !strings.Contains(fps, "now 60.0 fps") || !strings.Contains(fps, "target 55") {
 		t.Errorf("FPS panel:\n%s", fps)
+	}
+	// no window is read while a layer is measured: not "no windows yet", as if some were coming
+	if w := ansi.Strip(strings.Join(m.wins.View(), "\n")); strings.Contains(w, "yet") || !strings.Contains(w, "a layer is measured") {
+		t.Errorf("windows panel:\n%s", w)
 	}
 	if fpsStyle(m.st, 60, 55).Render("x") != m.st.Good.Render("x") {
 		t.Errorf("60 fps against a target of 55 is not drawn good")

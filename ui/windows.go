@@ -35,6 +35,7 @@ type windowsModel struct {
 	keys    windowsKeyMap
 	w, h    int
 	windows []metrics.WindowSnapshot
+	layer   bool // a SurfaceFlinger layer is measured: no window is read
 	filter  string
 	lines   []string
 }
@@ -58,6 +59,7 @@ func (m windowsModel) Update(msg tea.Msg) (windowsModel, tea.Cmd) {
 	case dataMsg:
 		if msg.snap != nil {
 			m.windows = msg.snap.Windows
+			m.layer = msg.snap.Session.Layer != ""
 		}
 		return m.render(), nil
 	case tea.KeyMsg:
@@ -128,7 +130,11 @@ func (m windowsModel) render() windowsModel {
 		return s
 	}
 	body := []string{st.TableHead.Render(row("window", "vis", "frames", "fps", "jank %", "p90 ms", "blame"))}
-	if len(m.windows) == 0 {
+	switch {
+	case len(m.windows) == 0 && m.layer:
+		// not "yet": a layer's presents say nothing of the app's windows
+		body = append(body, st.Muted.Render(fit("none: a layer is measured, not windows", inner)))
+	case len(m.windows) == 0:
 		body = append(body, st.Muted.Render("no windows yet"))
 	}
 	for _, w := range m.windows {

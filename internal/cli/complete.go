@@ -62,29 +62,30 @@ func walk(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-// completionClient is a client of a running adb server (the flags' address), or nil.
-func (o *Options) completionClient() (*device.Client, context.Context, context.CancelFunc) {
+// completionDevices is a client of a running adb server (the flags' address) and its devices,
+// or a nil client when no server answers.
+func (o *Options) completionDevices() (*device.Client, []device.Info, context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), completionTimeout)
 	addr, err := device.ServerAddr(o.AdbHost, o.AdbPort)
 	if err != nil {
-		return nil, ctx, cancel
+		return nil, nil, ctx, cancel
 	}
 	cl, err := device.Connect(ctx, addr, device.Options{NoStartServer: true, Timeout: completionTimeout})
 	if err != nil {
-		return nil, ctx, cancel
+		return nil, nil, ctx, cancel
 	}
-	return cl, ctx, cancel
+	infos, err := cl.Devices(ctx)
+	if err != nil {
+		return nil, nil, ctx, cancel
+	}
+	return cl, infos, ctx, cancel
 }
 
 // completeSerials offers the online devices' serials, described by their model.
 func (o *Options) completeSerials(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-	cl, ctx, cancel := o.completionClient()
+	cl, infos, _, cancel := o.completionDevices()
 	defer cancel()
 	if cl == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	infos, err := cl.Devices(ctx)
-	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
@@ -98,13 +99,9 @@ func (o *Options) completeSerials(_ *cobra.Command, _ []string, _ string) ([]str
 
 // completePackages offers the third-party packages of the device -s names (or the only one).
 func (o *Options) completePackages(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-	cl, ctx, cancel := o.completionClient()
+	cl, infos, ctx, cancel := o.completionDevices()
 	defer cancel()
 	if cl == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	infos, err := cl.Devices(ctx)
-	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	info, err := device.Select(infos, device.DefaultSerial(o.Serial)) // -s, else the only one

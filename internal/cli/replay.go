@@ -20,18 +20,24 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
+// oneFile checks the arguments of a command that reads one file: a bare call shows how to call
+// the command, then says what is missing.
+func oneFile(missing string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
+			return usageErr("%s", missing)
+		}
+		return nil
+	}
+}
+
 func (a *app) replayCmd() *cobra.Command {
 	var follow bool
 	c := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "the dashboard driven by a recording (space pause, ←/→ seek 10 s, +/- speed, home/end)",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 { // a bare `fpstop replay` shows how to call it
-				fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
-				return usageErr("replay needs one recording file: fpstop replay FILE")
-			}
-			return nil
-		},
+		Args:  oneFile("replay needs one recording file: fpstop replay FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.prepare(cmd); err != nil {
 				return err
@@ -86,13 +92,7 @@ func (a *app) reportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "report FILE",
 		Short: "summarise a recording or a capture (anything --input reads): json (the headless report), md (for a pull request), csv (one row per frame), html (one offline page with charts)",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 { // a bare `fpstop report` shows how to call it
-				fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
-				return usageErr("report needs one file (a recording, capture or trace): fpstop report FILE")
-			}
-			return nil
-		},
+		Args:  oneFile("report needs one file (a recording, capture or trace): fpstop report FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.prepare(cmd); err != nil {
 				return err

@@ -220,7 +220,7 @@ func paragraph(s *RunSummary) string {
 		fmt.Fprintf(&b, ", %s %% janky (%d of %d frames)", num(*s.JankPct), s.JankyFrames, s.Frames)
 	}
 	if d := s.DropLevelsFrames; d.High+d.Frozen > 0 {
-		fmt.Fprintf(&b, ", %s dropped badly (%d high, %d frozen)", plural(d.High+d.Frozen, "frame"), d.High, d.Frozen)
+		fmt.Fprintf(&b, ", %s dropped badly (%d high, %d frozen)", report.Plural(d.High+d.Frozen, "frame"), d.High, d.Frozen)
 	}
 	b.WriteString("; ")
 	if d := s.DropLevelsFrames; s.JankyFrames == 0 && d.High+d.Frozen == 0 {
@@ -333,14 +333,6 @@ func num(v float64) string {
 	return fmt.Sprintf("%.1f", v)
 }
 
-// plural prints "1 frame", "2 frames".
-func plural(n int64, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // blameText lists who FrameTimeline says missed, most frames first ("the app for 2 janky
 // frames, SurfaceFlinger for 1 janky frame").
 func blameText(b *BlameFrames) string {
@@ -353,7 +345,7 @@ func blameText(b *BlameFrames) string {
 	var out []string
 	for _, p := range parts {
 		if p.n > 0 {
-			out = append(out, fmt.Sprintf("%s for %s", p.who, plural(p.n, "janky frame")))
+			out = append(out, fmt.Sprintf("%s for %s", p.who, report.Plural(p.n, "janky frame")))
 		}
 	}
 	if len(out) == 0 {

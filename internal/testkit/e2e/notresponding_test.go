@@ -13,31 +13,28 @@ import (
 )
 
 // TestPhoneNotResponding (issue 31): a phone that stops answering (the adb server frozen for
-// 5 s, so `dumpsys gfxinfo` goes unanswered) gets a "not responding" warning in the report —
-// neither damage nor idle — and the run goes on.
+// 5 s, so the dump goes unanswered) gets a "not responding" warning in the report — neither
+// damage nor idle — and the run goes on: in gfxinfo mode (`dumpsys gfxinfo`) and in
+// SurfaceFlinger mode (`dumpsys SurfaceFlinger`, the run going on measuring the layer). Both
+// modes run in parallel: they wait on real time and the bound (3 s unanswered, in a 5 s stall)
+// is wide.
 func TestPhoneNotResponding(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts adb and the binary")
 	}
 	t.Parallel()
-	ph := startPhone(t, 60, "smooth", 3, 0)
-	env := startEnv(t, ph)
-	runStalled(t, env, "dumpsys gfxinfo", "--source", "gfxinfo")
-}
-
-// TestPhoneNotRespondingSurfaceFlinger: the same in SurfaceFlinger mode — the stalled adb server
-// leaves `dumpsys SurfaceFlinger` unanswered, the report says the phone is not responding, and
-// the run goes on measuring the layer. Parallel, as its gfxinfo twin: it waits on real time and
-// its bound (3 s unanswered, in a 5 s stall) is wide.
-func TestPhoneNotRespondingSurfaceFlinger(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts adb and the binary")
-	}
-	t.Parallel()
-	g := startGamePhone(t, 120, "game", fakeadb.SFAndroid14)
-	env := g.env(t)
-	defer g.stop()
-	runStalled(t, env, "dumpsys SurfaceFlinger", "--source", "sf", "-p", pkg)
+	t.Run("gfxinfo", func(t *testing.T) {
+		t.Parallel()
+		ph := startPhone(t, 60, "smooth", 3, 0)
+		runStalled(t, startEnv(t, ph), "dumpsys gfxinfo", "--source", "gfxinfo")
+	})
+	t.Run("surfaceflinger", func(t *testing.T) {
+		t.Parallel()
+		g := startGamePhone(t, 120, "game", fakeadb.SFAndroid14)
+		env := g.env(t)
+		defer g.stop()
+		runStalled(t, env, "dumpsys SurfaceFlinger", "--source", "sf", "-p", pkg)
+	})
 }
 
 // runStalled runs fpstop headless for 14 s with args, stalls the adb server 5 s of it from 4 s

@@ -496,3 +496,17 @@ func TestSplitTargetFindsTheHashEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestEndsInHash: a callback names an object by its hash only when it ends in '@' and hex
+// digits, whatever comes before.
+func TestEndsInHash(t *testing.T) {
+	for s, want := range map[string]bool{
+		"com.x.Task@9b915e1": true, "a@F0": true, "@1": true, "a@b@c": true, "x@b@": false,
+		"com.x.Task@9g": false, "com.x.Task@": false, "@": false, "": false, "null": false, "ab12": false,
+		"a@1 b": false, "a@-1": false,
+	} {
+		if got := endsInHash([]byte(s)); got != want {
+			t.Errorf("endsInHash(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

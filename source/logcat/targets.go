@@ -1,7 +1,5 @@
 package logcat
 
-import "bytes"
-
 // thread is the pairing state of one Looper thread.
 type thread struct {
 	open bool
@@ -52,14 +50,11 @@ func (n names) intern(b []byte) string {
 
 // endsInHash reports whether b ends in "@<hex>".
 func endsInHash(b []byte) bool {
-	i := bytes.LastIndexByte(b, '@')
-	if i < 0 || i == len(b)-1 {
-		return false
+	i := len(b)
+	for i > 0 && isHex(b[i-1]) {
+		i--
 	}
-	for _, c := range b[i+1:] {
-		if !isDigit(c) && (c|0x20 < 'a' || c|0x20 > 'f') {
-			return false
-		}
-	}
-	return true
+	return i > 0 && i < len(b) && b[i-1] == '@'
 }
+
+func isHex(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }

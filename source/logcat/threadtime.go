@@ -65,9 +65,16 @@ func (h *ttHeader) fill(b []byte, l *Line) {
 
 // ids returns the pid and the tid of the line b whose header is h.
 func (h *ttHeader) ids(b []byte) (pid, tid int) {
-	pid, _ = atoi(b[:h.pid1], h.pid0)
-	tid, _ = atoi(b[:h.tid1], h.tid0)
-	return pid, tid
+	return digitsValue(b[h.pid0:h.pid1]), digitsValue(b[h.tid0:h.tid1])
+}
+
+// digitsValue is the value of b, decimal digits (at most 18).
+func digitsValue(b []byte) int {
+	v := 0
+	for _, c := range b {
+		v = v*10 + int(c-'0')
+	}
+	return v
 }
 
 func skipSpaces(b []byte, i int) int {

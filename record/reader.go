@@ -45,57 +45,47 @@ type Reader struct {
 	firstLine []byte
 }
 
-// lineReader splits a stream into lines with one reusable buffer.
+// lineReader splits a stream into lines. At the end of the input it keeps the bytes after the
+// last newline (partial), and the next call reads on from them: a followed file that grows
+// completes its last line.
 type lineReader struct {
-	r          io.Reader
-	buf        []byte
-	start, end int
-	err        error
-}
-
-// next returns the next complete line without its '\n'. The slice is valid until the next
-// call. At the end of the input it returns the stream's error (io.EOF when clean); partial then
-// holds the bytes after the last newline.
-func (l *lineReader) next() ([]byte, error) {
-	for {
-		if i := bytes.IndexByte(l.buf[l.start:l.end], '\n'); i >= 0 {
-			line := l.buf[l.start : l.start+i]
-			l.start += i + 1
-			return line, nil
-		}
-		if l.err != nil {
-			return nil, l.err
-		}
-		if l.start > 0 {
-			n := copy(l.buf, l.buf[l.start:l.end])
-			l.start, l.end = 0, n
-		}
-		if l.end == len(l.buf) {
-			if len(l.buf) >= maxLine {
-				// An overlong line: drop what we have and report it as one bad line.
-				l.start, l.end = 0, 0
-				return nil, errLongLine
-			}
-			nb := make([]byte, 2*len(l.buf))
-			copy(nb, l.buf[:l.end])
-			l.buf = nb
-		}
-		n, err := l.r.Read(l.buf[l.end:])
-		l.end += n
-		if err != nil {
-			l.err = err
-		} else if n == 0 {
-			l.err = io.ErrNoProgress
-		}
-	}
+	br       *bufio.Reader
+	line     []byte // the line being put together, or the last one returned
+	complete bool   // line was returned whole: the next call starts a new one
 }
 
 var errLongLine = errors.New("line too long")
 
-func (l *lineReader) partial() []byte { return l.buf[l.start:l.end] }
+// next returns the next complete line without its '\n'. The slice is valid until the next
+// call. At the end of the input it returns the stream's error (io.EOF when clean); partial then
+// holds the bytes after the last newline. A line of maxLine bytes or more is dropped
+// (errLongLine) and what follows it read as the next line.
+func (l *lineReader) next() ([]byte, error) {
+	if l.complete {
+		l.line, l.complete = l.line[:0], false
+	}
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		l.line = append(l.line, chunk...)
+		switch {
+		case err == nil:
+			l.complete = true
+			return l.line[:len(l.line)-1], nil
+		case len(l.line) >= maxLine:
+			l.line = l.line[:0]
+			return nil, errLongLine
+		case err != bufio.ErrBufferFull:
+			return nil, err
+		}
+	}
+}
 
-// retry forgets an end of input so the next call reads again (follow mode).
-func (l *lineReader) retry() { l.err = nil }
+func (l *lineReader) partial() []byte {
+	if l.complete {
+		return nil
+	}
+	return l.line
+}
 
 // Open opens a recording (gzip or plain, told by its content) and reads its header. A file
 // without a header whose first line is an event is accepted (HasHeader false). Errors: the file
@@ -134,18 +124,17 @@ func readerFrom(path string, in0 io.Reader, size int64, follow bool) (*Reader, e
 	}
 	br := bufio.NewReaderSize(in0, bufSize)
 	magic, _ := br.Peek(2)
-	var in io.Reader = br
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("recording %s: bad gzip stream: %w", path, err)
 		}
 		r.gz = gz
-		in = gz
+		br = bufio.NewReaderSize(gz, bufSize)
 	} else {
 		r.follow = follow
 	}
-	r.lr = lineReader{r: in, buf: make([]byte, bufSize)}
+	r.lr = lineReader{br: br}
 	if err := r.readHeader(); err != nil {
 		r.Close()
 		return nil, err
@@ -165,7 +154,6 @@ func (r *Reader) readHeader() error {
 				if r.follow && err == io.EOF {
 					// A recording just created: Next reads the header later, taking a header
 					// line it meets first as the header.
-					r.lr.retry()
 					return nil
 				}
 				if err == io.EOF {
@@ -173,7 +161,7 @@ func (r *Reader) readHeader() error {
 				}
 				return fmt.Errorf("recording %s: cannot read its header: %w", r.path, err)
 			}
-			r.lr.start = r.lr.end
+			r.lr.complete = true // the last line, without its newline: read here
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
@@ -202,10 +190,6 @@ func (r *Reader) readHeader() error {
 			r.firstLine = append([]byte(nil), line...)
 		default:
 			return fmt.Errorf("recording %s: not an fpstop recording (first line has type %q)", r.path, typ)
-		}
-		if err != nil {
-			// The only line had no newline; what follows is the end of the file.
-			r.lr.err = err
 		}
 		return nil
 	}

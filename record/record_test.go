@@ -682,7 +682,7 @@ func ReadRaw(path string) ([]*source.Raw, error) {
 	if err != nil {
 		return nil, fmt.Errorf("raw recording %s: bad gzip stream: %w", path, err)
 	}
-	lr := lineReader{r: gz, buf: make([]byte, 64<<10)}
+	lr := lineReader{br: bufio.NewReaderSize(gz, 64<<10)}
 	var out []*source.Raw
 	for {
 		line, err := lr.next()

@@ -263,8 +263,7 @@ func (rp *Replay) Run(ctx context.Context, out chan<- []source.Event) error {
 			if _, err := s.sleep(ctx, followPoll); err != nil {
 				return err
 			}
-			s.r.lr.retry()
-			continue
+			continue // the reader reads on from the end it met
 		}
 		if err == io.EOF {
 			if err := s.atEnd(ctx); err != nil || !rp.opts.StayAtEnd {

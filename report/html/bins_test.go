@@ -64,8 +64,16 @@ func drawnCounts(tl string) (ok, frozen, janky int) {
 	return ok, frozen, janky
 }
 
+// drawTimeline draws fs on an axis from the session's start (or its earliest frame when
+// earlier) to its last frame's end.
 func drawTimeline(fs *frameSet) timelineOut {
-	return timeline(timelineIn{fs: fs, originNs: 5e12, budgetMs: 8.33})
+	const originNs = 5e12
+	toS := func(ns int64) float64 { return float64(ns-originNs) / 1e9 }
+	lo, hi := toS(min(fs.minNs, originNs)), toS(fs.maxNs)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return timeline(timelineIn{fs: fs, originNs: originNs, budgetMs: 8.33, span: [2]float64{lo, hi}})
 }
 
 // TestBinnedTimelineAccountsForEveryFrame: summarised while reading, the timeline still counts

@@ -17,12 +17,11 @@ const (
 	fpsH       = 220.0
 )
 
-// fpsIn is one side of the FPS chart.
+// fpsIn is one recording's FPS series, as the FPS charts read it.
 type fpsIn struct {
 	series   []metrics.SlicePoint
 	originNs int64
 	sliceNs  int64
-	side     int // 0 or 1: the class suffix of a compared side
 }
 
 // fpsGroup is one drawn bar: slices [i, j) of the series.
@@ -67,45 +66,26 @@ func groupSeries(in fpsIn) []fpsGroup {
 	return out
 }
 
-// fpsChart draws FPS per slice (one bar per slice or group) for one or two sides overlaid:
-// the second side is drawn as outlined bars over the first. Idle slices are short grey marks,
-// never zero-height bars that would read as 0 fps.
-//
-// span, when set ([lo, hi] seconds from the origin), is the time axis every chart of the page
-// shares (the timeline's too), so their times line up; its part before 0 is shaded as history.
-func fpsChart(sides []fpsIn, refreshHz, targetFPS float64, names []string, span *[2]float64) template.HTML {
-	var groups [][]fpsGroup
-	lo, hi, top := math.Inf(1), math.Inf(-1), refreshHz
-	for _, in := range sides {
-		g := groupSeries(in)
-		groups = append(groups, g)
-		for _, x := range g {
-			lo, hi = math.Min(lo, x.t0), math.Max(hi, x.t1)
-			if !math.IsNaN(x.mean) {
-				top = math.Max(top, x.mean)
-			}
+// fpsChart draws FPS per slice, one bar per slice or group of slices, on the time axis every
+// chart of the page shares (span: [lo, hi] seconds from the origin, the timeline's too), so
+// their times line up; its part before 0 is shaded as history. Idle slices are short grey
+// marks, never zero-height bars that would read as 0 fps.
+func fpsChart(in fpsIn, refreshHz, targetFPS float64, span [2]float64) template.HTML {
+	groups := groupSeries(in)
+	top := refreshHz
+	for _, x := range groups {
+		if !math.IsNaN(x.mean) {
+			top = math.Max(top, x.mean)
 		}
-	}
-	if math.IsInf(lo, 0) {
-		lo, hi = 0, 1
-	}
-	if span != nil {
-		lo, hi = span[0], span[1]
 	}
 	var s svg
-	xs, ys := startFPSChart(&s, lo, hi, top, "chart fps", "frames per second over the session")
+	xs, ys := startFPSChart(&s, span[0], span[1], top, "chart fps", "frames per second over the session")
 	historyBand(&s, xs, fpsH)
-	for si, g := range groups {
-		name := ""
-		if len(names) > si {
-			name = names[si] + ": "
-		}
-		s.group(fmt.Sprintf("bars side%d", sides[si].side))
-		for _, x := range g {
-			drawFPSBar(&s, x, xs, ys, targetFPS, name)
-		}
-		s.endGroup()
+	s.group("bars side0")
+	for _, x := range groups {
+		drawFPSBar(&s, x, xs, ys, targetFPS)
 	}
+	s.endGroup()
 	if refreshHz > 0 {
 		y := ys.at(refreshHz)
 		s.line(padLeft, y, chartW-padRight, y, "refresh", fmt.Sprintf("display refresh rate %s Hz", ms2(refreshHz)))
@@ -148,10 +128,10 @@ func startFPSChart(s *svg, lo, hi, top float64, class, title string) (xs, ys lin
 	return xs, ys
 }
 
-func drawFPSBar(s *svg, g fpsGroup, xs linScale, ys linScale, target float64, name string) {
+func drawFPSBar(s *svg, g fpsGroup, xs linScale, ys linScale, target float64) {
 	a, b := xs.at(g.t0), xs.at(g.t1)
 	w := math.Max(b-a-0.4, 0.6)
-	span := fmt.Sprintf("%s%s–%s", name, secs(g.t0), secs(g.t1))
+	span := fmt.Sprintf("%s–%s", secs(g.t0), secs(g.t1))
 	if math.IsNaN(g.mean) {
 		s.rect(a, ys.a-3, w, 3, "idle", span+": idle (no frames)")
 		return

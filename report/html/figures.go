@@ -35,8 +35,7 @@ func timeSpan(s *Session) [2]float64 {
 func fpsFigure(s *Session) chart {
 	a := s.Analysis
 	snap := a.Snapshot
-	span := timeSpan(s)
-	svg := fpsChart([]fpsIn{{series: a.Series, originNs: snap.OriginNs, sliceNs: snap.SliceNs}}, snap.RefreshHz, snap.TargetFPS, nil, &span)
+	svg := fpsChart(fpsIn{series: a.Series, originNs: snap.OriginNs, sliceNs: snap.SliceNs}, snap.RefreshHz, snap.TargetFPS, timeSpan(s))
 	cap := fmt.Sprintf("FPS of each %s s slice (Matrix's rendering-time FPS). Bars under the %s fps target are drawn in the warning colour; grey marks are idle slices (nothing drawn: idle, not 0 fps).",
 		ms2(float64(snap.SliceNs)/1e9), ms2(snap.TargetFPS))
 	if len(a.Series) > maxFPSBars {
@@ -48,9 +47,8 @@ func fpsFigure(s *Session) chart {
 
 func timelineFigure(s *Session) chart {
 	a := s.Analysis
-	span := timeSpan(s)
 	out := timeline(timelineIn{fs: &s.frames, originNs: a.Snapshot.OriginNs, budgetMs: s.budgetMs(),
-		gaps: a.Gaps, worst: a.Report.WorstFrames, endNs: a.Snapshot.NowNs, span: &span})
+		gaps: a.Gaps, worst: a.Report.WorstFrames, span: timeSpan(s)})
 	legend := []legendItem{{"pt ok", clsLabels[clsOK]}}
 	for c := clsJ1; c < numCls; c++ {
 		legend = append(legend, legendItem{"pt " + clsNames[c], fmt.Sprintf("%s (%d)", clsLabels[c], s.frames.count[c])})

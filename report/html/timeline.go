@@ -29,8 +29,7 @@ type timelineIn struct {
 	budgetMs float64 // the frame interval (0 unknown)
 	gaps     []source.Gap
 	worst    []metrics.WorstFrame
-	endNs    int64
-	span     *[2]float64 // the page's shared time axis, seconds from the origin (nil: its own)
+	span     [2]float64 // the page's shared time axis, seconds from the origin
 }
 
 // timelineOut is the chart and what it says about its own drawing (Note: how frames were
@@ -44,18 +43,8 @@ type timelineOut struct {
 // frames by drop level, frozen frames as bands, gaps shaded and the worst frames numbered.
 func timeline(in timelineIn) timelineOut {
 	fs := in.fs
-	x0, x1 := fs.minNs, max(fs.maxNs, in.endNs)
-	if x0 > in.originNs && in.originNs > 0 {
-		x0 = in.originNs
-	}
-	if x1 <= x0 {
-		x1 = x0 + 1e9
-	}
 	toS := func(ns int64) float64 { return float64(ns-in.originNs) / 1e9 }
-	xs := linScale{lo: toS(x0), hi: toS(x1), a: padLeft, b: chartW - padRight}
-	if in.span != nil {
-		xs.lo, xs.hi = in.span[0], in.span[1]
-	}
+	xs := linScale{lo: in.span[0], hi: in.span[1], a: padLeft, b: chartW - padRight}
 	yHi := math.Max(fs.maxCostMs*1.15, math.Max(in.budgetMs*4, 20))
 	ys := logScale{lo: 1, hi: yHi, a: timelineH - padBottom, b: padTop}
 	var s svg

@@ -22,15 +22,10 @@ import (
 // messages and frames that start a run (after a gap longer than 1.5 frames): the densest cluster
 // of their differences wins if it holds 4 and 3 more than any other. Failing that, every
 // difference between one of the last 64 messages and one of the last 512 frames is a candidate,
-// and the densest cluster (Tolerance wide) wins if it is clearly denser than any other. Offset
-// reports ok=false until a winner matches at least MinMatches messages. Not safe for concurrent
-// use.
+// and the densest cluster (alignToleranceNs wide) wins if it is clearly denser than any other.
+// Offset reports ok=false until a winner matches at least alignMinMatches messages. Not safe
+// for concurrent use.
 type ClockAligner struct {
-	// ToleranceNs is how far a shifted Dispatching time may be from its frame (default 2 ms).
-	ToleranceNs int64
-	// MinMatches is how many matched messages a first estimate needs (default 8).
-	MinMatches int
-
 	msgs   []int64 // recent vsync Dispatching times (logcat clock), sorted
 	frames []int64 // recent frame HandleInputStart/IntendedVsync (gfxinfo clock), sorted
 	dirty  int
@@ -44,8 +39,12 @@ type ClockAligner struct {
 }
 
 const (
-	alignLocalEveryNs  = 500_000_000
-	alignSearchEveryNs = 4_000_000_000
+	// alignToleranceNs is how far a shifted Dispatching time may be from its frame;
+	// alignMinMatches how many matched messages a first estimate needs.
+	alignToleranceNs   int64 = 2_000_000
+	alignMinMatches          = 8
+	alignLocalEveryNs        = 500_000_000
+	alignSearchEveryNs       = 4_000_000_000
 	// the messages cover the frames' seconds and the second or more by which logcat runs
 	// ahead of the gfxinfo polls, at 120 Hz too
 	alignMsgRing   = 1024
@@ -58,10 +57,8 @@ const (
 	alignRunStartMin    = 4
 )
 
-// NewClockAligner returns an aligner with the default tolerance and minimum matches.
-func NewClockAligner() *ClockAligner {
-	return &ClockAligner{ToleranceNs: 2_000_000, MinMatches: 8}
-}
+// NewClockAligner returns an aligner with no estimate yet.
+func NewClockAligner() *ClockAligner { return &ClockAligner{} }
 
 // ObserveMessage records a message; only timed vsync messages are used.
 func (a *ClockAligner) ObserveMessage(m *source.Message) {
@@ -120,20 +117,6 @@ func alignInsertSorted(s []int64, v int64, max int) []int64 {
 	return s
 }
 
-func (a *ClockAligner) tol() int64 {
-	if a.ToleranceNs > 0 {
-		return a.ToleranceNs
-	}
-	return 2_000_000
-}
-
-func (a *ClockAligner) minMatches() int {
-	if a.MinMatches > 0 {
-		return a.MinMatches
-	}
-	return 8
-}
-
 // nearest returns the frame time nearest to t and whether one is within tol.
 func (a *ClockAligner) nearest(t, tol int64) (int64, bool) {
 	i, _ := slices.BinarySearch(a.frames, t)
@@ -154,7 +137,7 @@ func (a *ClockAligner) local(est int64) (median int64, matched, covered int) {
 	if len(a.frames) == 0 {
 		return 0, 0, 0
 	}
-	tol := a.tol()
+	tol := alignToleranceNs
 	lo, hi := a.frames[0]-tol, a.frames[len(a.frames)-1]+tol
 	var diffs []int64
 	for i := len(a.msgs) - 1; i >= 0 && covered < alignSearchMsg; i-- {
@@ -202,10 +185,10 @@ func (a *ClockAligner) estimate(now int64) {
 	if !ok {
 		return
 	}
-	if a.ok && lfAbs(c-a.est) <= 2*a.tol() {
+	if a.ok && lfAbs(c-a.est) <= 2*alignToleranceNs {
 		return
 	}
-	if med, matched, _ := a.local(c); matched >= a.minMatches() {
+	if med, matched, _ := a.local(c); matched >= alignMinMatches {
 		a.est, a.ok = med, true
 	}
 }
@@ -217,7 +200,7 @@ func (a *ClockAligner) search() (int64, bool) {
 		return c, true
 	}
 	c, n, second := a.densest(a.candidates())
-	if n < a.minMatches() || n < second+max(3, second/16) {
+	if n < alignMinMatches || n < second+max(3, second/16) {
 		return 0, false // ambiguous: periodic frames with nothing to tell the offsets apart
 	}
 	return c, true
@@ -284,7 +267,7 @@ func (a *ClockAligner) densest(cands []int64) (c int64, n, second int) {
 	if len(cands) == 0 {
 		return 0, 0, 0
 	}
-	w := a.tol()
+	w := alignToleranceNs
 	type win struct{ i, n int }
 	var best win
 	j := 0

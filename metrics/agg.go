@@ -115,12 +115,7 @@ func (p *Pipeline) sliceOf(at int64) int64 {
 	if at <= p.originNs {
 		return 0
 	}
-	// Frames come in time order: most fall in the slice of the one before (no division).
-	if d := at - p.originNs; d < p.sliceFrom || d >= p.sliceFrom+p.cfg.SliceNs {
-		p.sliceIdx = d / p.cfg.SliceNs
-		p.sliceFrom = p.sliceIdx * p.cfg.SliceNs
-	}
-	return p.sliceIdx
+	return (at - p.originNs) / p.cfg.SliceNs
 }
 
 // agg aggregates frames: the whole run, or one window.

@@ -2,12 +2,9 @@ package metrics
 
 import "github.com/fpstop/fpstop/source"
 
-// JankTracker applies the rules of Android's libs/hwui/JankTracker.cpp to one window's frames,
-// in order, so fpstop's numbers can be held against what `dumpsys gfxinfo` prints ("Total
-// frames rendered", "Janky frames", "Janky frames (legacy)", the HISTOGRAM and percentiles).
-// It keeps the little state Android keeps per window (the buffer-stuffing tracker). The zero
-// value is ready for frames from gfxinfo rows; use one tracker per window and Reset it when the
-// window's process restarts.
+// AndroidJank applies the rules of Android's libs/hwui/JankTracker.cpp to one frame, so
+// fpstop's numbers can be held against what `dumpsys gfxinfo` prints ("Total frames rendered",
+// "Janky frames", "Janky frames (legacy)", the HISTOGRAM and percentiles).
 //
 // What it reproduces (Android 12+ finishFrame / calculateLegacyJank):
 //   - Frames flagged SkippedFrame never reach finishFrame: not counted.
@@ -19,66 +16,29 @@ import "github.com/fpstop/fpstop/source"
 //     SurfaceCanvas frames exempt. Android's dequeueBuffer
 //     "forgiveness" depends on the device's SF/app vsync offsets, which dumps do not print; it
 //     is not applied (the real captures match without it).
-//   - Deadline jank (Android 12+): GpuCompleted ≥ FrameDeadline, where a frame that started
-//     while the pipeline was buffer-stuffed ("triple buffered": it began more than 0.1 × the
-//     interval before the next unstuffed start) gets one more interval. Android writes the
-//     extended deadline back into the FrameInfo it later prints, so gfxinfo rows already carry
-//     it: the tracker adds the interval itself only when RawDeadlines is set (frames whose
-//     deadline is Choreographer's original one; no source sends those: the simulator prints
-//     the extension as Android does). The real captures
-//     reproduce Android's "Janky frames" exactly only this way.
+//   - Deadline jank (Android 12+): GpuCompleted ≥ FrameDeadline. JankTracker gives a frame that
+//     started while the pipeline was buffer-stuffed one more interval and writes the extended
+//     deadline back into the FrameInfo it later prints, so gfxinfo rows already carry it and
+//     Android's buffer-stuffing state needs no tracking here (the simulator prints the
+//     extension as Android does). The real captures reproduce Android's "Janky frames" exactly
+//     only this way.
 //
 // Before Android 12 (rows without FrameDeadline, FrameTimelineVsyncId and
 // SwapBuffersCompleted) the legacy rule is the only jank rule; Android 7 counted
 // "duration ≥ interval" and kept exempt slow frames out of the histogram, Android 8–11 count
-// "duration > interval" with every frame in the histogram, which is what the tracker does.
-type JankTracker struct {
-	// RawDeadlines says frames carry Choreographer's original FrameDeadline (not hwui's
-	// buffer-stuffing-extended one that gfxinfo rows print).
-	RawDeadlines bool
-
-	nextUnstuffed int64 // mNextFrameStartUnstuffed; Android starts it at -1
-	started       bool
-}
-
-// AndroidFrame is what Android's JankTracker made of one frame.
-type AndroidFrame struct {
-	// Counted: the frame is in Android's "Total frames rendered" and histogram.
-	Counted bool
-	// DurationNs is the duration Android puts in its histogram (0 when not counted).
-	DurationNs int64
-	// LegacyJanky: counted in "Janky frames (legacy)" (before Android 12: "Janky frames").
-	// Android decides it before (and independently of) Counted, so a frame can be legacy-janky
-	// without being counted; real rows never show that.
-	LegacyJanky bool
-	// HasDeadline: the frame carries an Android 12+ deadline and GPU completion, so the
-	// deadline rule applied.
-	HasDeadline bool
-	// DeadlineJanky: counted in Android 12+'s "Janky frames" (missed its deadline).
-	DeadlineJanky bool
-	// Stuffed: the frame started in a buffer-stuffed pipeline and still made its (extended)
-	// deadline; Android counts it under "High input latency".
-	Stuffed bool
-}
-
-// Reset forgets the buffer-stuffing state (a new process or a `reset`).
-func (j *JankTracker) Reset() { j.nextUnstuffed, j.started = -1, true }
-
-// Frame applies JankTracker's rules to f, the window's next frame in order. intervalNs is the
-// display's frame interval (JankTracker's legacy mFrameIntervalLegacy, fixed at process
-// start); when it is not positive the frame's own IntervalNs is used. The deadline rule always
-// uses the frame's own interval when it has one.
-func (j *JankTracker) Frame(f *source.Frame, intervalNs int64) (out AndroidFrame) {
-	if !j.started {
-		j.Reset()
-	}
+// "duration > interval" with every frame in the histogram, which is what AndroidJank does.
+//
+// intervalNs is the display's frame interval (JankTracker's legacy mFrameIntervalLegacy, fixed
+// at process start); when it is not positive the frame's own IntervalNs is used. The deadline
+// rule always uses the frame's own interval when it has one.
+func AndroidJank(f *source.Frame, intervalNs int64) (out AndroidFrame) {
 	if f == nil || f.Flags&source.FlagSkippedFrame != 0 {
 		return out
 	}
-	var completed, syncQueued, syncStart, swapDone, gpuDone, vsyncActual int64
+	var completed, syncQueued, syncStart, swapDone, gpuDone int64
 	if ph := f.Phases; ph != nil {
 		completed, syncQueued, syncStart = ph.FrameCompleted, ph.SyncQueued, ph.SyncStart
-		swapDone, gpuDone, vsyncActual = ph.SwapBuffersCompleted, ph.GpuCompleted, ph.Vsync
+		swapDone, gpuDone = ph.SwapBuffersCompleted, ph.GpuCompleted
 	}
 	if completed == 0 {
 		completed = f.DoneNs
@@ -124,28 +84,26 @@ func (j *JankTracker) Frame(f *source.Frame, intervalNs int64) (out AndroidFrame
 	if exempt || !modern || f.DeadlineNs <= 0 || frameInterval <= 0 {
 		return out
 	}
-
 	out.HasDeadline = true
-	stuffed := float64(j.nextUnstuffed-f.VsyncNs) > float64(frameInterval)*0.1
-	deadline := f.DeadlineNs
-	if stuffed && j.RawDeadlines {
-		deadline += frameInterval
-	}
-	if gpuDone < deadline {
-		if stuffed {
-			out.Stuffed = true
-			j.nextUnstuffed += frameInterval
-		}
-		return out
-	}
-	out.DeadlineJanky = true
-	vsync := vsyncActual
-	if vsync == 0 {
-		vsync = f.VsyncNs
-	}
-	jitter := gpuDone - vsync
-	j.nextUnstuffed = gpuDone - jitter%frameInterval + frameInterval
+	out.DeadlineJanky = gpuDone >= f.DeadlineNs
 	return out
+}
+
+// AndroidFrame is what Android's JankTracker makes of one frame.
+type AndroidFrame struct {
+	// Counted: the frame is in Android's "Total frames rendered" and histogram.
+	Counted bool
+	// DurationNs is the duration Android puts in its histogram (0 when not counted).
+	DurationNs int64
+	// LegacyJanky: counted in "Janky frames (legacy)" (before Android 12: "Janky frames").
+	// Android decides it before (and independently of) Counted, so a frame can be legacy-janky
+	// without being counted; real rows never show that.
+	LegacyJanky bool
+	// HasDeadline: the frame carries an Android 12+ deadline and GPU completion, so the
+	// deadline rule applied.
+	HasDeadline bool
+	// DeadlineJanky: counted in Android 12+'s "Janky frames" (missed its deadline).
+	DeadlineJanky bool
 }
 
 // duration is hwui's FrameInfo::duration for a span starting at start (IntendedVsync) and

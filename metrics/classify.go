@@ -48,11 +48,11 @@ func frameDone(f *source.Frame) (end int64, ok bool) {
 // classify is the verdict on f, a frame of w done at end. looperDropped is the drops
 // LooperFrames worked out for a Looper-derived frame (they depend on when the next frame
 // started, which only it knows), −1 for every other frame. It updates w's context for the
-// frames after: its last vsync, Android's buffer-stuffing state and its on-time budgets.
+// frames after: its last vsync and its on-time budgets.
 func (p *Pipeline) classify(f *source.Frame, w *windowState, end, looperDropped int64) frameFacts {
 	t := p.intervalFor(f, w)
 	w.lastVsync = f.VsyncNs
-	af := w.jank.Frame(f, t)
+	af := AndroidJank(f, t)
 	ff := frameFacts{
 		cost: end - f.VsyncNs, interval: t,
 		inHist: af.Counted, histNs: af.DurationNs,
@@ -231,12 +231,9 @@ func (p *Pipeline) windowBudget(w *windowState) (int64, bool) {
 	}
 	var all budgetTally
 	for _, o := range p.windows {
-		if o == w || o.process != w.process {
-			continue
-		}
-		for i, q := range o.budgets.steps {
-			for n := o.budgets.counts[i]; n > 0; n-- {
-				all.add(q * budgetQuantumNs)
+		if o != w && o.process == w.process {
+			for q, n := range o.budgets.counts {
+				all.addSteps(q, n)
 			}
 		}
 	}
@@ -253,29 +250,28 @@ const budgetQuantumNs = 100_000
 const maxBudgetKeys = 64
 
 // budgetTally is the per-window tally of the budgets of frames that started on their intended
-// vsync, in budgetQuantumNs steps (in the order first seen), with its running mode.
+// vsync, in budgetQuantumNs steps, with its running mode.
 type budgetTally struct {
-	steps  []int64
-	counts []int64
-	modeQ  int64 // most frequent step; ties go to the smaller step
+	counts map[int64]int64 // step → frames
+	modeQ  int64           // most frequent step; ties go to the smaller step
 	modeN  int64
 }
 
 // add counts a budget (ns) and keeps the mode current.
 func (b *budgetTally) add(budgetNs int64) {
-	q := (budgetNs + budgetQuantumNs/2) / budgetQuantumNs // (budgets are positive)
-	i := 0
-	for i < len(b.steps) && b.steps[i] != q {
-		i++
+	b.addSteps((budgetNs+budgetQuantumNs/2)/budgetQuantumNs, 1) // (budgets are positive)
+}
+
+// addSteps counts n budgets of step q, unless the tally is full and q is new.
+func (b *budgetTally) addSteps(q, n int64) {
+	if _, ok := b.counts[q]; !ok && len(b.counts) >= maxBudgetKeys {
+		return
 	}
-	if i == len(b.steps) {
-		if len(b.steps) >= maxBudgetKeys {
-			return
-		}
-		b.steps, b.counts = append(b.steps, q), append(b.counts, 0)
+	if b.counts == nil {
+		b.counts = make(map[int64]int64)
 	}
-	b.counts[i]++
-	if c := b.counts[i]; c > b.modeN || (c == b.modeN && q < b.modeQ) {
+	b.counts[q] += n
+	if c := b.counts[q]; c > b.modeN || (c == b.modeN && q < b.modeQ) {
 		b.modeQ, b.modeN = q, c
 	}
 }
@@ -315,10 +311,7 @@ func Thresholds(levels [4]int, hz int64) [4]int64 {
 // level is the drop level of a frame that dropped d refreshes of interval t: Matrix's levels,
 // scaled to the refresh rate.
 func (p *Pipeline) level(d, t int64) Level {
-	if t != p.levelT { // (kept for the next frames at t; the zero value is t = 0's)
-		p.levelT, p.levelThr = t, Thresholds(p.cfg.DropLevels, RateHz(t))
-	}
-	return Classify(d, p.levelThr)
+	return Classify(d, Thresholds(p.cfg.DropLevels, RateHz(t)))
 }
 
 // Classify returns the drop level of a frame that dropped d vsyncs under thresholds t.

@@ -25,8 +25,7 @@ type windowState struct {
 	agg           *agg
 	android       *source.AndroidSummary
 	lastVsync     int64
-	lastTotal     int64 // last "Total frames rendered" seen in a poll; -1 none
-	jank          JankTracker
+	lastTotal     int64       // last "Total frames rendered" seen in a poll; -1 none
 	budgets       budgetTally // budgets of the window's on-time Android 12+ frames
 	late          []lateFrame // frames charged against a budget not their own, for Report to settle
 	// lateOver counts the late-started frames past maxLateFrames by the budget they were
@@ -139,12 +138,6 @@ type Pipeline struct {
 	spacingMode int // the fullest bucket (the lowest of equals), kept as buckets fill
 	learnedT    int64
 	assumedWarn bool
-	// levelT is the interval levelThr holds the drop-level thresholds of (level)
-	levelT   int64
-	levelThr [4]int64
-	// sliceIdx is the slice sliceOf found last, starting sliceFrom after the origin (the zero
-	// value is slice 0's)
-	sliceIdx, sliceFrom int64
 
 	// Looper-derived frames (cost basis main_thread) and the logcat→gfxinfo clock alignment
 	// (gfxinfo+logcat); nil when the session does not need them.

@@ -1,7 +1,7 @@
 package gfxinfo_test
 
 // Real captures (../shared/realdata/gfxinfo, see PROVENANCE.md there) against what Android
-// printed. This is an external test package so that it may use metrics.JankTracker (package
+// printed. This is an external test package so that it may use metrics.AndroidJank (package
 // gfxinfo itself never imports metrics).
 
 import (
@@ -379,13 +379,12 @@ func TestRealdata(t *testing.T) {
 				if w.TotalFrames > int64(w.Rows) {
 					t.Errorf("window %q: total %d > rows %d: not comparable", cw.title, w.TotalFrames, w.Rows)
 				}
-				var jt metrics.JankTracker
 				var tally struct {
 					Total, JankyLegacy, JankyDeadline int64
 					Hist                              hwui.Histogram
 				}
 				for i := range w.Frames { // counted as Android's summary counts them
-					a := jt.Frame(&w.Frames[i], 0)
+					a := metrics.AndroidJank(&w.Frames[i], 0)
 					if a.LegacyJanky {
 						tally.JankyLegacy++
 					}

@@ -1,8 +1,9 @@
 package metrics
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/fpstop/fpstop/internal/hwui"
 	"github.com/fpstop/fpstop/source"
@@ -294,21 +295,20 @@ func (a *agg) markUnseen(from, to int64) {
 	}
 }
 
+// foldKey is the key of m a new value v is counted under once m is full: the smallest key at
+// or above v, else the largest key.
 func foldKey(m map[int64]int64, v int64) int64 {
-	best := int64(math.MaxInt64)
+	above, top := int64(math.MaxInt64), int64(math.MinInt64)
 	for k := range m {
-		if k >= v && k < best {
-			best = k
+		if k >= v {
+			above = min(above, k)
 		}
+		top = max(top, k)
 	}
-	if best == math.MaxInt64 {
-		for k := range m {
-			if k > best || best == math.MaxInt64 {
-				best = k
-			}
-		}
+	if above == math.MaxInt64 {
+		return top
 	}
-	return best
+	return above
 }
 
 // dropLevels is levels as the reports name them (what DropLevels.add would have counted).
@@ -332,14 +332,9 @@ func (a *agg) low1pct() float64 {
 	if a.rateFrames == 0 {
 		return math.NaN()
 	}
-	keys := make([]int64, 0, len(a.display))
-	for k := range a.display {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	rank := int64(math.Ceil(0.99 * float64(a.rateFrames))) // 1-based nearest rank
 	var cum int64
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(a.display)) {
 		cum += a.display[k]
 		if cum >= rank {
 			return 1e12 / float64(k) / 1e3 // 1000 / (k ns / 1e6 ms)
@@ -461,9 +456,9 @@ func (a *agg) series(first, last int64, sliceNs, originNs int64, n int, openIdx 
 
 func (a *agg) totals(lastIdx, lastLen, sliceNs int64, series []SlicePoint) Totals {
 	t := Totals{
-		Frames: a.frames, Janky: a.janky, Flagged: a.flagged,
+		Frames: a.frames, Janky: a.janky,
 		FPS: a.fps(), FPSWall: a.fpsWall(lastIdx, lastLen, sliceNs), JankPct: a.jankPct(),
-		Low1Pct: a.low1pct(), DropLevels: a.dropLevels(), Percentiles: a.percentiles(),
+		DropLevels: a.dropLevels(), Percentiles: a.percentiles(),
 		Dropped: a.dropped, HistSumNs: a.histSumNs,
 		MinFPS: math.NaN(), AvgFPS: math.NaN(), MaxFPS: math.NaN(), HistoryFPS: math.NaN(),
 	}
@@ -498,41 +493,25 @@ const vsyncKeyNs = 1_000_000
 // slotSet remembers the last slotKeys vsync keys seen, so frames of several windows for one
 // refresh count once; memory stays bounded over any run (frames arrive in near time order).
 type slotSet struct {
-	ring  [slotKeys]int64 // the key of serial number n is at ring[(n-1)%slotKeys]
-	added int64           // serial number of the newest key (keys added so far)
-	top   int64           // the largest key added (keys mostly come in rising order)
-	// last maps a key to the serial number of its newest addition; has ignores one older than
-	// the ring, so a key leaving the ring costs no delete: last is rebuilt from the ring once
-	// it holds twice as many keys.
-	last map[int64]int64
+	ring  [slotKeys]int64 // the keys in the order added, the oldest overwritten
+	added int64           // keys added so far
+	held  map[int64]bool  // the keys ring holds (each once)
 }
 
 const slotKeys = 256
 
-func newSlotSet() *slotSet { return &slotSet{last: make(map[int64]int64, 2*slotKeys)} }
+func newSlotSet() *slotSet { return &slotSet{held: make(map[int64]bool, slotKeys)} }
 
 // add records key and reports whether it was new.
 func (s *slotSet) add(key int64) bool {
-	if s.added > 0 && key <= s.top && s.has(key) {
+	if s.held[key] {
 		return false
 	}
-	if s.added == 0 || key > s.top {
-		s.top = key
+	i := s.added % slotKeys
+	if s.added >= slotKeys {
+		delete(s.held, s.ring[i])
 	}
+	s.ring[i], s.held[key] = key, true
 	s.added++
-	s.ring[(s.added-1)%slotKeys] = key
-	s.last[key] = s.added
-	if len(s.last) >= 2*slotKeys {
-		clear(s.last)
-		for n := max(1, s.added-slotKeys+1); n <= s.added; n++ {
-			s.last[s.ring[(n-1)%slotKeys]] = n
-		}
-	}
 	return true
-}
-
-// has reports whether key is among the last slotKeys keys added.
-func (s *slotSet) has(key int64) bool {
-	n, ok := s.last[key]
-	return ok && n > s.added-slotKeys
 }

@@ -1,8 +1,9 @@
 package metrics
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -23,7 +24,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		// the measured layer's frames are judged at its own pace (DESIGN §4a): so are the
 		// thresholds the screen labels its levels with
 		s.DropPaceFPS = l.paceFPS()
-		s.DropThresholds = Thresholds(p.cfg.DropLevels, RateHz(l.periodNs*l.cadenceOr1()))
+		s.DropThresholds = Thresholds(p.cfg.DropLevels, RateHz(l.periodNs*l.cadence))
 	}
 	s.State, s.Busy, s.StateForNs = p.State()
 	if s.RefreshHz == 0 && p.learnedT > 0 {
@@ -58,7 +59,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		s.Recent = append(s.Recent, FramePoint{
 			Window: r.window, VsyncNs: r.vsync, CostMs: float64(r.cost) / 1e6,
 			IntervalMs: float64(r.interval) / 1e6, Dropped: r.dropped, Level: r.level,
-			Phases: phaseMs(r),
+			Phases: splitPhases(r.vsync, r.doneNs, r.phases),
 		})
 	}
 
@@ -98,9 +99,6 @@ func (p *Pipeline) State() (state source.State, busy string, forNs int64) {
 	}
 	return state, "", 0
 }
-
-// phaseMs splits a frame into Profile-HWUI stages when its phases are known.
-func phaseMs(r *recentFrame) *PhaseMs { return splitPhases(r.vsync, r.doneNs, r.phases) }
 
 func (p *Pipeline) worstFrames() []WorstFrame {
 	p.attributeAll()
@@ -249,15 +247,8 @@ func (p *Pipeline) processReports() []ProcessAndroid {
 	for k, s := range p.procAndroid {
 		out = append(out, ProcessAndroid{Process: k.name, Pid: k.pid, AndroidPrinted: *printed(s)})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if ta, tb := deref(a.TotalFrames), deref(b.TotalFrames); ta != tb {
-			return ta > tb
-		}
-		if a.Process != b.Process {
-			return a.Process < b.Process
-		}
-		return a.Pid < b.Pid
+	slices.SortFunc(out, func(a, b ProcessAndroid) int {
+		return cmp.Or(cmp.Compare(deref(b.TotalFrames), deref(a.TotalFrames)), cmp.Compare(a.Process, b.Process), cmp.Compare(a.Pid, b.Pid))
 	})
 	return out
 }

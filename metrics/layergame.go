@@ -1,8 +1,9 @@
 package metrics
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Game figures of a layer (DESIGN §4a), each after the convention of the tool that named it, so
@@ -40,14 +41,7 @@ func (f *frameTimes) add(ns int64) {
 }
 
 // sorted returns the kept times ascending.
-func (f *frameTimes) sorted() []int64 {
-	keys := make([]int64, 0, len(f.counts))
-	for k := range f.counts {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	return keys
-}
+func (f *frameTimes) sorted() []int64 { return slices.Sorted(maps.Keys(f.counts)) }
 
 // percentileMs is the nearest-rank percentile of the frame times in ms: the time at rank
 // ceil(q × n) in ascending order (q 0.9: the time 90 % of frames are at or under). NaN

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"slices"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -130,8 +131,7 @@ func (l *layerState) notePause(start, length int64, class string) {
 		}
 	}
 	if length > l.pauses[shortest].length {
-		copy(l.pauses[shortest:], l.pauses[shortest+1:])
-		l.pauses[len(l.pauses)-1] = ps
+		l.pauses = append(slices.Delete(l.pauses, shortest, shortest+1), ps)
 	}
 }
 

@@ -1,9 +1,11 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -301,15 +303,6 @@ func (p *Pipeline) addLayerPoll(e *source.LayerPoll) {
 	}
 }
 
-// perSecondFPS returns the one-second slices' frame counts, ascending, with their slice counts.
-func (l *layerState) perSecondFPS() (vals []int64, n int64) {
-	for v := range l.perSec {
-		vals = append(vals, v)
-	}
-	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
-	return vals, l.nSec
-}
-
 // atRank returns the value at 0-based rank r of the sorted multiset (vals with counts).
 func (l *layerState) atRank(vals []int64, r int64) int64 {
 	var cum int64
@@ -325,7 +318,7 @@ func (l *layerState) atRank(vals []int64, r int64) int64 {
 // stabilityPct is GameBench's FPS stability: the share of one-second slices whose FPS is
 // within ±20 % of the median per-second FPS; NaN without whole slices.
 func (l *layerState) stabilityPct() float64 {
-	vals, n := l.perSecondFPS()
+	vals, n := slices.Sorted(maps.Keys(l.perSec)), l.nSec // frames per second, ascending
 	if n == 0 {
 		return math.NaN()
 	}
@@ -377,9 +370,6 @@ type LayerReport struct {
 	Totals      *Totals      `json:"-"`
 }
 
-// cadenceOr1 is the cadence, 1 before it is known.
-func (l *layerState) cadenceOr1() int64 { return max(l.cadence, 1) }
-
 // paceFPS is the display rate over the cadence; NaN before the pace is known.
 func (l *layerState) paceFPS() float64 {
 	if l.cadence <= 0 || l.periodNs <= 0 {
@@ -396,19 +386,9 @@ type LayerPerfDog struct {
 
 // layerReports lists the layers, the measured one first, then by frames.
 func (p *Pipeline) layerReports(series bool) []LayerReport {
-	ls := make([]*layerState, 0, len(p.layers))
-	for _, l := range p.layers {
-		ls = append(ls, l)
-	}
-	sort.Slice(ls, func(i, j int) bool {
-		mi, mj := ls[i].name == p.session.Layer, ls[j].name == p.session.Layer
-		if mi != mj {
-			return mi
-		}
-		if ls[i].agg.frames != ls[j].agg.frames {
-			return ls[i].agg.frames > ls[j].agg.frames
-		}
-		return ls[i].name < ls[j].name
+	ls := slices.SortedFunc(maps.Values(p.layers), func(a, b *layerState) int {
+		ma, mb := a.name == p.session.Layer, b.name == p.session.Layer // the measured one first
+		return cmp.Or(int(b2i(mb)-b2i(ma)), cmp.Compare(b.agg.frames, a.agg.frames), cmp.Compare(a.name, b.name))
 	})
 	lastIdx, lastLen := p.lastSlice()
 	out := make([]LayerReport, 0, len(ls))

@@ -46,11 +46,9 @@ type PhaseMs struct {
 type Totals struct {
 	Frames     int64
 	Janky      int64
-	Flagged    int64
 	FPS        float64 // NaN with no frames
 	FPSWall    float64 // NaN with no frames
 	JankPct    float64 // NaN with no frames
-	Low1Pct    float64 // NaN with no frames
 	DropLevels DropLevels
 	// Dropped is Σ dropped vsyncs (refreshes the frames missed), for counters in exports.
 	Dropped int64

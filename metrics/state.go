@@ -136,7 +136,7 @@ func (p *Pipeline) liveState(now int64) (source.State, string, int64) {
 	if m.lastDone == 0 {
 		since = now - p.originNs
 	}
-	if p.sliceNs() > since || m.open != nil {
+	if p.cfg.SliceNs > since || m.open != nil {
 		return source.StateLive, "", 0
 	}
 	// a layer's presents say nothing of why they stopped (a loading freeze or a pause): the
@@ -153,15 +153,13 @@ func (p *Pipeline) liveState(now int64) (source.State, string, int64) {
 	}
 	every := m.pollEvery
 	if every <= 0 {
-		every = p.sliceNs()
+		every = p.cfg.SliceNs
 	}
 	if since >= 2*every {
 		return source.StateNoFrames, "", since
 	}
 	return source.StateLive, "", 0
 }
-
-func (p *Pipeline) sliceNs() int64 { return p.cfg.SliceNs }
 
 // shortName is the busy message as a person reads it: the callback's class (or the handler's)
 // without its package and object hash — "FeedActivity$3".

@@ -1,7 +1,10 @@
 package metrics
 
 import (
-	"sort"
+	"cmp"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -41,44 +44,36 @@ type PresentTypes struct {
 // timelineTally is one scope's (the run's, a window's) FrameTimeline counts.
 type timelineTally struct {
 	frames  int64
-	blame   Blame
+	blame   [len(blameParties)]int64 // frames per party, in blameParties' order
 	present PresentTypes
-	// unseen counts frames whose jank no user saw (not animating, display off or changing
-	// mode): never janky by fpstop's rule.
-	unseen int64
 }
 
-const sfBits = source.JankSFCPU | source.JankSFGPU | source.JankSFScheduling
+// blameParties are the parties FrameTimeline's jank bits blame, in the report's key order.
+var blameParties = [...]struct {
+	name string
+	bits int64
+}{
+	{"app", source.JankAppDeadline | source.JankAppResynced | source.JankUnknown},
+	{"surfaceflinger", source.JankSFCPU | source.JankSFGPU | source.JankSFScheduling},
+	{"display", source.JankDisplayHAL},
+	{"prediction", source.JankPrediction},
+	{"buffer_stuffing", source.JankBufferStuffing},
+	{"dropped", source.JankDropped},
+}
 
 // BlameOf names the parties a frame's jank bits blame, in the report's key order.
 func BlameOf(jank int64) []string {
 	var out []string
-	if jank&(source.JankAppDeadline|source.JankAppResynced|source.JankUnknown) != 0 {
-		out = append(out, "app")
-	}
-	if jank&sfBits != 0 {
-		out = append(out, "surfaceflinger")
-	}
-	if jank&source.JankDisplayHAL != 0 {
-		out = append(out, "display")
-	}
-	if jank&source.JankPrediction != 0 {
-		out = append(out, "prediction")
-	}
-	if jank&source.JankBufferStuffing != 0 {
-		out = append(out, "buffer_stuffing")
-	}
-	if jank&source.JankDropped != 0 {
-		out = append(out, "dropped")
+	for _, b := range blameParties {
+		if jank&b.bits != 0 {
+			out = append(out, b.name)
+		}
 	}
 	return out
 }
 
 func (t *timelineTally) add(tl *source.FrameTimeline, blame bool) {
 	t.frames++
-	if tl.Unseen() {
-		t.unseen++
-	}
 	switch tl.PresentType {
 	case 1:
 		t.present.OnTime++
@@ -91,23 +86,9 @@ func (t *timelineTally) add(tl *source.FrameTimeline, blame bool) {
 	default:
 		t.present.Unknown++
 	}
-	if !blame {
-		return
-	}
-	for _, b := range BlameOf(tl.JankType) {
-		switch b {
-		case "app":
-			t.blame.App++
-		case "surfaceflinger":
-			t.blame.SurfaceFlinger++
-		case "display":
-			t.blame.Display++
-		case "prediction":
-			t.blame.Prediction++
-		case "buffer_stuffing":
-			t.blame.BufferStuffing++
-		case "dropped":
-			t.blame.Dropped++
+	for i, b := range blameParties {
+		if blame && tl.JankType&b.bits != 0 {
+			t.blame[i]++
 		}
 	}
 }
@@ -117,7 +98,9 @@ func (t *timelineTally) report() (*Blame, *PresentTypes) {
 	if t == nil || t.frames == 0 {
 		return nil, nil
 	}
-	b, p := t.blame, t.present
+	c := t.blame
+	b := Blame{App: c[0], SurfaceFlinger: c[1], Display: c[2], Prediction: c[3], BufferStuffing: c[4], Dropped: c[5]}
+	p := t.present
 	return &b, &p
 }
 
@@ -191,42 +174,16 @@ const (
 // id: "DrawFrames 1234", "fence 17 has signaled") replaced by N, so a section groups with its
 // kind. Digits inside a word (an anonymous class "$3", "h264") are kept.
 func sectionName(s string) string {
-	s = NormalizeCallback(s)
-	b := []byte(nil)
-	for i := 0; i < len(s); {
-		if c := s[i]; c >= '0' && c <= '9' && (i == 0 || !wordByte(s[i-1])) {
-			j := i
-			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			if j == len(s) || !wordByte(s[j]) {
-				if b == nil {
-					b = append(make([]byte, 0, len(s)), s[:i]...)
-				}
-				b = append(b, 'N')
-				i = j
-				continue
-			}
-			if b != nil {
-				b = append(b, s[i:j]...)
-			}
-			i = j
-			continue
+	return sectionWord.ReplaceAllStringFunc(NormalizeCallback(s), func(w string) string {
+		if strings.Trim(w, "0123456789") == "" {
+			return "N"
 		}
-		if b != nil {
-			b = append(b, s[i])
-		}
-		i++
-	}
-	if b == nil {
-		return s
-	}
-	return string(b)
+		return w
+	})
 }
 
-func wordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '$' || c == '_'
-}
+// sectionWord is a word of a section name (a Java identifier's bytes).
+var sectionWord = regexp.MustCompile(`[0-9A-Za-z_$]+`)
 
 func (p *Pipeline) addSection(s *source.Section) {
 	if s.EndNs < s.StartNs {
@@ -257,10 +214,8 @@ func (p *Pipeline) addSection(s *source.Section) {
 	}
 	if len(g.worst) < sectionWorst || ms > float64(g.worst[len(g.worst)-1].Ms) {
 		g.worst = append(g.worst, Occurrence{StartMs: R2(start), Ms: R2(ms)})
-		sort.SliceStable(g.worst, func(i, j int) bool { return g.worst[i].Ms > g.worst[j].Ms })
-		if len(g.worst) > sectionWorst {
-			g.worst = g.worst[:sectionWorst]
-		}
+		slices.SortStableFunc(g.worst, func(a, b Occurrence) int { return cmp.Compare(b.Ms, a.Ms) })
+		g.worst = g.worst[:min(len(g.worst), sectionWorst)]
 	}
 }
 
@@ -281,16 +236,8 @@ func (t *sectionTable) evictLeast() {
 // occurrences, then by name and thread, so which one goes never depends on map order and the
 // report is the same on every run.
 func lessSection(a, b *sectionGroup) bool {
-	if a.maxMs != b.maxMs {
-		return a.maxMs < b.maxMs
-	}
-	if a.count != b.count {
-		return a.count < b.count
-	}
-	if a.key.name != b.key.name {
-		return a.key.name < b.key.name
-	}
-	return a.key.thread < b.key.thread
+	return cmp.Or(cmp.Compare(a.maxMs, b.maxMs), cmp.Compare(a.count, b.count),
+		cmp.Compare(a.key.name, b.key.name), cmp.Compare(a.key.thread, b.key.thread)) < 0
 }
 
 // slowSections lists the section groups whose slowest reached slowMs, slowest first.
@@ -305,17 +252,8 @@ func (p *Pipeline) slowSections(slowMs float64, limit int) []SlowSectionReport {
 				MaxMs: R2(g.maxMs), TotalMs: R2(g.total), Worst: append([]Occurrence{}, g.worst...)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].MaxMs != out[j].MaxMs {
-			return out[i].MaxMs > out[j].MaxMs
-		}
-		if out[i].Name != out[j].Name {
-			return out[i].Name < out[j].Name
-		}
-		return out[i].Thread < out[j].Thread
+	slices.SortFunc(out, func(a, b SlowSectionReport) int {
+		return cmp.Or(cmp.Compare(b.MaxMs, a.MaxMs), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Thread, b.Thread))
 	})
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out
+	return out[:min(len(out), limit)]
 }

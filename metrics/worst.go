@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/fpstop/fpstop/source"
@@ -19,12 +20,8 @@ func (p *Pipeline) considerWorst(window string, f *source.Frame, cost, dropped i
 	}
 	p.attribute(&it)
 	i := sort.Search(len(p.worst), func(i int) bool { return p.worst[i].cost < cost })
-	p.worst = append(p.worst, worstItem{})
-	copy(p.worst[i+1:], p.worst[i:])
-	p.worst[i] = it
-	if len(p.worst) > worstKeep {
-		p.worst = p.worst[:worstKeep]
-	}
+	p.worst = slices.Insert(p.worst, i, it)
+	p.worst = p.worst[:min(len(p.worst), worstKeep)]
 }
 
 // attribute finds the messages overlapping a frame's main-thread part [vsync, mainEnd]: a

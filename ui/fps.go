@@ -314,7 +314,7 @@ func windowOf(s *metrics.Snapshot, name string) *metrics.WindowSnapshot {
 	}
 	nan := math.NaN()
 	return &metrics.WindowSnapshot{Name: name, Totals: metrics.Totals{
-		FPS: nan, FPSWall: nan, JankPct: nan, Low1Pct: nan, MinFPS: nan, AvgFPS: nan, MaxFPS: nan,
+		FPS: nan, FPSWall: nan, JankPct: nan, MinFPS: nan, AvgFPS: nan, MaxFPS: nan,
 	}}
 }
 

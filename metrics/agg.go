@@ -269,9 +269,7 @@ func (a *agg) addSlice(sliceIdx int64, janky bool, displayNs int64) {
 // markStalled marks slices from..to (inclusive, at most the ring's length) as covered by a late
 // frame: not idle.
 func (a *agg) markStalled(from, to int64) {
-	if n := int64(len(a.ring.cells)); to-from >= n {
-		from = to - n + 1
-	}
+	from = max(from, to-int64(len(a.ring.cells))+1)
 	for i := from; i <= to; i++ {
 		if c := a.ring.at(i); c != nil && !c.stalled {
 			if c.frames == 0 {
@@ -356,8 +354,9 @@ func (a *agg) percentiles() *Percentiles {
 	}
 }
 
+// histogram is the non-empty buckets (never nil: a report prints [] without frames).
 func (a *agg) histogram() []HistogramBucket {
-	var out []HistogramBucket
+	out := []HistogramBucket{}
 	for i, c := range a.hist.Counts {
 		if c > 0 {
 			out = append(out, HistogramBucket{Ms: hwui.BucketMs(i), Count: c})
@@ -428,12 +427,7 @@ func (a *agg) series(first, last int64, sliceNs, originNs int64, n int, openIdx 
 	if last < 0 {
 		return nil
 	}
-	if last-first+1 > int64(n) {
-		first = last - int64(n) + 1
-	}
-	if first < 0 {
-		first = 0
-	}
+	first = max(first, last-int64(n)+1, 0) // at most n slices
 	out := make([]SlicePoint, 0, last-first+1)
 	for i := first; i <= last; i++ {
 		sp := SlicePoint{StartNs: originNs + i*sliceNs, FPS: math.NaN(), Partial: i == last}

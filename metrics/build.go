@@ -13,7 +13,7 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	lastIdx, lastLen := p.lastSlice()
 	s := &Snapshot{
 		Seq: p.seq, Session: p.session, State: p.state, StateText: source.Visible(p.stateText),
-		OriginNs: p.originNs, NowNs: p.endNs, RefreshHz: p.refreshHz,
+		OriginNs: p.originNs, NowNs: p.endNs, RefreshHz: p.shownHz(),
 		TargetFPS: p.cfg.TargetFPS, SlowMs: p.SlowMs(), SliceNs: p.cfg.SliceNs,
 		DropThresholds: Thresholds(p.cfg.DropLevels, RateHz(p.currentInterval())),
 		Paired:         p.msgs.paired, Unpaired: p.msgs.unpaired, Skipped: p.msgs.skipped,
@@ -27,9 +27,6 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		s.DropThresholds = Thresholds(p.cfg.DropLevels, RateHz(l.periodNs*l.cadence))
 	}
 	s.State, s.Busy, s.StateForNs = p.State()
-	if s.RefreshHz == 0 && p.learnedT > 0 {
-		s.RefreshHz = float64(RateHz(p.learnedT))
-	}
 	if s.TargetFPS <= 0 {
 		s.TargetFPS = AutoTarget(float64(RateHz(p.currentInterval())))
 	}
@@ -84,6 +81,15 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	s.LayerChoices = p.layerChoicesSnapshot()
 	s.LooperHint = p.hasLogcat() && p.msgs.paired+p.msgs.unpaired == 0 && p.endNs-p.originNs > 5e9
 	return s
+}
+
+// shownHz is the refresh rate the screen and the report show: the device's, else the rate of the
+// learned vsync spacing, else 0 (unknown).
+func (p *Pipeline) shownHz() float64 {
+	if p.refreshHz == 0 && p.learnedT > 0 {
+		return float64(RateHz(p.learnedT))
+	}
+	return p.refreshHz
 }
 
 // State is the state a Snapshot taken now would show (live refined to frozen, idle or no
@@ -175,10 +181,8 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		pkg := p.session.Package
 		r.Package = &pkg
 	}
-	if p.refreshHz > 0 {
-		r.RefreshHz = P2(p.refreshHz)
-	} else if p.learnedT > 0 {
-		r.RefreshHz = P2(float64(RateHz(p.learnedT)))
+	if hz := p.shownHz(); hz > 0 {
+		r.RefreshHz = P2(hz)
 	}
 	if meta.WallNs > 0 {
 		r.DurationS = R2(float64(meta.WallNs) / 1e9)
@@ -187,13 +191,11 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 	}
 	r.JankyDeadline, r.JankyLegacy = a.androidJank()
 	nonIdle := a.nonIdleNs(lastIdx, lastLen, p.cfg.SliceNs)
+	r.PerfDog = PerfDog{Jank: a.jank, BigJank: a.bigJank}
 	if elapsed > 0 {
 		r.IdleS = R2(float64(elapsed-nonIdle) / 1e9)
 		// With several windows drawing at once their frame time adds up: capped at 100 %.
 		r.ActivePct = P2(math.Min(100, float64(a.displayNs)*100/float64(elapsed)))
-	}
-	r.PerfDog = PerfDog{Jank: a.jank, BigJank: a.bigJank}
-	if elapsed > 0 {
 		r.PerfDog.StutterPct = P2(float64(a.stutterN) * 100 / float64(elapsed))
 	}
 	if p.lostKnown {
@@ -205,15 +207,6 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 	r.SlowMessages = append(r.SlowMessages, p.slowMessageReports()...)
 	r.Blame, r.PresentTypes = p.timeline.report()
 	r.SlowSections = p.slowSections(p.SlowMs(), 50)
-	if r.HistogramMs == nil {
-		r.HistogramMs = []HistogramBucket{}
-	}
-	if r.SlowLooper == nil {
-		r.SlowLooper = []SlowLooperReport{}
-	}
-	if r.Warnings == nil {
-		r.Warnings = []string{}
-	}
 	return r
 }
 
@@ -230,9 +223,6 @@ func (p *Pipeline) windowReports(lastIdx, lastLen int64) []WindowReport {
 		}
 		wr.JankyDeadline, wr.JankyLegacy = wa.androidJank()
 		wr.Blame, wr.PresentTypes = w.timeline.report()
-		if wr.HistogramMs == nil {
-			wr.HistogramMs = []HistogramBucket{}
-		}
 		if s := w.android; s != nil {
 			wr.Android = printed(s)
 		}

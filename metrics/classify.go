@@ -103,8 +103,11 @@ func (p *Pipeline) currentInterval() int64 {
 	if p.learnedT > 0 {
 		return p.learnedT
 	}
-	return int64(math.Round(1e9 / p.cfg.DefaultHz))
+	return int64(math.Round(1e9 / defaultHz))
 }
+
+// defaultHz is the refresh rate assumed, with a warning, while nothing says what it is.
+const defaultHz = 60
 
 // learnT takes T as the mean of the fullest spacing bucket (the lowest of equals), once it
 // holds four spacings.

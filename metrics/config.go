@@ -31,17 +31,10 @@ var Levels = [...]Level{LevelBest, LevelNormal, LevelMiddle, LevelHigh, LevelFro
 
 // String names the level as Matrix does.
 func (l Level) String() string {
-	switch l {
-	case LevelNormal:
-		return "normal"
-	case LevelMiddle:
-		return "middle"
-	case LevelHigh:
-		return "high"
-	case LevelFrozen:
-		return "frozen"
+	if l < LevelBest || l > LevelFrozen {
+		return "best"
 	}
-	return "best"
+	return [...]string{"best", "normal", "middle", "high", "frozen"}[l]
 }
 
 // DefaultDropLevels are Matrix's thresholds, in dropped frames at 60 Hz.
@@ -83,8 +76,6 @@ type Config struct {
 	SeriesLen int
 	// RecentLen is how many recent frames the snapshot carries (default 512).
 	RecentLen int
-	// DefaultHz is the refresh rate assumed when nothing says (default 60, with a warning).
-	DefaultHz float64
 	// HistoryLen is how many frames Snapshot.History keeps at most (default 2^19, 72 min at
 	// 120 Hz); past it the older half is let go. Negative: no history (a run without a screen
 	// draws no timeline, and needs not hold one).
@@ -106,9 +97,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.HistoryLen >= 0 && c.HistoryLen <= 1 {
 		c.HistoryLen = 1 << 19
-	}
-	if c.DefaultHz <= 0 {
-		c.DefaultHz = 60
 	}
 	return c
 }

@@ -23,15 +23,10 @@ var Latenesses = [...]Lateness{OnTime, Late, VeryLate, Frozen}
 
 // String names the place on the scale.
 func (l Lateness) String() string {
-	switch l {
-	case Late:
-		return "late"
-	case VeryLate:
-		return "very late"
-	case Frozen:
-		return "frozen"
+	if l < OnTime || l > Frozen {
+		return "on time"
 	}
-	return "on time"
+	return [...]string{"on time", "late", "very late", "frozen"}[l]
 }
 
 // LatenessOf places a frame that dropped d refreshes and has drop level lvl.

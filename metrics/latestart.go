@@ -130,31 +130,22 @@ func (p *Pipeline) recharge(w *windowState, lf *lateFrame, d int64) {
 	level := p.level(d, lf.t)
 	ns0, ns1 := (lf.dropped+1)*lf.t, (d+1)*lf.t
 	j0, j1 := lf.dropped >= 1, d >= 1
-	aggs := []struct {
-		a    *agg
-		prev [3]int64 // PerfDog's previous three frame times, before it
-		n    int
-	}{{w.agg, lf.wPrev, lf.wN}}
-	if lf.inRun {
-		aggs = append(aggs, aggs[0])
-		aggs[1].a, aggs[1].prev, aggs[1].n = p.total, lf.tPrev, lf.tN
-	}
 	endIdx := lf.sliceIdx
 	if j1 && lf.doneNs > p.originNs {
 		endIdx = (lf.doneNs - p.originNs) / p.cfg.SliceNs
 	}
-	for _, x := range aggs {
-		a := x.a
+	// move moves the frame in a, where PerfDog's previous three frame times before it were prev
+	move := func(a *agg, prev [3]int64, n int) {
 		a.levels[lf.level]--
 		a.levels[level]++
 		a.dropped += d - lf.dropped
 		a.janky += b2i(j1) - b2i(j0)
 		if lf.history {
-			continue
+			return
 		}
 		a.displayNs += ns1 - ns0
 		a.moveDisplay(ns0, ns1)
-		a.movePerfDog(ns0, ns1, x.prev, x.n)
+		a.movePerfDog(ns0, ns1, prev, n)
 		if c := a.ring.get(lf.sliceIdx); c != nil {
 			c.displayNs += ns1 - ns0
 			c.janky += int32(b2i(j1) - b2i(j0))
@@ -162,6 +153,10 @@ func (p *Pipeline) recharge(w *windowState, lf *lateFrame, d int64) {
 		if j1 && !j0 && endIdx > lf.sliceIdx {
 			a.markStalled(lf.sliceIdx+1, endIdx)
 		}
+	}
+	move(w.agg, lf.wPrev, lf.wN)
+	if lf.inRun {
+		move(p.total, lf.tPrev, lf.tN)
 	}
 	for i := range p.worst {
 		if it := &p.worst[i]; !lf.history && it.vsync == lf.vsync && it.window == w.name {

@@ -88,13 +88,8 @@ func (p *Pipeline) layer(name string) *layerState {
 // cadenceK is the layer's cadence in refreshes: the most common interval of the last second
 // when it holds at least 30 frames; before that, the most common so far; at least 1.
 func (l *layerState) cadenceK(now int64) int64 {
-	for l.ivLen > 0 {
-		old := &l.ivs[(l.ivHead-l.ivLen+cadenceRingFrames)%cadenceRingFrames]
-		if now-old.at <= cadenceWindowNs {
-			break
-		}
-		l.counts[min(old.k, maxCadenceCounters-1)]--
-		l.ivLen--
+	for l.ivLen > 0 && now-l.oldestIv().at > cadenceWindowNs {
+		l.dropOldestIv()
 	}
 	if l.ivLen >= cadenceMinFrames || l.cadence == 0 && l.ivLen > 0 {
 		best := int64(1)
@@ -108,11 +103,18 @@ func (l *layerState) cadenceK(now int64) int64 {
 	return max(l.cadence, 1)
 }
 
+func (l *layerState) oldestIv() layerIv {
+	return l.ivs[(l.ivHead-l.ivLen+cadenceRingFrames)%cadenceRingFrames]
+}
+
+func (l *layerState) dropOldestIv() {
+	l.counts[min(l.oldestIv().k, maxCadenceCounters-1)]--
+	l.ivLen--
+}
+
 func (l *layerState) noteInterval(at, k int64) {
 	if l.ivLen == cadenceRingFrames {
-		old := &l.ivs[(l.ivHead-l.ivLen+cadenceRingFrames)%cadenceRingFrames]
-		l.counts[min(old.k, maxCadenceCounters-1)]--
-		l.ivLen--
+		l.dropOldestIv()
 	}
 	l.ivs[l.ivHead] = layerIv{at: at, k: k}
 	l.ivHead = (l.ivHead + 1) % cadenceRingFrames
@@ -201,10 +203,11 @@ func (p *Pipeline) addLayerGap(g *source.Gap) {
 	p.warn.add("surfaceflinger: frames lost between polls (the 127-record --latency history overran): counted in frames_lost, the frame after each gap not judged")
 }
 
-// addLayerFacts adds one classified frame to the layer and, for the measured layer, the run.
+// addLayerFacts adds one frame, judged at pace t, to the layer and, for the measured layer, the
+// run.
 func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int64, first bool) {
-	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true}
-	ff.level = p.level(dropped, t)
+	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true,
+		level: p.level(dropped, t)}
 	p.touch(present - display)
 	idx := p.sliceOf(present)
 	// a late frame's wait covered the slices before the one it was presented in: frozen, not idle
@@ -212,22 +215,20 @@ func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int
 	if from := present - display; from > p.originNs {
 		startIdx = (from - p.originNs) / p.cfg.SliceNs
 	}
-	l.secondSlices(idx, first)
-	l.agg.add(&ff, idx, present)
-	slotEnd := present + t - p.originNs
-	l.agg.slotEnd = max(l.agg.slotEnd, slotEnd)
-	if dropped >= 1 && startIdx < idx {
-		l.agg.markStalled(startIdx, idx-1)
+	count := func(a *agg) {
+		a.add(&ff, idx, present)
+		a.slotEnd = max(a.slotEnd, present+t-p.originNs)
+		if dropped >= 1 && startIdx < idx {
+			a.markStalled(startIdx, idx-1)
+		}
 	}
+	l.secondSlices(idx, first)
+	count(l.agg)
 	if p.session.Layer != l.name {
 		return
 	}
-	p.total.add(&ff, idx, present)
+	count(p.total)
 	p.main.lastDone = max(p.main.lastDone, present)
-	p.total.slotEnd = max(p.total.slotEnd, slotEnd)
-	if dropped >= 1 && startIdx < idx {
-		p.total.markStalled(startIdx, idx-1)
-	}
 	p.addRecent(recentFrame{window: l.shown, vsync: present - display, cost: display, interval: t, dropped: dropped, level: ff.level, doneNs: present})
 	fr := source.Frame{Window: l.shown, VsyncNs: present - display, DoneNs: present, PresentNs: present, IntervalNs: t}
 	p.considerWorst(l.shown, &fr, display, dropped)

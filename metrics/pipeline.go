@@ -1,9 +1,11 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/fpstop/fpstop/source"
 )
@@ -540,18 +542,11 @@ func (p *Pipeline) lastSlice() (idx, length int64) {
 	return idx, length
 }
 
+// sortedWindows is the windows, most frames first.
 func (p *Pipeline) sortedWindows() []*windowState {
-	ws := make([]*windowState, 0, len(p.windows))
-	for _, w := range p.windows {
-		ws = append(ws, w)
-	}
-	sort.Slice(ws, func(i, j int) bool {
-		if ws[i].agg.frames != ws[j].agg.frames {
-			return ws[i].agg.frames > ws[j].agg.frames
-		}
-		return ws[i].name < ws[j].name
+	return slices.SortedFunc(maps.Values(p.windows), func(a, b *windowState) int {
+		return cmp.Or(cmp.Compare(b.agg.frames, a.agg.frames), cmp.Compare(a.name, b.name))
 	})
-	return ws
 }
 
 // SlowMs is the threshold a message signature's max must reach to be listed.

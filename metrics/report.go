@@ -40,17 +40,10 @@ type DropLevels struct {
 
 // Get returns the count for a level.
 func (d *DropLevels) Get(l Level) int64 {
-	switch l {
-	case LevelNormal:
-		return d.Normal
-	case LevelMiddle:
-		return d.Middle
-	case LevelHigh:
-		return d.High
-	case LevelFrozen:
-		return d.Frozen
+	if l < LevelBest || l > LevelFrozen {
+		return d.Best
 	}
-	return d.Best
+	return [...]int64{d.Best, d.Normal, d.Middle, d.High, d.Frozen}[l]
 }
 
 // Percentiles are Android-bucketed frame-time percentiles in ms.

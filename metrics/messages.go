@@ -32,6 +32,7 @@ type sigKey struct {
 // sigStats aggregates one signature.
 type sigStats struct {
 	key     sigKey
+	printed string // the callback as its first message printed it, without the identity hash
 	count   int64
 	totalMs float64
 	maxMs   float64
@@ -125,6 +126,10 @@ type messageTable struct {
 	paired   int64
 	unpaired int64
 	timed    int64 // messages with a known duration
+	// recent are signatures the latest messages had, tried before sigs: a thread repeats a
+	// handful of messages, and a match spares normalising the callback and hashing the key.
+	recent     [8]*sigStats
+	recentNext int
 
 	ring  []msgRecord
 	rhead int
@@ -143,10 +148,15 @@ func newMessageTable() *messageTable {
 // NormalizeCallback removes what changes between instances of the same code: the identity hash
 // after '@', and the index of D8/R8 synthetic lambdas, so the same call site groups together.
 func NormalizeCallback(cb string) string {
+	return normalizeLambda(withoutHash(cb))
+}
+
+// withoutHash is NormalizeCallback's first half: the callback without its identity hash.
+func withoutHash(cb string) string {
 	if i := strings.LastIndexByte(cb, '@'); i > 0 && isHex(cb[i+1:]) {
-		cb = cb[:i]
+		return cb[:i]
 	}
-	return normalizeLambda(cb)
+	return cb
 }
 
 // normalizeLambda is NormalizeCallback's second half: a callback without its identity hash.
@@ -194,8 +204,7 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 	}
 	t.timed++
 	ms := float64(m.EndNs-m.StartNs) / 1e6
-	key := sigKey{handler: m.Handler, callback: NormalizeCallback(m.Callback), what: m.What}
-	if s := t.signature(key, ms); s != nil {
+	if s := t.signatureOf(m, ms); s != nil {
 		s.add(ms, m.StartNs-originNs, m.StartNs)
 		t.down(s.idx) // its max and count only grow
 	}
@@ -204,9 +213,27 @@ func (t *messageTable) add(m *source.Message, originNs int64) {
 	t.rlen = min(t.rlen+1, len(t.ring))
 }
 
+// signatureOf returns the stats for m's signature, from recent when one of the latest messages
+// had it, else from signature.
+func (t *messageTable) signatureOf(m *source.Message, ms float64) *sigStats {
+	printed := withoutHash(m.Callback)
+	for _, s := range t.recent {
+		if s != nil && s.key.what == m.What && s.key.handler == m.Handler && s.printed == printed {
+			return s
+		}
+	}
+	s := t.signature(sigKey{handler: m.Handler, callback: normalizeLambda(printed), what: m.What}, printed, ms)
+	if s != nil && s.printed == printed {
+		t.recent[t.recentNext] = s
+		t.recentNext = (t.recentNext + 1) % len(t.recent)
+	}
+	return s
+}
+
 // signature returns the stats for key, creating them (evicting the least severe signature when
-// the table is full and ms is worse); nil when the message is not worth a place.
-func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
+// the table is full and ms is worse); nil when the message is not worth a place. printed is
+// the message's callback without its identity hash.
+func (t *messageTable) signature(key sigKey, printed string, ms float64) *sigStats {
 	if s := t.sigs[key]; s != nil {
 		return s
 	}
@@ -218,11 +245,19 @@ func (t *messageTable) signature(key sigKey, ms float64) *sigStats {
 		}
 		delete(t.sigs, victim.key)
 		t.pop()
+		for i, s := range t.recent {
+			if s == victim {
+				t.recent[i] = nil
+			}
+		}
 	}
 	// The table outlives the messages: its own copies of the names, so that a kept signature
 	// does not pin the buffer a source carved them from (the logcat decoder's 32 KB arenas).
 	key.handler, key.callback = strings.Clone(key.handler), strings.Clone(key.callback)
-	s := &sigStats{key: key, idx: len(t.least)}
+	s := &sigStats{key: key, printed: key.callback, idx: len(t.least)}
+	if printed != key.callback {
+		s.printed = strings.Clone(printed)
+	}
 	t.sigs[key] = s
 	t.least = append(t.least, s)
 	t.up(s.idx)

@@ -63,7 +63,7 @@ func Compare(base, new []*Run, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	c := &comparer{o: o}
+	c := &comparer{o: o, defs: defsFor(base, new)}
 	res := &Result{Schema: SchemaVersion, FpstopVersion: o.Version, Confidence: o.Confidence, MinEffect: o.MinEffect,
 		Bootstrap: Bootstrap{Resamples: o.Resamples, Seed: o.Seed},
 		Base:      describe(o.BaseLabel, base), New: describe(o.NewLabel, new),
@@ -82,7 +82,10 @@ func Compare(base, new []*Run, o Options) (*Result, error) {
 	return res, nil
 }
 
-type comparer struct{ o Options }
+type comparer struct {
+	o    Options
+	defs []metricDef // what is compared (defsFor)
+}
 
 // scopeData is one side of a scope (the run, or a window): per recording where it exists, the
 // report's values.
@@ -119,8 +122,8 @@ var verdictMetrics = map[string]bool{"fps": true, "jank_pct": true}
 // the spread between runs). Significance is decided later, once every scope's p is known.
 func (c *comparer) scope(base, new scopeData) []Metric {
 	alpha := (1 - c.o.Confidence) / float64(len(verdictMetrics))
-	out := make([]Metric, len(metricDefs))
-	for i, def := range metricDefs {
+	out := make([]Metric, len(c.defs))
+	for i, def := range c.defs {
 		bv, nv := base.reportedAll(def), new.reportedAll(def)
 		m := Metric{Name: def.name, Unit: def.unit, Better: "lower", MinEffect: c.o.MinEffect.of(def),
 			Verdict: Unchanged, Method: MethodNone, Gated: verdictMetrics[def.name], NBase: len(bv), NNew: len(nv)}

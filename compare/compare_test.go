@@ -296,3 +296,46 @@ func TestWarningsBesideTheVerdict(t *testing.T) {
 		t.Errorf("markdown: the warning is not under the verdict:\n%s", md.String())
 	}
 }
+
+// Perfetto recordings carry FrameTimeline's blame, and a comparison of them compares each
+// party's share of frames (informational: never the verdict); one without leaves them out.
+func TestBlameCompared(t *testing.T) {
+	r2 := func(v float64) *metrics.R2 { x := metrics.R2(v); return &x }
+	run := func(frames int64, blame *metrics.Blame) *Run {
+		return &Run{Report: &metrics.Report{Frames: frames, FPS: r2(55), JankPct: r2(10), Blame: blame,
+			Windows: []metrics.WindowReport{{Name: "com.example/.Main", Frames: frames, FPS: r2(55), JankPct: r2(10), Blame: blame}}}}
+	}
+	base := run(400, &metrics.Blame{App: 40, SurfaceFlinger: 8, BufferStuffing: 20})
+	newer := run(500, &metrics.Blame{App: 10, SurfaceFlinger: 10, BufferStuffing: 25, Dropped: 5})
+	res, err := Compare([]*Run{base}, []*Run{newer}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]float64{"blame_app_pct": {10, 2}, "blame_surfaceflinger_pct": {2, 2}, "blame_display_pct": {0, 0},
+		"blame_prediction_pct": {0, 0}, "blame_buffer_stuffing_pct": {5, 5}, "blame_dropped_pct": {0, 1}}
+	for _, ms := range [][]Metric{res.Metrics, res.Windows[0].Metrics} {
+		got := 0
+		for _, m := range ms {
+			w, ok := want[m.Name]
+			if !ok {
+				continue
+			}
+			got++
+			if m.Base == nil || m.New == nil || *m.Base != w[0] || *m.New != w[1] || m.Gated || m.Better != "lower" {
+				t.Errorf("%s: %+v, want base %v new %v, informational, lower is better", m.Name, m, w[0], w[1])
+			}
+		}
+		if got != len(want) {
+			t.Errorf("%d blame metrics compared, want %d", got, len(want))
+		}
+	}
+	res, err = Compare([]*Run{run(400, nil)}, []*Run{run(400, nil)}, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Metrics {
+		if strings.HasPrefix(m.Name, "blame_") {
+			t.Errorf("a comparison without blame compares %s", m.Name)
+		}
+	}
+}

@@ -128,9 +128,13 @@ func WriteText(w io.Writer, r *Result) error {
 		ew.printf("  warning: %s\n", s)
 	}
 	ew.printf("BASE %s\nNEW  %s\n\n", sideLine(r.Base), sideLine(r.New))
-	ew.printf("%-16s %9s %9s %9s %20s %9s %8s  %s\n", "metric", "base", "new", "diff", fmt.Sprintf("%s%% CI", num(r.Confidence*100)), "p", "Holm p", "verdict")
+	wide := 16 // the blame metrics' names are longer
 	for _, m := range r.Metrics {
-		ew.printf("%-16s %9s %9s %9s %20s %9s %8s  %s\n", m.Name, fv(m.Base), fv(m.New), signedv(m.Diff), ci(m), pv(m), holmv(m), mark(m))
+		wide = max(wide, len(m.Name))
+	}
+	ew.printf("%-*s %9s %9s %9s %20s %9s %8s  %s\n", wide, "metric", "base", "new", "diff", fmt.Sprintf("%s%% CI", num(r.Confidence*100)), "p", "Holm p", "verdict")
+	for _, m := range r.Metrics {
+		ew.printf("%-*s %9s %9s %9s %20s %9s %8s  %s\n", wide, m.Name, fv(m.Base), fv(m.New), signedv(m.Diff), ci(m), pv(m), holmv(m), mark(m))
 	}
 	if len(r.Windows) > 0 {
 		ew.printf("\nwindows:\n")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fpstop/fpstop/compare"
 	"github.com/fpstop/fpstop/internal/buildinfo"
 	"github.com/fpstop/fpstop/internal/cli"
 	"github.com/fpstop/fpstop/internal/testkit/adbtest"
@@ -149,6 +150,7 @@ func TestPerfettoLive(t *testing.T) {
 			}
 			checkPerfettoTruth(t, ph, tr, rec, r.Frames, r.JankyFrames, float64(*r.FPS))
 			checkPerfettoReplay(t, rec, r)
+			checkPerfettoCompare(t, rec, r)
 			checkRawTraces(t, rec)
 		})
 	}
@@ -290,7 +292,8 @@ func (p *phone) doneCh() <-chan struct{} { return p.done }
 // headless (--input), give the live run's report again, key by key: its numbers, blame, worst
 // frames (their sections and blame), slow sections, windows and warnings. All but duration_s,
 // which a live run takes from the wall clock (--duration) and a recording from the span of its
-// events (metrics.ReportMeta): up to the live source's last sort window shorter.
+// events (metrics.ReportMeta): the phone's first and last trace times, a second or so apart
+// from when fpstop started and stopped.
 func checkPerfettoReplay(t *testing.T, rec string, live metrics.Report) {
 	t.Helper()
 	for _, args := range [][]string{{"report", rec}, {"--input", rec, "--headless", "--json", "--speed", "0"}} {
@@ -304,7 +307,7 @@ func checkPerfettoReplay(t *testing.T, rec string, live metrics.Report) {
 		if err := json.Unmarshal(rb.Bytes(), &rr); err != nil {
 			t.Fatal(err)
 		}
-		if d := float64(live.DurationS - rr.DurationS); d < 0 || d > 1.5 {
+		if d := float64(live.DurationS - rr.DurationS); math.Abs(d) > 1.5 {
 			t.Errorf("%s of the recording: duration_s %v, the live run's %v", args[0], rr.DurationS, live.DurationS)
 		}
 		got, want := keys(t, rr), keys(t, live)
@@ -342,6 +345,37 @@ func compact(b []byte) []byte {
 		return b
 	}
 	return out.Bytes()
+}
+
+// checkPerfettoCompare: `fpstop compare` of the recording with itself compares each party's
+// share of the frames FrameTimeline blames, the live report's.
+func checkPerfettoCompare(t *testing.T, rec string, live metrics.Report) {
+	t.Helper()
+	var out, eb bytes.Buffer
+	if code := cli.Main(context.Background(), []string{"compare", rec, rec, "--format", "json"}, cli.Env{Stdin: strings.NewReader(""),
+		Stdout: &out, Stderr: &eb, Getenv: func(string) string { return "" }}); code != cli.ExitOK {
+		t.Fatalf("compare: exit %d: %s", code, eb.String())
+	}
+	var res compare.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	b := live.Blame
+	want := map[string]int64{"blame_app_pct": b.App, "blame_surfaceflinger_pct": b.SurfaceFlinger, "blame_buffer_stuffing_pct": b.BufferStuffing}
+	for _, m := range res.Metrics {
+		n, ok := want[m.Name]
+		if !ok {
+			continue
+		}
+		delete(want, m.Name)
+		share := math.Round(float64(n)*100/float64(live.Frames)*100) / 100
+		if m.Base == nil || math.Abs(*m.Base-share) > 0.006 || m.New == nil || *m.New != *m.Base {
+			t.Errorf("compare: %s %v → %v, the live report's share %.2f", m.Name, m.Base, m.New, share)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("compare of a Perfetto recording lacks %v", want)
+	}
 }
 
 // fpstopFiles lists fpstop's trace files on the phone.

@@ -1,8 +1,8 @@
-// The byte-slice helpers and the hand-written integer reader the parser shares.
+// The byte-slice helpers and the integer reader the parser shares.
 
 package gfxinfo
 
-import "math"
+import "strconv"
 
 var dumpHeader = []byte("Applications Graphics Acceleration Info:")
 
@@ -37,44 +37,20 @@ func hasPrefix(b []byte, s string) bool {
 
 // firstInt parses the first (optionally signed) decimal integer in b, skipping leading blanks.
 func firstInt(b []byte) (int64, bool) {
-	b = trimLeft(b)
-	v, n, ok := parseInt(b)
-	return v, ok && n > 0
+	v, _, ok := parseInt(trimLeft(b))
+	return v, ok
 }
 
-// parseInt parses a signed decimal integer at the start of b by hand, returning the value, the
-// bytes consumed, and false on overflow or no digits.
+// parseInt parses the (optionally signed) decimal integer at the start of b: its value, its
+// length, and false when there is none or it overflows an int64.
 func parseInt(b []byte) (int64, int, bool) {
-	i := 0
-	neg := false
-	if i < len(b) && (b[i] == '-' || b[i] == '+') {
-		neg = b[i] == '-'
-		i++
+	n := 0
+	if n < len(b) && (b[n] == '-' || b[n] == '+') {
+		n++
 	}
-	start := i
-	var v uint64
-	for i < len(b) {
-		c := b[i] - '0'
-		if c > 9 {
-			break
-		}
-		if v > (math.MaxUint64-9)/10 {
-			return 0, i, false
-		}
-		v = v*10 + uint64(c)
-		i++
+	for n < len(b) && b[n]-'0' <= 9 {
+		n++
 	}
-	if i == start {
-		return 0, i, false
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, i, false
-		}
-		return -int64(v), i, true
-	}
-	if v > math.MaxInt64 {
-		return 0, i, false
-	}
-	return int64(v), i, true
+	v, err := strconv.ParseInt(string(b[:n]), 10, 64)
+	return v, n, err == nil
 }

@@ -67,10 +67,6 @@ type gap struct {
 // two or three successive polls, no more.
 const maxGapAge = 2
 
-func newWinState(title, root string) *winState {
-	return &winState{title: title, root: root}
-}
-
 // has reports whether f is a frame already emitted: one remembered completed at its
 // FrameCompleted, or has its vsync id (IntendedVsync in layouts without one; two frames of
 // one window can share an IntendedVsync, never a vsync id).
@@ -262,8 +258,7 @@ func (t *tracker) dedupeProcess(asm *assembly, ps *procState, pr *Process, stale
 	}
 	t.matchRound++
 	used := t.matchRound
-	pairs := t.pairs[:0]
-	defer func() { clear(pairs); t.pairs = pairs[:0] }()
+	var pairs []pair
 	damaged, heldBack := false, false
 	ps.roots = ps.roots[:0]
 	for wi := range pr.Windows {
@@ -412,7 +407,7 @@ func (ps *procState) match(w *Window, used int64, asm *assembly) *winState {
 		ws = ps.byTitle(w, used)
 	}
 	if ws == nil {
-		ws = newWinState(ps.newTitle(w.Title), w.Root)
+		ws = &winState{title: ps.newTitle(w.Title), root: w.Root}
 		ps.addWindow(ws)
 	} else if w.Title != ws.title && !strings.HasPrefix(ws.title, w.Title+"#") {
 		asm.warn("gfxinfo: window title differs from its rows' window (damaged); kept " + fmt.Sprintf("%q", clip(ws.title)))

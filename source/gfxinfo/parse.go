@@ -146,34 +146,21 @@ func (ps *Parser) Parse(data []byte) (*Dump, error) {
 	return d, nil
 }
 
-// frameSlice carves an empty slice of capacity n from the frame arena (appending past n
-// reallocates, so windows never overlap).
+// frameSlice carves empty slices of capacity n for a block's frames and their phases from the
+// arenas (appending past n reallocates, so windows never overlap).
 func (ps *Parser) frameSlice(n int) ([]source.Frame, []source.Phases) {
-	if ps.fpos+n > len(ps.frames) {
-		size := 2 * len(ps.frames)
-		if size < 256 {
-			size = 256
-		}
-		for size < n {
-			size *= 2
-		}
-		ps.frames, ps.fpos = make([]source.Frame, size), 0
+	return carve(&ps.frames, &ps.fpos, n), carve(&ps.phases, &ps.ppos, n)
+}
+
+// carve returns an empty slice of capacity n from arena at *pos, replacing a full arena by a
+// larger one.
+func carve[T any](arena *[]T, pos *int, n int) []T {
+	if *pos+n > len(*arena) {
+		*arena, *pos = make([]T, max(256, 2*len(*arena), n)), 0
 	}
-	if ps.ppos+n > len(ps.phases) {
-		size := 2 * len(ps.phases)
-		if size < 256 {
-			size = 256
-		}
-		for size < n {
-			size *= 2
-		}
-		ps.phases, ps.ppos = make([]source.Phases, size), 0
-	}
-	f := ps.frames[ps.fpos : ps.fpos : ps.fpos+n]
-	ph := ps.phases[ps.ppos : ps.ppos : ps.ppos+n]
-	ps.fpos += n
-	ps.ppos += n
-	return f, ph
+	s := (*arena)[*pos : *pos : *pos+n]
+	*pos += n
+	return s
 }
 
 // parser is the state of one dump's parse.

@@ -225,14 +225,7 @@ func AdaptiveInterval(periodNs int64) time.Duration {
 	if periodNs <= 0 {
 		return DefaultInterval
 	}
-	d := time.Duration(periodNs * ringFrames / 2)
-	if d > MaxInterval {
-		d = MaxInterval
-	}
-	if d < MinInterval {
-		d = MinInterval
-	}
-	return d
+	return min(max(time.Duration(periodNs*ringFrames/2), MinInterval), MaxInterval)
 }
 
 func send(ctx context.Context, out chan<- []source.Event, evs []source.Event) error {

@@ -152,23 +152,17 @@ func (p *parser) blockLine(line, rest []byte) {
 	p.dataRow(l)
 }
 
-// structural reports whether l is a line that never belongs inside a PROFILEDATA block.
+// blockEnders start the lines that never belong inside a PROFILEDATA block, each with a first
+// byte of its own; a line starting with none of those bytes ends the block when it is a view root.
+var blockEnders = []string{"Window:", "** Graphics info", "View hierarchy:", "Stats since:",
+	"Total frames rendered:", string(dumpHeader), "Uptime:"}
+
+// structural reports whether l (not empty) is a line that never belongs inside a PROFILEDATA block.
 func structural(l []byte) bool {
-	switch l[0] {
-	case 'W':
-		return hasPrefix(l, "Window:")
-	case '*':
-		return hasPrefix(l, "** Graphics info")
-	case 'V':
-		return hasPrefix(l, "View hierarchy:")
-	case 'S':
-		return hasPrefix(l, "Stats since:")
-	case 'T':
-		return hasPrefix(l, "Total frames rendered:")
-	case 'A':
-		return bytes.HasPrefix(l, dumpHeader)
-	case 'U':
-		return hasPrefix(l, "Uptime:")
+	for _, m := range blockEnders {
+		if l[0] == m[0] {
+			return hasPrefix(l, m)
+		}
 	}
 	return bytes.Contains(l, viewRootMark)
 }

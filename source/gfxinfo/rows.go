@@ -24,7 +24,7 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 	prev := max(ws.hwm, ws.baseNs)
 	ws.polls++
 	resolved := make([]int, len(ws.gaps))
-	t.fresh = t.fresh[:0]
+	var fresh []int // the indexes of its new rows
 	for i := range w.Frames {
 		f := &w.Frames[i]
 		if first == 0 || f.VsyncNs < first {
@@ -45,7 +45,7 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 			continue
 		}
 		ws.add(f)
-		t.fresh = append(t.fresh, i)
+		fresh = append(fresh, i)
 		if len(ws.gaps) > 0 {
 			if g := gapOf(ws.gaps, resolved, f.VsyncNs); g >= 0 {
 				resolved[g]++ // credited at the last poll
@@ -61,7 +61,7 @@ func (t *tracker) windowRows(asm *assembly, ps *procState, ws *winState, w *Wind
 			}
 		}
 	}
-	asm.frames(t, ps, ws, w, t.fresh)
+	asm.frames(t, ps, ws, w, fresh)
 	var gaps []gap
 	for gi, g := range ws.gaps {
 		rem := g.n - resolved[gi]

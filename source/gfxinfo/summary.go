@@ -399,17 +399,8 @@ func counterName(s string) bool {
 // percentile reads "50th percentile: 11ms" (gpu percentiles are skipped). It reports whether
 // the line was a percentile line.
 func (p *parser) percentile(l []byte) bool {
-	var which int
-	switch {
-	case hasPrefix(l, "50th "):
-		which = 50
-	case hasPrefix(l, "90th "):
-		which = 90
-	case hasPrefix(l, "95th "):
-		which = 95
-	case hasPrefix(l, "99th "):
-		which = 99
-	default:
+	which := string(l[:min(len(l), 5)])
+	if which != "50th " && which != "90th " && which != "95th " && which != "99th " {
 		return false
 	}
 	r := l[5:]
@@ -427,13 +418,13 @@ func (p *parser) percentile(l []byte) bool {
 	f := ptr(float64(v))
 	s := p.summary()
 	switch which {
-	case 50:
+	case "50th ":
 		s.P50Ms = f
-	case 90:
+	case "90th ":
 		s.P90Ms = f
-	case 95:
+	case "95th ":
 		s.P95Ms = f
-	case 99:
+	case "99th ":
 		s.P99Ms = f
 	}
 	return true

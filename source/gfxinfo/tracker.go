@@ -40,16 +40,10 @@ type tracker struct {
 	failure      string
 	procs        procTable
 	clock        uptimeCheck
-	wallNs       int64 // wall clock when the dump was asked for (poller), 0 unknown (file)
-	wallEndNs    int64 // wall clock when it had arrived (poller), 0 unknown
-	fresh        []int // scratch: indexes of a window's new rows
-	// scratch for a dump's new frames and polls before they are copied into its events
-	scratchFrames []*source.Frame
-	scratchTail   []source.Event
-	scratchRows   [][]source.Frame
-	pairs         []pair // scratch: a process block's windows and their memories
-	matchRound    int64  // counts dedupeProcess calls (winState.used)
-	parser        Parser // reused: it remembers the last good PROFILEDATA header
+	wallNs       int64  // wall clock when the dump was asked for (poller), 0 unknown (file)
+	wallEndNs    int64  // wall clock when it had arrived (poller), 0 unknown
+	matchRound   int64  // counts dedupeProcess calls (winState.used)
+	parser       Parser // reused: it remembers the last good PROFILEDATA header
 	// final: the dump being applied is the capture's last (the file source): no next dump
 	// will print again the rows it could not place
 	final bool
@@ -116,16 +110,13 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 		return t.tick(evs, at)
 	}
 	evs = t.notice(evs, at, source.LevelInfo, source.StateLive, "live")
-	asm := assembly{at: at, newFrames: t.scratchFrames[:0], tail: t.scratchTail[:0], rows: t.scratchRows[:0], final: t.final}
+	asm := assembly{at: at, final: t.final}
 	for i, pr := range procs {
 		if pr.Summary != nil || hasData(pr) {
 			t.dedupeProcess(&asm, t.procs.get(pr.Pid), pr, printedAgain(procs[i+1:], pr.Pid))
 		}
 	}
 	evs = asm.events(t, evs)
-	// (the events were copied into evs: their slices are reused for the next dump)
-	clear(asm.rows) // (the parser's storage: not kept past the dump)
-	t.scratchFrames, t.scratchTail, t.scratchRows = asm.newFrames[:0], asm.tail[:0], asm.rows[:0]
 	if at == 0 {
 		at = asm.newest
 	}

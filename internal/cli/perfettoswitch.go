@@ -92,11 +92,9 @@ func (d *deviceScreen) SwitchSource(ctx context.Context, kind string) (string, e
 			return "", errors.New(oneSentence(err))
 		}
 		op := deviceOpened(dop)
-		if err := d.s.SwitchDevice(d.ctx, op.src, op.device, connectingText(op)); err != nil {
+		if err := d.show(op); err != nil {
 			return "", err
 		}
-		d.a.probes.cur.Store(op.probe)
-		d.setOffer(perfettoOffer(op))
 		return pkg + " through " + autoReads(op) + " (Perfetto stopped, its files removed)", nil
 	}
 	return "", fmt.Errorf("no source %q to switch to", kind)

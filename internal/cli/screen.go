@@ -110,6 +110,17 @@ func (d *deviceScreen) Apps(ctx context.Context, serial string) ([]ui.AppItem, e
 	return out, nil
 }
 
+// show runs op in place of the current source: its phone on screen at once, "connecting" until
+// its source says what it reads, with its own Looper probe and Perfetto offer.
+func (d *deviceScreen) show(op *opened) error {
+	if err := d.s.SwitchDevice(d.ctx, op.src, op.device, connectingText(op)); err != nil {
+		return err
+	}
+	d.a.probes.cur.Store(op.probe)
+	d.setOffer(perfettoOffer(op))
+	return nil
+}
+
 // Switch opens the picked device and app (the flags are not touched: this runs in a Bubble
 // Tea command's goroutine) and runs it in place of the current source.
 func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, error) {
@@ -128,12 +139,9 @@ func (d *deviceScreen) Switch(ctx context.Context, serial, pkg string) (string, 
 		return "", errors.New(oneSentence(err))
 	}
 	op := deviceOpened(dop)
-	// The picked phone is on screen at once, "connecting" until its source says what it reads.
-	if err := d.s.SwitchDevice(d.ctx, op.src, op.device, connectingText(op)); err != nil {
+	if err := d.show(op); err != nil {
 		return "", err
 	}
-	d.a.probes.cur.Store(op.probe)
-	d.setOffer(perfettoOffer(op)) // the picked app's, on its phone
 	if pkg == "" {
 		pkg = "the foreground app"
 	}

@@ -70,17 +70,26 @@ func (s *server) client(ctx context.Context) (*device.Client, error) {
 	return cl, nil
 }
 
+// devices connects to the adb server and lists the devices it sees.
+func (s *server) devices(ctx context.Context) (*device.Client, []device.Info, error) {
+	cl, err := s.client(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	infos, err := cl.Devices(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing devices: %w", err)
+	}
+	return cl, infos, nil
+}
+
 func (s *server) listDevices(ctx context.Context, _ *mcp.CallToolRequest, _ ListDevicesInput) (*mcp.CallToolResult, ListDevicesOutput, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	out := ListDevicesOutput{Devices: []DeviceOut{}}
-	cl, err := s.client(ctx)
+	cl, infos, err := s.devices(ctx)
 	if err != nil {
 		return nil, out, err
-	}
-	infos, err := cl.Devices(ctx)
-	if err != nil {
-		return nil, out, fmt.Errorf("listing devices: %w", err)
 	}
 	online := 0
 	for _, in := range infos {
@@ -135,13 +144,9 @@ func (s *server) listApps(ctx context.Context, _ *mcp.CallToolRequest, in ListAp
 	if limit > 1000 {
 		return nil, out, fmt.Errorf("limit %d: want 1 to 1000", in.Limit)
 	}
-	cl, err := s.client(ctx)
+	cl, infos, err := s.devices(ctx)
 	if err != nil {
 		return nil, out, err
-	}
-	infos, err := cl.Devices(ctx)
-	if err != nil {
-		return nil, out, fmt.Errorf("listing devices: %w", err)
 	}
 	info, err := device.Select(infos, device.DefaultSerial(in.Device))
 	if err != nil {

@@ -154,13 +154,7 @@ func FileEvents(data []byte, name, pkg string) ([]source.Event, error) {
 // period); text before the first is preamble.
 func splitLatency(data []byte) (dumps []*Latency, preamble []string) {
 	var cur *Latency
-	for len(data) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
-		}
+	for line := range bytes.Lines(data) {
 		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}

@@ -50,13 +50,7 @@ func (l *Latency) PeriodOnly() bool {
 // pages spaces). It reads bytes directly: it runs on every poll.
 func ParseLatency(data []byte) *Latency {
 	l := &Latency{Records: make([]Record, 0, RingRecords)}
-	for len(data) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
-		}
+	for line := range bytes.Lines(data) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue

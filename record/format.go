@@ -125,6 +125,3 @@ func RawPath(path string) string {
 	}
 	return dir + base + ".raw.gz"
 }
-
-// isGzipName reports whether a recording with this name is written gzip-compressed.
-func isGzipName(path string) bool { return strings.HasSuffix(path, ".gz") }

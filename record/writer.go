@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -99,20 +100,19 @@ func (s *sink) close() error {
 // opts.Force (the error then wraps outfile.ErrExists). It is gzip-compressed when path ends in
 // ".gz". A goroutine flushes it at least once a second until Close.
 func Create(path string, hdr Header, opts Options) (*Writer, error) {
-	f, err := createFile(path, opts.Force)
+	f, err := outfile.Create(path, opts.Force)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recording: %w", err)
 	}
 	var rawf *os.File
 	if opts.Raw {
-		rp := RawPath(path)
-		if rawf, err = createFile(rp, opts.Force); err != nil {
+		if rawf, err = outfile.Create(RawPath(path), opts.Force); err != nil {
 			f.Close()
 			os.Remove(path)
-			return nil, err
+			return nil, fmt.Errorf("recording: %w", err)
 		}
 	}
-	w := &Writer{path: path, out: newSink(f, f, isGzipName(path)), now: time.Now}
+	w := &Writer{path: path, out: newSink(f, f, strings.HasSuffix(path, ".gz")), now: time.Now}
 	if rawf != nil {
 		w.raw = newSink(rawf, rawf, true)
 	}
@@ -126,15 +126,6 @@ func Create(path string, hdr Header, opts Options) (*Writer, error) {
 	w.stop, w.done = make(chan struct{}), make(chan struct{})
 	go w.flusher()
 	return w, nil
-}
-
-// createFile creates a recording file (0644, never over an existing one unless force).
-func createFile(path string, force bool) (*os.File, error) {
-	f, err := outfile.Create(path, force)
-	if err != nil {
-		return nil, fmt.Errorf("recording: %w", err)
-	}
-	return f, nil
 }
 
 type headerLine struct {

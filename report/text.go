@@ -44,10 +44,7 @@ func WriteText(w io.Writer, r *metrics.Report) error {
 			what, l.Name, l.Frames, num(l.FPS, ""), num(l.PaceFPS, " fps"), l.JankyFrames, num(l.FPSP90, ""), num(l.FPSP99, ""),
 			num(l.FPSLow1pctAvg, ""), num(l.FPSStabilityPct, " %"), l.FramesLost, l.PausesTotal)
 	}
-	for i, m := range r.SlowMessages {
-		if i == 5 {
-			break
-		}
+	for _, m := range r.SlowMessages[:min(5, len(r.SlowMessages))] {
 		name := m.WhatName
 		if name == "" {
 			name = fmt.Sprint(m.What)

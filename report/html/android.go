@@ -68,24 +68,23 @@ func processTable(rep *metrics.Report, p metrics.ProcessAndroid) sideTable {
 }
 
 func percentileRows(p *metrics.Percentiles, a *metrics.AndroidPrinted) [][3]string {
-	mine := func(f func(*metrics.Percentiles) metrics.R2) string {
-		if p == nil {
-			return "—"
+	names := []string{"50th percentile", "90th percentile", "95th percentile", "99th percentile"}
+	theirs := []*metrics.R2{a.P50Ms, a.P90Ms, a.P95Ms, a.P99Ms}
+	var mine []metrics.R2
+	if p != nil {
+		mine = []metrics.R2{p.P50, p.P90, p.P95, p.P99}
+	}
+	rows := make([][3]string, len(names))
+	for i := range rows {
+		rows[i] = [3]string{names[i], "—", "—"}
+		if mine != nil {
+			rows[i][1] = ms2(float64(mine[i])) + " ms"
 		}
-		return ms2(float64(f(p))) + " ms"
-	}
-	theirs := func(v *metrics.R2) string {
-		if v == nil {
-			return "—"
+		if theirs[i] != nil {
+			rows[i][2] = r2(theirs[i]) + " ms"
 		}
-		return r2(v) + " ms"
 	}
-	return [][3]string{
-		{"50th percentile", mine(func(p *metrics.Percentiles) metrics.R2 { return p.P50 }), theirs(a.P50Ms)},
-		{"90th percentile", mine(func(p *metrics.Percentiles) metrics.R2 { return p.P90 }), theirs(a.P90Ms)},
-		{"95th percentile", mine(func(p *metrics.Percentiles) metrics.R2 { return p.P95 }), theirs(a.P95Ms)},
-		{"99th percentile", mine(func(p *metrics.Percentiles) metrics.R2 { return p.P99 }), theirs(a.P99Ms)},
-	}
+	return rows
 }
 
 func jankOf(pctV *metrics.R2) string {

@@ -144,10 +144,7 @@ func fpsLines(sides [2][]*Session) template.HTML {
 // messageChanges draws the p95 of each compared message on both sides (at most 12 messages).
 func messageChanges(msgs []compare.Message, budget float64) (template.HTML, bool) {
 	var rows []msgRow
-	for i, m := range msgs {
-		if i == 12 {
-			break
-		}
+	for _, m := range msgs[:min(12, len(msgs))] {
 		name := report.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
 		for si, v := range []*float64{m.P95.Base, m.P95.New} {
 			label := name

@@ -112,10 +112,7 @@ func phaseFigures(s *Session) []chart {
 // messagesFigure charts the slowest main-thread message signatures (false when none).
 func messagesFigure(rep *metrics.Report, budgetMs float64) (chart, bool) {
 	var rows []msgRow
-	for i, m := range rep.SlowMessages {
-		if i == 15 {
-			break
-		}
+	for _, m := range rep.SlowMessages[:min(15, len(rep.SlowMessages))] {
 		name := report.MessageName(m.Handler, m.Callback, m.What, m.WhatName)
 		rows = append(rows, msgRow{label: name, maxMs: float64(m.MaxMs), p95Ms: float64(m.P95Ms),
 			title: fmt.Sprintf("%s — %s %s #%d: worst %s ms, p95 %s ms, %s, %s ms in all", name, m.Handler, m.Callback, m.What,
@@ -132,15 +129,13 @@ func messagesFigure(rep *metrics.Report, budgetMs float64) (chart, bool) {
 // messageRows is the slow-message table (the first n, and how many more the report has).
 func messageRows(rep *metrics.Report, n int) ([]msgRowView, int) {
 	var out []msgRowView
-	for i, m := range rep.SlowMessages {
-		if i == n {
-			return out, len(rep.SlowMessages) - n
-		}
+	shown := rep.SlowMessages[:min(n, len(rep.SlowMessages))]
+	for _, m := range shown {
 		out = append(out, msgRowView{Name: report.MessageName(m.Handler, m.Callback, m.What, m.WhatName),
 			Full: fmt.Sprintf("%s %s #%d", m.Handler, m.Callback, m.What), Count: fmt.Sprint(m.Count),
 			Max: ms2(float64(m.MaxMs)), P95: ms2(float64(m.P95Ms)), Total: ms2(float64(m.TotalMs)), Worst: worstRuns(m.Worst)})
 	}
-	return out, 0
+	return out, len(rep.SlowMessages) - len(shown)
 }
 
 // frameSectionLines names a trace frame's slowest atrace sections and FrameTimeline's blame.
@@ -163,10 +158,7 @@ func frameSectionLines(w metrics.WorstFrame) []string {
 // shape: a section has no 95th percentile.
 func sectionRows(rep *metrics.Report, n int) []msgRowView {
 	var out []msgRowView
-	for i, sec := range rep.SlowSections {
-		if i == n {
-			break
-		}
+	for _, sec := range rep.SlowSections[:min(n, len(rep.SlowSections))] {
 		out = append(out, msgRowView{Name: sec.Name + " [" + sec.Thread + "]", Full: "atrace section " + sec.Name + " on " + sec.Thread,
 			Count: fmt.Sprint(sec.Count), Max: ms2(float64(sec.MaxMs)), P95: "—", Total: ms2(float64(sec.TotalMs)), Worst: worstRuns(sec.Worst)})
 	}

@@ -204,10 +204,7 @@ func drawColumns(s *svg, fs *frameSet, xs linScale, ys logScale, toS func(int64)
 // labelWorst numbers the five costliest frames of the report on the timeline.
 func labelWorst(s *svg, worst []metrics.WorstFrame, xs linScale, ys logScale) {
 	s.group("worst")
-	for i, w := range worst {
-		if i == 5 {
-			break
-		}
+	for i, w := range worst[:min(5, len(worst))] {
 		x, y := xs.at(float64(w.StartMs)/1e3), ys.at(float64(w.CostMs))
 		s.text(x+6, math.Max(y-4, padTop+10), "start", "worst-label", fmt.Sprintf("#%d", i+1))
 	}

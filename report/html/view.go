@@ -187,10 +187,7 @@ func slowLooperRows(rep *metrics.Report, n int) [][4]string {
 	ls := append([]metrics.SlowLooperReport(nil), rep.SlowLooper...)
 	sort.SliceStable(ls, func(i, j int) bool { return ls[i].Ms > ls[j].Ms })
 	var out [][4]string
-	for i, l := range ls {
-		if i == n {
-			break
-		}
+	for _, l := range ls[:min(n, len(ls))] {
 		name := "—"
 		switch {
 		case l.Handler != "" && l.What != nil:

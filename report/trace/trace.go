@@ -319,12 +319,7 @@ func (tw *traceWriter) counter(name string, at int64, key string, v float64) {
 	tw.buf = appendStr(tw.buf, name)
 	tw.buf = append(tw.buf, `,"ts":`...)
 	tw.buf = appendUs(tw.buf, at)
-	tw.buf = append(tw.buf, `,"args":{`...)
-	tw.buf = appendStr(tw.buf, key)
-	tw.buf = append(tw.buf, ':')
-	tw.buf = strconv.AppendFloat(tw.buf, math.Round(v*100)/100, 'f', -1, 64)
-	tw.buf = append(tw.buf, "}}"...)
-	tw.end()
+	tw.endArgs([]traceArg{{key, math.Round(v*100) / 100}}) // finite: counters writes idle as 0
 }
 
 // traceArg is one argument of a slice or an instant. The values stay typed so that the protobuf

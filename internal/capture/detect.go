@@ -58,10 +58,20 @@ func (u *unrecognised) Error() string        { return u.msg }
 func (u *unrecognised) Is(target error) bool { return target == ErrUnrecognised }
 
 // Detect opens FILE or "-" (stdin) and tells what it holds from its first bytes, without
-// consuming them. For stdin it reads only until the evidence suffices, so a live pipe starts at
-// once. The detection error (wrapping ErrUnrecognised) comes with the reader, so that a
-// --source that names the kind can still read the input.
+// consuming them (detectKind). The detection error (wrapping ErrUnrecognised) comes with the
+// reader, so that a --source that names the kind can still read the input.
 func Detect(path string, stdin io.Reader) (*bufio.Reader, io.Closer, Kind, error) {
+	br, c, err := openInput(path, stdin)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	kind, err := detectKind(br, path)
+	return br, c, kind, err
+}
+
+// openInput opens FILE or "-" (stdin) for reading: an input that cannot be read, or is empty,
+// is an error.
+func openInput(path string, stdin io.Reader) (*bufio.Reader, io.Closer, error) {
 	var r io.Reader
 	var c io.Closer = io.NopCloser(nil)
 	if path == "-" {
@@ -69,12 +79,12 @@ func Detect(path string, stdin io.Reader) (*bufio.Reader, io.Closer, Kind, error
 	} else {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("cannot read input: %w", err)
+			return nil, nil, fmt.Errorf("cannot read input: %w", err)
 		}
 		st, err := f.Stat()
 		if err == nil && st.IsDir() {
 			f.Close()
-			return nil, nil, "", fmt.Errorf("cannot read input: %s is a directory", path)
+			return nil, nil, fmt.Errorf("cannot read input: %s is a directory", path)
 		}
 		r, c = f, f
 	}
@@ -82,10 +92,16 @@ func Detect(path string, stdin io.Reader) (*bufio.Reader, io.Closer, Kind, error
 	if _, err := br.Peek(1); err != nil {
 		c.Close()
 		if err == io.EOF {
-			return nil, nil, "", fmt.Errorf("input %s is empty", path)
+			return nil, nil, fmt.Errorf("input %s is empty", path)
 		}
-		return nil, nil, "", fmt.Errorf("cannot read input %s: %w", path, err)
+		return nil, nil, fmt.Errorf("cannot read input %s: %w", path, err)
 	}
+	return br, c, nil
+}
+
+// detectKind tells what br (the input path) holds from its first bytes, without consuming
+// them. For stdin it reads only until the evidence suffices, so a live pipe starts at once.
+func detectKind(br *bufio.Reader, path string) (Kind, error) {
 	want := br.Buffered()
 	if path != "-" {
 		want = sampleMax // a file: look as far as detection may (dumps can start with chatter)
@@ -102,7 +118,7 @@ func Detect(path string, stdin io.Reader) (*bufio.Reader, io.Closer, Kind, error
 			if derr != nil {
 				derr = fmt.Errorf("input %s %w", path, derr)
 			}
-			return br, c, kind, derr
+			return kind, derr
 		}
 		want = len(head) + 1 // stdin: wait for the next chunk
 	}

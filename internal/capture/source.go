@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"errors"
 	"io"
 	"os"
 
@@ -31,25 +30,28 @@ type Input struct {
 }
 
 // Open reads name (- for stdin): a gfxinfo dump, logcat text, SurfaceFlinger text, a Perfetto
-// trace or a recording, detected from the content unless o.Source says. The closer (nil only
-// when nothing was opened) is closed once the run is over.
+// trace or a recording, detected from the content unless o.Source says (then the content is not
+// looked at first: a pipe starts at once). The closer (nil only when nothing was opened) is
+// closed once the run is over.
 func Open(name string, stdin io.Reader, o Options) (*Input, io.Closer, error) {
-	br, c, kind, err := Detect(name, stdin)
-	if err != nil && !errors.Is(err, ErrUnrecognised) {
+	br, c, err := openInput(name, stdin)
+	if err != nil {
 		return nil, nil, exit.RuntimeErr(err)
 	}
+	var kind Kind
 	switch o.Source {
 	case "gfxinfo":
-		kind, err = Gfxinfo, nil // the user says what it is; its reader judges the lines
+		kind = Gfxinfo // the user says what it is; its reader judges the lines
 	case "logcat":
-		kind, err = Logcat, nil
+		kind = Logcat
 	case "gfxinfo+logcat":
 		return nil, c, exit.Usagef("--source gfxinfo+logcat needs a device; for files, run fpstop once per capture")
 	case "surfaceflinger":
-		kind, err = SurfaceFlinger, nil // its reader says in one line what it cannot use
-	}
-	if err != nil {
-		return nil, c, exit.RuntimeErr(err)
+		kind = SurfaceFlinger // its reader says in one line what it cannot use
+	default:
+		if kind, err = detectKind(br, name); err != nil {
+			return nil, c, exit.RuntimeErr(err)
+		}
 	}
 	switch kind {
 	case SurfaceFlinger:

@@ -44,8 +44,15 @@ func TestAdbServerKilledOnScreen(t *testing.T) {
 			t.Errorf("the outage screen shows %q:\n%s", raw, s)
 		}
 	}
-	if strings.Contains(s, "now ") && !strings.Contains(s, "(stale)") {
+	if strings.Contains(s, "now ") {
 		t.Errorf("a current figure while the adb server is down:\n%s", s)
+	}
+	// the numbers are marked stale and aged: the headline's last figure, the header's age
+	s = p.waitFor(3*time.Second, "(stale)", "last seen")
+	for _, raw := range []string{"adb shell", "pidof", "dumpsys"} {
+		if strings.Contains(s, raw) {
+			t.Errorf("the outage screen shows %q:\n%s", raw, s)
+		}
 	}
 	// down 6 s: longer than the 2 s of frames the phone's ring keeps, so seconds are lost
 	time.Sleep(time.Until(killed.Add(6 * time.Second)))

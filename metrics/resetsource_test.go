@@ -41,3 +41,26 @@ func TestResetSourceIsANewDevice(t *testing.T) {
 		t.Errorf("a rate change on one device: warnings %q", w)
 	}
 }
+
+// TestClearIsNotIdle (issue 27): c (Reset) in the middle of a logcat session whose main thread
+// has been seen: the state is live ("waiting" on screen) until the next frames, never idle at
+// once, and live again when they come; idle only after a second with nothing drawn.
+func TestClearIsNotIdle(t *testing.T) {
+	p := NewPipeline(Config{})
+	p.Add(&source.Session{Source: source.KindLogcat, RefreshHz: 60})
+	v := steady(p, 1e9, 120) // 2 s of frames
+	p.Add(&source.Message{Pid: 7, Tid: 7, Handler: "android.os.Handler", StartNs: v - 5*ms, EndNs: v - 4*ms})
+	p.Reset()
+	p.Add(&source.Tick{NowNs: v + 100*ms})
+	if s := p.Snapshot(); s.State != source.StateLive || s.Totals.Frames != 0 {
+		t.Fatalf("just cleared: state %q, %d frames", s.State, s.Totals.Frames)
+	}
+	v = steady(p, v+200*ms, 30)
+	if s := p.Snapshot(); s.State != source.StateLive || s.Totals.Frames != 30 {
+		t.Errorf("frames after the clear: state %q, %d frames", s.State, s.Totals.Frames)
+	}
+	p.Add(&source.Tick{NowNs: v + 1500*ms})
+	if s := p.Snapshot(); s.State != source.StateIdle {
+		t.Errorf("1.5 s without frames after the clear: state %q, want idle", s.State)
+	}
+}

@@ -3,7 +3,6 @@ package record
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"sync"
@@ -550,6 +549,3 @@ func (rp *Replay) scanTotal(ctx context.Context) {
 		rp.ctl.setTotal(time.Duration(last - first))
 	}
 }
-
-// String describes the replay for logs.
-func (rp *Replay) String() string { return fmt.Sprintf("replay of %s", rp.path) }

@@ -145,33 +145,29 @@ func mdWorstFrames(b *bufio.Writer, rep *metrics.Report) {
 	}
 	mdRowsOf(b, "### Worst frames\n\n| at (s) | window | cost ms | dropped | "+what+" |\n|---:|---|---:|---:|---|\n", len(rep.WorstFrames), "", func(i int) {
 		f := rep.WorstFrames[i]
-		msgs := mdFrameSections(f)
-		for j, m := range f.Messages {
-			if j == 3 {
-				msgs = append(msgs, fmt.Sprintf("+%d more", len(f.Messages)-3))
-				break
-			}
+		var sections, msgs []string
+		for _, sec := range f.Sections {
+			sections = append(sections, fmt.Sprintf("%s %s ms", mdText(sec.Name), num(float64(sec.Ms))))
+		}
+		cell := firstThree(sections)
+		if len(f.Blame) > 0 {
+			cell = append(cell, "("+strings.Join(f.Blame, ", ")+")")
+		}
+		for _, m := range f.Messages {
 			msgs = append(msgs, fmt.Sprintf("%s %s ms", mdText(MessageName(m.Handler, m.Callback, m.What, "")), num(float64(m.Ms))))
 		}
+		cell = append(cell, firstThree(msgs)...)
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", num(float64(f.StartMs)/1000), mdText(f.Window), num(float64(f.CostMs)),
-			f.Dropped, strings.Join(msgs, "; "))
+			f.Dropped, strings.Join(cell, "; "))
 	})
 }
 
-// mdFrameSections names the slowest sections that ran in a trace frame, and its blame.
-func mdFrameSections(f metrics.WorstFrame) []string {
-	var out []string
-	for j, sec := range f.Sections {
-		if j == 3 {
-			out = append(out, fmt.Sprintf("+%d more", len(f.Sections)-3))
-			break
-		}
-		out = append(out, fmt.Sprintf("%s %s ms", mdText(sec.Name), num(float64(sec.Ms))))
+// firstThree keeps a frame's first three sections or messages and counts the rest ("+2 more").
+func firstThree(items []string) []string {
+	if len(items) <= 3 {
+		return items
 	}
-	if len(f.Blame) > 0 {
-		out = append(out, "("+strings.Join(f.Blame, ", ")+")")
-	}
-	return out
+	return append(items[:3:3], fmt.Sprintf("+%d more", len(items)-3))
 }
 
 // mdTimeline writes FrameTimeline's verdict (Perfetto traces): who missed, how frames were

@@ -92,16 +92,10 @@ func newProtoSink(bw *bufio.Writer, process string) *protoSink {
 	for i := range s.iids {
 		s.iids[i] = map[string]uint64{}
 	}
-	var pd []byte
-	pd = protowire.AppendTag(pd, pbPDPid, protowire.VarintType)
-	pd = protowire.AppendVarint(pd, tracePid)
-	pd = protowire.AppendTag(pd, pbPDName, protowire.BytesType)
-	pd = protowire.AppendString(pd, process)
-	var td []byte
-	td = appendVarintField(td, pbTDUuid, processUUID)
-	td = protowire.AppendTag(td, pbTDProcess, protowire.BytesType)
-	td = protowire.AppendBytes(td, pd)
-	s.descriptor(td)
+	pd := appendVarintField(nil, pbPDPid, tracePid)
+	pd = appendStringField(pd, pbPDName, process)
+	td := appendVarintField(nil, pbTDUuid, processUUID)
+	s.descriptor(appendBytesField(td, pbTDProcess, pd))
 	return s
 }
 
@@ -117,6 +111,11 @@ func appendStringField(b []byte, num protowire.Number, s string) []byte {
 	return protowire.AppendString(b, s)
 }
 
+func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
 // intern returns the number of name in table (an InternedData field), adding it to the
 // packet's InternedData when it is new.
 func (s *protoSink) intern(table protowire.Number, name string) uint64 {
@@ -126,11 +125,9 @@ func (s *protoSink) intern(table protowire.Number, name string) uint64 {
 	}
 	iid := uint64(len(m) + 1)
 	m[name] = iid
-	var e []byte
-	e = appendVarintField(e, pbInternIid, iid)
+	e := appendVarintField(nil, pbInternIid, iid)
 	e = appendStringField(e, pbInternName, name)
-	s.interned = protowire.AppendTag(s.interned, table, protowire.BytesType)
-	s.interned = protowire.AppendBytes(s.interned, e)
+	s.interned = appendBytesField(s.interned, table, e)
 	return iid
 }
 
@@ -147,8 +144,7 @@ func (s *protoSink) packet(body []byte, event bool) {
 		p = appendVarintField(p, pbSequenceFlags, seqNeedsIncremental)
 	}
 	if len(s.interned) > 0 {
-		p = protowire.AppendTag(p, pbInterned, protowire.BytesType)
-		p = protowire.AppendBytes(p, s.interned)
+		p = appendBytesField(p, pbInterned, s.interned)
 		s.interned = s.interned[:0]
 	}
 	p = append(p, body...)
@@ -161,24 +157,17 @@ func (s *protoSink) packet(body []byte, event bool) {
 }
 
 func (s *protoSink) descriptor(td []byte) {
-	var b []byte
-	b = protowire.AppendTag(b, pbTrackDesc, protowire.BytesType)
-	b = protowire.AppendBytes(b, td)
-	s.packet(b, false)
+	s.packet(appendBytesField(nil, pbTrackDesc, td), false)
 }
 
 // thread describes the track of tid (a thread of the app's process) named name.
 func (s *protoSink) thread(tid int, name string) {
-	var th []byte
-	th = appendVarintField(th, pbThPid, tracePid)
+	th := appendVarintField(nil, pbThPid, tracePid)
 	th = appendVarintField(th, pbThTid, uint64(tid))
 	th = appendStringField(th, pbThName, name)
-	var td []byte
-	td = appendVarintField(td, pbTDUuid, threadUUID(tid))
+	td := appendVarintField(nil, pbTDUuid, threadUUID(tid))
 	td = appendVarintField(td, pbTDParent, processUUID)
-	td = protowire.AppendTag(td, pbTDThread, protowire.BytesType)
-	td = protowire.AppendBytes(td, th)
-	s.descriptor(td)
+	s.descriptor(appendBytesField(td, pbTDThread, th))
 }
 
 // event writes a TrackEvent at ns on track. args is the JSON export's argument object body.
@@ -197,11 +186,8 @@ func (s *protoSink) event(typ uint64, track uint64, ns int64, cat, name string, 
 		e = protowire.AppendFixed64(e, math.Float64bits(value))
 	}
 	e = s.annotations(e, args)
-	var b []byte
-	b = appendVarintField(b, pbTimestamp, uint64(max(ns, 0)))
-	b = protowire.AppendTag(b, pbTrackEvent, protowire.BytesType)
-	b = protowire.AppendBytes(b, e)
-	s.packet(b, true)
+	b := appendVarintField(nil, pbTimestamp, uint64(max(ns, 0)))
+	s.packet(appendBytesField(b, pbTrackEvent, e), true)
 	s.sub = e
 }
 
@@ -216,8 +202,7 @@ func (s *protoSink) annotations(e []byte, args []traceArg) []byte {
 		}
 		a := appendVarintField(s.arg[:0], pbDANameIid, s.intern(pbIDArgNames, arg.key))
 		a = appendAnnotationValue(a, arg.v)
-		e = protowire.AppendTag(e, pbTEDebug, protowire.BytesType)
-		e = protowire.AppendBytes(e, a)
+		e = appendBytesField(e, pbTEDebug, a)
 		s.arg = a
 	}
 	clear(s.sorted)
@@ -294,13 +279,10 @@ func (s *protoSink) counter(name string, at int64, v float64) {
 	if !ok {
 		id = 1_000_000 + uint64(len(s.counters))
 		s.counters[name] = id
-		var td []byte
-		td = appendVarintField(td, pbTDUuid, id)
+		td := appendVarintField(nil, pbTDUuid, id)
 		td = appendVarintField(td, pbTDParent, processUUID)
 		td = appendStringField(td, pbTDName, name)
-		td = protowire.AppendTag(td, pbTDCounter, protowire.BytesType)
-		td = protowire.AppendBytes(td, nil)
-		s.descriptor(td)
+		s.descriptor(appendBytesField(td, pbTDCounter, nil)) // an empty CounterDescriptor
 	}
 	s.event(teCounter, id, at, "", "", nil, math.Round(v*100)/100)
 }

@@ -15,7 +15,8 @@ import (
 // fpsModel is the FPS panel: the current value coloured against the target, min/avg/max, fps
 // and fps_wall, and a sparkline of the per-slice FPS series whose ceiling is the refresh rate.
 // Idle slices are drawn as a dim '·', never as 0 fps; frozen slices (the app was stuck) as a
-// full-height '┃' in the bad colour, never as idle.
+// full-height '┃' in the bad colour, never as idle; seconds a gap left unseen (disconnected,
+// adb server down) as a muted '┆', never as idle either.
 type fpsModel struct {
 	st     *themes.Styles
 	w, h   int

@@ -132,7 +132,8 @@ func (d *Decoder) NoteTime(line []byte) {
 func (d *Decoder) Line(b []byte) {
 	d.stats.Lines++
 	b = trimLine(b)
-	if h, ok := scanThreadtime(b); ok {
+	var h ttHeader
+	if scanThreadtime(b, &h) {
 		// Parse's commonest layout, with the message classified before the rest of the line is
 		// read: most lines matter not, and cost no conversion.
 		d.p.longMode = false

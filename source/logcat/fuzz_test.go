@@ -51,8 +51,8 @@ func FuzzParseLine(f *testing.F) {
 		// The threadtime fast path agrees with the general parser wherever it applies.
 		var fast Line
 		if c := bytes.TrimSuffix(in, []byte("\r")); len(c) > 20 {
-			h, ok := scanThreadtime(c)
-			if !ok {
+			var h ttHeader
+			if !scanThreadtime(c, &h) {
 				goto decode
 			}
 			h.fill(c, &fast)

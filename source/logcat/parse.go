@@ -87,7 +87,8 @@ func isLevel(c byte) bool {
 // A line in no known format is returned whole as the message, with no time, pid or tag.
 func (p *Parser) Parse(b []byte, l *Line) bool {
 	b = trimLine(b)
-	if h, ok := scanThreadtime(b); ok {
+	var h ttHeader
+	if scanThreadtime(b, &h) {
 		p.longMode = false
 		h.fill(b, l)
 		return true
@@ -562,7 +563,7 @@ func (p *Parser) stampNs(kind tsKind, b []byte) int64 {
 		if len(b) < 14 {
 			return 0
 		}
-		if p.secOK && string(b[:14]) == string(p.secKey[:]) {
+		if p.secOK && [14]byte(b) == p.secKey {
 			// the same second as the last conversion: the same days, no roll-over to check
 			return p.secNs + frac(b, 14)
 		}

@@ -16,14 +16,15 @@ type ttHeader struct {
 func (h *ttHeader) msg(n int) int { return min(h.colon+2, n) }
 
 // scanThreadtime reads the commonest layout, plain threadtime
-// "MM-DD HH:MM:SS.mmm[uuu[nnn]]  pid  tid L tag     : msg", by its fixed offsets. It reports
-// false (leaving the line to the general parser) for anything else.
-func scanThreadtime(b []byte) (h ttHeader, ok bool) {
+// "MM-DD HH:MM:SS.mmm[uuu[nnn]]  pid  tid L tag     : msg", by its fixed offsets, into h. It
+// reports false (leaving the line to the general parser) for anything else. h is the caller's,
+// not a result, so that a line costs no copy of it.
+func scanThreadtime(b []byte, h *ttHeader) bool {
 	n := len(b)
 	if n < 21 || b[2] != '-' || b[5] != ' ' || b[8] != ':' || b[11] != ':' || b[14] != '.' ||
 		!isDigit(b[0]) || !isDigit(b[1]) || !isDigit(b[3]) || !isDigit(b[4]) || !isDigit(b[6]) || !isDigit(b[7]) ||
 		!isDigit(b[9]) || !isDigit(b[10]) || !isDigit(b[12]) || !isDigit(b[13]) {
-		return h, false
+		return false
 	}
 	i := skipDigits(b, 15)
 	h.tsEnd = i
@@ -31,20 +32,20 @@ func scanThreadtime(b []byte) (h ttHeader, ok bool) {
 	h.pid0 = skipSpaces(b, i)
 	h.pid1 = skipDigits(b, h.pid0)
 	if h.pid1 == h.pid0 || h.pid1-h.pid0 > 10 || h.pid1 >= n || b[h.pid1] != ' ' {
-		return h, false
+		return false
 	}
 	h.tid0 = skipSpaces(b, h.pid1)
 	h.tid1 = skipDigits(b, h.tid0)
 	i = h.tid1
 	if i == h.tid0 || i-h.tid0 > 10 || i+3 >= n || b[i] != ' ' || !isLevel(b[i+1]) || b[i+2] != ' ' {
-		return h, false
+		return false
 	}
 	// the tag ends at the first ':' followed by a space or the end of the line
 	k := i + 3
 	for {
 		j := bytes.IndexByte(b[k:], ':')
 		if j < 0 {
-			return h, false
+			return false
 		}
 		k += j
 		if k+1 == n || b[k+1] == ' ' {
@@ -53,7 +54,7 @@ func scanThreadtime(b []byte) (h ttHeader, ok bool) {
 		k++
 	}
 	h.colon = k
-	return h, true
+	return true
 }
 
 // fill sets l to the line b whose header is h.

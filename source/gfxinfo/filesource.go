@@ -150,18 +150,13 @@ const (
 // starts at each line holding only blanks before "Applications Graphics Acceleration Info:"
 // after text that is not blank. Text before the first such line (or all of it, when there is
 // none) is a dump of its own when it is not blank.
-//
-// The input is read in large blocks into one buffer, and a dump of at most maxLine bytes (every
-// real one: a full dump of every process is about 1 MB) is handed to the parser as a slice of
-// that buffer: found with one search for the next header, never split into lines or copied. A
-// longer stretch is cut line by line (lines longer than maxLine skipped and counted, a dump
-// bounded by maxDump), into a buffer of its own.
+// The input is read in large blocks; a dump's lines are gathered into a buffer of its own.
 type dumpReader struct {
 	r         io.Reader
 	buf       []byte // buf[off:end] is read and not yet handed out
 	off, end  int
 	rerr      error  // the reader's error (io.EOF at the end), met once buf[off:end] is used up
-	chunk     []byte // the text of a dump cut line by line
+	chunk     []byte // the text of the dump handed out last
 	longLines int
 	// overDumps counts dumps longer than maxDump; overLines the lines of theirs past it, which
 	// are skipped up to the next dump (parsed as dumps of their own they were all damage).
@@ -264,74 +259,16 @@ func (d *dumpReader) more() {
 	d.rerr = io.ErrNoProgress
 }
 
-// next returns the next dump's text (valid until the next call), or io.EOF.
-func (d *dumpReader) next() ([]byte, error) {
-	if c, ok, err := d.whole(); ok || err != nil {
-		return c, err
-	}
-	return d.byLine()
-}
-
 // atEnd reports whether the input ended after the dump handed out last (nothing but blanks
 // follows it): no dump follows to print again what this one lost.
 func (d *dumpReader) atEnd() bool {
 	return d.rerr == io.EOF && blank(d.buf[d.off:d.end])
 }
 
-// whole returns the next dump as a slice of the buffer when it is at most maxLine bytes long
-// (so none of its lines can be too long); ok is false when the dump is longer.
-func (d *dumpReader) whole() (chunk []byte, ok bool, err error) {
-	for from := 0; ; { // (the header is looked for from here on)
-		b := d.buf[d.off:d.end]
-		// a dump over maxLine goes line by line anyway: the header is looked for no further
-		lim := min(len(b), maxLine+len(dumpHeader))
-		i := -1
-		if from < lim {
-			i = bytes.Index(b[from:lim], dumpHeader)
-		}
-		if i < 0 && lim < len(b) {
-			return nil, false, nil
-		}
-		if i < 0 {
-			if d.rerr != nil {
-				if d.rerr != io.EOF {
-					return nil, false, d.rerr
-				}
-				if len(b) > maxLine {
-					return nil, false, nil
-				}
-				d.off, d.read = d.end, d.read+int64(len(b))
-				if blank(b) {
-					return nil, true, io.EOF
-				}
-				return b, true, nil
-			}
-			if len(b) > maxLine {
-				return nil, false, nil
-			}
-			from = max(0, len(b)-len(dumpHeader)+1)
-			d.more()
-			continue
-		}
-		at := from + i
-		ls := at // only at a line start, allowing leading blanks
-		for ls > 0 && (b[ls-1] == ' ' || b[ls-1] == '\t') {
-			ls--
-		}
-		if (ls == 0 || b[ls-1] == '\n') && !blank(b[:ls]) {
-			if ls > maxLine {
-				return nil, false, nil
-			}
-			d.off, d.read = d.off+ls, d.read+int64(ls)
-			return b[:ls], true, nil
-		}
-		from = at + len(dumpHeader)
-	}
-}
-
-// byLine cuts the next dump line by line: lines longer than maxLine are skipped and counted,
-// and a dump is cut at maxDump bytes. The line that starts the next dump is left unread.
-func (d *dumpReader) byLine() ([]byte, error) {
+// next returns the next dump's text (valid until the next call), or io.EOF. It is cut line by
+// line: lines longer than maxLine are skipped and counted, and a dump is cut at maxDump bytes.
+// The line that starts the next dump is left unread.
+func (d *dumpReader) next() ([]byte, error) {
 	d.chunk = d.chunk[:0]
 	for {
 		line, err := d.line()

@@ -2,34 +2,19 @@
 
 package gfxinfo
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+)
 
 var dumpHeader = []byte("Applications Graphics Acceleration Info:")
 
 // blank reports whether b holds only blanks and line ends.
-func blank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			return false
-		}
-	}
-	return true
-}
+func blank(b []byte) bool { return len(bytes.TrimLeft(b, " \t\r\n")) == 0 }
 
-func trimLeft(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	return b
-}
-
-func trimSpace(b []byte) []byte {
-	b = trimLeft(b)
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
+// trimLeft and trimSpace cut the blanks Android indents and pads with (never line ends).
+func trimLeft(b []byte) []byte  { return bytes.TrimLeft(b, " \t") }
+func trimSpace(b []byte) []byte { return bytes.Trim(b, " \t") }
 
 func hasPrefix(b []byte, s string) bool {
 	return len(b) >= len(s) && string(b[:len(s)]) == s

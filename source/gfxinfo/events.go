@@ -197,7 +197,7 @@ func (ps *procState) outgrown(v int64, windows int, reset bool) bool {
 // Refresh before the first frame at a new rate), then polls and summaries.
 func (a *assembly) events(t *tracker, evs []source.Event) []source.Event {
 	for _, w := range a.warns {
-		evs = append(evs, &source.Notice{AtNs: a.at, Level: source.LevelWarn, Text: w})
+		evs = append(evs, warning(a.at, w))
 	}
 	slices.SortStableFunc(a.newFrames, func(x, y *source.Frame) int { return cmp.Compare(x.VsyncNs, y.VsyncNs) })
 	// One allocation for the batch (it goes to the pipeline as it is): the frames, polls and
@@ -334,10 +334,7 @@ func histogramProves(s *source.AndroidSummary) bool {
 // capture agrees), so a sum that differs means one of the two lines was damaged. A summary
 // without a readable histogram tells nothing.
 func histogramAgrees(s *source.AndroidSummary) bool {
-	if s == nil || s.TotalFrames == nil || len(s.Histogram) == 0 {
-		return true
-	}
-	return histogramSum(s.Histogram) == *s.TotalFrames
+	return s == nil || s.TotalFrames == nil || len(s.Histogram) == 0 || histogramProves(s)
 }
 
 // histogramSum adds up the buckets' counts.

@@ -121,17 +121,14 @@ func (s *fileSource) Run(ctx context.Context, out chan<- []source.Event) error {
 	}
 	end := append(b.evs, t.flush()...)
 	if skipped > 0 {
-		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
-			Text: fmt.Sprintf("gfxinfo: %d pieces of %s were not gfxinfo output", skipped, s.name)})
+		end = append(end, warning(t.lastNs, fmt.Sprintf("gfxinfo: %d pieces of %s were not gfxinfo output", skipped, s.name)))
 	}
 	if dr.longLines > 0 {
-		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
-			Text: fmt.Sprintf("gfxinfo: %d lines longer than %s skipped", dr.longLines, source.ByteSize(maxLine))})
+		end = append(end, warning(t.lastNs, fmt.Sprintf("gfxinfo: %d lines longer than %s skipped", dr.longLines, source.ByteSize(maxLine))))
 	}
 	if dr.overDumps > 0 {
-		end = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
-			Text: fmt.Sprintf("gfxinfo: %d dumps longer than %s: their first %s read, the %d lines after skipped",
-				dr.overDumps, source.ByteSize(maxDump), source.ByteSize(maxDump), dr.overLines)})
+		end = append(end, warning(t.lastNs, fmt.Sprintf("gfxinfo: %d dumps longer than %s: their first %s read, the %d lines after skipped",
+			dr.overDumps, source.ByteSize(maxDump), source.ByteSize(maxDump), dr.overLines)))
 	}
 	b.evs = append(end, &source.Notice{AtNs: t.lastNs, Level: source.LevelInfo,
 		State: source.StateEnded, Text: "end of " + s.name})

@@ -108,8 +108,7 @@ func (k *keepSource) missing(at int64, others []string) *source.Notice {
 	} else if len(others) >= maxListed {
 		list += ", …"
 	}
-	return &source.Notice{AtNs: at, Level: source.LevelWarn,
-		Text: fmt.Sprintf("-p %s: no process of that name in the input (it has: %s); nothing of the others is reported", k.name, list)}
+	return warning(at, fmt.Sprintf("-p %s: no process of that name in the input (it has: %s); nothing of the others is reported", k.name, list))
 }
 
 // noteProcess remembers another process's name for the warning (bounded).

@@ -116,8 +116,7 @@ func (p *Poller) Run(ctx context.Context, out chan<- []source.Event) error {
 		return err
 	}
 	loop.Unanswered = func(ctx context.Context, after time.Duration) {
-		_ = send(ctx, out, []source.Event{&source.Notice{AtNs: st.lastNs, Level: source.LevelWarn,
-			Text: source.NotRespondingText("`dumpsys gfxinfo`", after)}})
+		_ = send(ctx, out, []source.Event{warning(st.lastNs, source.NotRespondingText("`dumpsys gfxinfo`", after))})
 	}
 	loop.Failed = func(ctx context.Context, err error, first bool) error {
 		if !first {

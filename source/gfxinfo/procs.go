@@ -88,13 +88,11 @@ func (t *tracker) selectProcesses(evs []source.Event, d *Dump, at int64) ([]sour
 		case t.ofPackage(pr.Name) || (pr.Name == "" && len(d.Processes) == 1):
 			out = append(out, pr)
 		case pr.Pid != 0 && t.procs.byPid[pr.Pid] != nil && t.procs.byPid[pr.Pid].name != "":
-			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
-				Text: "gfxinfo: damaged process line (name read as \"" + clip(pr.Name) + "\"; its pid says which app it is)"})
+			evs = append(evs, warning(at, "gfxinfo: damaged process line (name read as \""+clip(pr.Name)+"\"; its pid says which app it is)"))
 			pr.Name = t.procs.byPid[pr.Pid].name
 			out = append(out, pr)
 		case t.pkg != "" && t.pid != 0:
-			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
-				Text: "gfxinfo: a process block of another or a damaged name skipped"})
+			evs = append(evs, warning(at, "gfxinfo: a process block of another or a damaged name skipped"))
 		}
 	}
 	return evs, out
@@ -127,8 +125,7 @@ func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]sourc
 	}
 	for _, pr := range procs {
 		if old := t.damagedPid(pr); old != 0 {
-			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
-				Text: fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, old)})
+			evs = append(evs, warning(at, fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, old)))
 			pr.Pid = old
 			if ps := t.procs.byPid[old]; pr.Name == "" && ps != nil {
 				// (The app's pid may be known with nothing remembered: its first block had
@@ -148,8 +145,7 @@ func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]sourc
 	}
 	for _, pr := range procs {
 		if hasCurrent && pr.Pid != t.pid && (pr.Name == curName || pr.Name == "") && t.procs.byPid[pr.Pid] == nil {
-			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
-				Text: fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, t.pid)})
+			evs = append(evs, warning(at, fmt.Sprintf("gfxinfo: damaged pid line (read %d; its rows are those of pid %d)", pr.Pid, t.pid)))
 			pr.Pid = t.pid
 		}
 	}
@@ -187,8 +183,7 @@ func (t *tracker) trackProcesses(evs []source.Event, d *Dump, at int64) ([]sourc
 			(main.SinceNs == 0 && t.sawAbsent))
 		session()
 	case pid != 0 && pid != t.pid && t.pkg != "":
-		evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
-			Text: fmt.Sprintf("app restarted (pid %d → %d)", t.pid, pid)})
+		evs = append(evs, warning(at, fmt.Sprintf("app restarted (pid %d → %d)", t.pid, pid)))
 		t.pid = pid
 		ps := t.procs.get(pid)
 		ps.fresh = !t.reset && ps.polls == 0
@@ -241,8 +236,7 @@ func (t *tracker) placePidless(evs []source.Event, d *Dump, at int64) []source.E
 			pid, name = sharedRows(d, pr)
 		}
 		if pid > 0 {
-			evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn,
-				Text: fmt.Sprintf("gfxinfo: damaged pid line (its rows are those of pid %d)", pid)})
+			evs = append(evs, warning(at, fmt.Sprintf("gfxinfo: damaged pid line (its rows are those of pid %d)", pid)))
 			pr.Pid = pid
 			if pr.Name == "" {
 				pr.Name = name

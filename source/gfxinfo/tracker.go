@@ -53,6 +53,11 @@ func newTracker(pkg, input string) *tracker {
 	return &tracker{pkg: pkg, input: input, procs: procTable{byPid: map[int]*procState{}}}
 }
 
+// warning is a warning Notice at device time at.
+func warning(at int64, text string) *source.Notice {
+	return &source.Notice{AtNs: at, Level: source.LevelWarn, Text: text}
+}
+
 func (t *tracker) notice(evs []source.Event, at int64, level source.Level, state source.State, text string) []source.Event {
 	if state != "" {
 		if t.state == state {
@@ -75,8 +80,7 @@ func (t *tracker) apply(evs []source.Event, data []byte) []source.Event {
 // applyDump appends the events of one parsed dump.
 func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 	if !t.clock.accept(d.UptimeNs, d.RealtimeNs, t.wallNs, t.wallEndNs) {
-		return append(evs, &source.Notice{AtNs: t.lastNs, Level: source.LevelWarn,
-			Text: "gfxinfo: dump with a damaged Uptime line skipped (its rows are read from the next dump)"})
+		return append(evs, warning(t.lastNs, "gfxinfo: dump with a damaged Uptime line skipped (its rows are read from the next dump)"))
 	}
 	at := d.UptimeNs
 	if at == 0 {
@@ -86,7 +90,7 @@ func (t *tracker) applyDump(evs []source.Event, d *Dump) []source.Event {
 	evs, procs = t.trackProcesses(evs, d, at)
 	t.markStart(d, procs)
 	for _, w := range d.Warnings {
-		evs = append(evs, &source.Notice{AtNs: at, Level: source.LevelWarn, Text: "gfxinfo: " + stripCount(w)})
+		evs = append(evs, warning(at, "gfxinfo: "+stripCount(w)))
 	}
 	if d.NotRunning {
 		t.sawAbsent = true

@@ -104,9 +104,7 @@ func DefaultName(pkg string, t time.Time) string {
 		}
 	}
 	app := strings.Trim(b.String(), ".")
-	if len(app) > 100 {
-		app = app[:100]
-	}
+	app = app[:min(len(app), 100)]
 	if app == "" {
 		app = "session"
 	}

@@ -320,9 +320,7 @@ func (r *Reader) decodeLine(line []byte) source.Event {
 		}
 		return nil
 	}
-	if at := ev.At(); at > r.lastAt {
-		r.lastAt = at
-	}
+	r.lastAt = max(r.lastAt, ev.At())
 	if len(r.pending) > 0 {
 		r.pending = append(r.pending, ev)
 		return nil

@@ -406,10 +406,7 @@ func (s *replayRun) seek(ctx context.Context, d time.Duration, total time.Durati
 	if s.ff && s.ffTo > from {
 		from = s.ffTo
 	}
-	to := from + d
-	if to < 0 {
-		to = 0
-	}
+	to := max(from+d, 0)
 	if total > 0 && to > total {
 		to = total
 	}
@@ -444,9 +441,7 @@ func (s *replayRun) emit(ctx context.Context, ev source.Event) error {
 			s.curNs = at
 			s.rebase()
 		}
-		if at > s.curNs {
-			s.curNs = at
-		}
+		s.curNs = max(s.curNs, at)
 	}
 	for {
 		if s.ff {
@@ -540,9 +535,7 @@ func (rp *Replay) scanTotal(ctx context.Context) {
 			if first == 0 {
 				first = at // the position's origin, as Run counts it
 			}
-			if at > last {
-				last = at
-			}
+			last = max(last, at)
 		}
 	}
 	if last > first {

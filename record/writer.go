@@ -242,9 +242,7 @@ func (w *Writer) count(typ string, at int64) {
 		if w.end.FirstNs == 0 || at < w.end.FirstNs {
 			w.end.FirstNs = at
 		}
-		if at > w.end.LastNs {
-			w.end.LastNs = at
-		}
+		w.end.LastNs = max(w.end.LastNs, at)
 	}
 }
 
@@ -338,9 +336,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	if w.err == nil {
 		w.end.EndUTC = w.now().UTC()
-		if w.end.LastNs > w.end.FirstNs {
-			w.end.DurationNs = w.end.LastNs - w.end.FirstNs
-		}
+		w.end.DurationNs = max(w.end.LastNs-w.end.FirstNs, 0)
 		if b, err := json.Marshal(endLine{Type: LineEnd, End: w.end}); err == nil {
 			w.writeLine(w.out, append(b, '\n'))
 		}

@@ -36,11 +36,7 @@ func NewSeriesCollector(p *metrics.Pipeline, cfg metrics.Config) *SeriesCollecto
 	if n <= 0 {
 		n = 600
 	}
-	every := slice * int64(n/2)
-	if every < slice {
-		every = slice
-	}
-	return &SeriesCollector{p: p, everyNs: every}
+	return &SeriesCollector{p: p, everyNs: max(slice*int64(n/2), slice)}
 }
 
 // Feed applies evs to the pipeline, taking a Snapshot just before the first event whose time

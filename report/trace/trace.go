@@ -253,11 +253,9 @@ func (tw *traceWriter) meta(name string, tid int, key string, v any) {
 	tw.endArgs([]traceArg{{key, v}})
 }
 
-// slice writes a complete event with its args (may be empty).
+// slice writes a complete event with its args (may be empty); a negative duration is written
+// as 0 (appendUs and the protobuf sink both clamp it).
 func (tw *traceWriter) slice(tid int, cat, name string, start, dur int64, args []traceArg) {
-	if dur < 0 {
-		dur = 0
-	}
 	if tw.proto != nil {
 		tw.proto.slice(tid, cat, name, start, dur, args)
 		return
@@ -354,10 +352,7 @@ func (tw *traceWriter) frame(c metrics.ClassifiedFrame) {
 func (tw *traceWriter) event(ev source.Event) {
 	switch e := ev.(type) {
 	case *source.Message:
-		dur := int64(0)
-		if e.EndNs > e.StartNs {
-			dur = e.EndNs - e.StartNs
-		}
+		dur := max(e.EndNs-e.StartNs, 0)
 		key, name, order := "main", "main thread", 0
 		if e.Thread != "" && e.Thread != "main" {
 			key, name, order = "t:"+source.Visible(e.Thread), source.Visible(e.Thread), 2

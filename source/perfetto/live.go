@@ -174,7 +174,10 @@ func (l *Live) Start(ctx context.Context) error {
 	r.evs = append(r.evs, &source.Session{Source: source.KindPerfetto, Package: l.opts.Package,
 		Device: l.opts.Device, CostBasis: source.CostFrame})
 	if _, err := r.start(ctx); err != nil {
-		r.retryStops() // a session that may have started is stopped now, if the phone answers
+		if left := r.stopFirst(ctx); left != "" {
+			err = fmt.Errorf("%w; the phone did not answer within %d s to stop what it started (%s), which ends by itself within its duration_ms (%d s)",
+				err, int(firstStopBound/time.Second), left, l.opts.SessionMs/1000)
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

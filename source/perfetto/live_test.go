@@ -279,6 +279,9 @@ func (f *fakeTracer) PerfettoStop(ctx context.Context, pid int, path string) err
 			return nil
 		}
 	}
+	if pid == 0 { // rm -f of a file that is not there
+		return nil
+	}
 	return fmt.Errorf("no session %d", pid)
 }
 
@@ -565,5 +568,36 @@ func TestLiveStartDropped(t *testing.T) {
 	}
 	if len(framesOf(got)) == 0 {
 		t.Error("no frames")
+	}
+}
+
+// TestLiveFirstStartDropped: the phone stops answering just after perfetto printed the first
+// session's pid. The start fails (nothing was traced), but the session runs on the phone: it
+// is stopped and its file removed once the phone answers within the bound; a phone that stays
+// away is named in the error, which says the session ends by itself.
+func TestLiveFirstStartDropped(t *testing.T) {
+	for _, away := range []time.Duration{2 * time.Second, time.Minute} {
+		t.Run(away.String(), func(t *testing.T) {
+			f := newFakeTracer(t, simEvents(t, "janky", 60, 5*time.Second))
+			f.dropAt, f.dropFor = 1, away
+			_, err := runLive(t, f, LiveOptions{SessionMs: 10000}, time.Hour)
+			if !errors.Is(err, ErrRefused) {
+				t.Fatalf("Run: %v, want ErrRefused", err)
+			}
+			if len(f.sessions) != 1 {
+				t.Fatalf("%d sessions started, want the cut one alone", len(f.sessions))
+			}
+			s := f.sessions[0]
+			left := strings.Contains(err.Error(), "ends by itself within its duration_ms") && strings.Contains(err.Error(), s.path)
+			if away < firstStopBound {
+				if !s.stopped || !s.removed || !s.stoppedBeforeEnd || left {
+					t.Errorf("phone back: stopped %v, removed %v, before its end %v; err %v", s.stopped, s.removed, s.stoppedBeforeEnd, err)
+				}
+				return
+			}
+			if s.stopped || !left {
+				t.Errorf("phone away: stopped %v; err %v, want it to name %s and say it ends by itself", s.stopped, err, s.path)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/fpstop/fpstop/source"
@@ -251,6 +252,46 @@ func (r *liveRun) retryStops() bool {
 	clear(r.lost[len(kept):])
 	r.lost = kept
 	return len(r.lost) == 0
+}
+
+// firstStopBound is how long a failed first start waits for the phone to answer, to stop the
+// session it may have started (an adb server takes seconds to see a phone again): nothing
+// runs afterwards to retry (the run ends, or the previous source stays).
+const firstStopBound = 20 * time.Second
+
+// stopFirst retries, every poll until firstStopBound passes or ctx ends, the stops of what a
+// failed first start left (a session whose pid perfetto printed before the phone stopped
+// answering, or its file); it names what is still there ("" when nothing is).
+func (r *liveRun) stopFirst(ctx context.Context) string {
+	until := r.now().Add(firstStopBound)
+	tick := time.NewTicker(r.l.opts.Poll)
+	defer tick.Stop()
+	for !r.retryStops() {
+		if !r.now().Before(until) {
+			return r.lostNames()
+		}
+		select {
+		case <-ctx.Done():
+			return r.lostNames()
+		case <-tick.C:
+		}
+	}
+	return ""
+}
+
+// lostNames names the sessions still waiting to be stopped, by pid and file.
+func (r *liveRun) lostNames() string {
+	var b strings.Builder
+	for i, s := range r.lost {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if s.pid > 0 {
+			fmt.Fprintf(&b, "session pid %d, ", s.pid)
+		}
+		b.WriteString(s.path)
+	}
+	return b.String()
 }
 
 // parked reports whether a session on path waits to be stopped.

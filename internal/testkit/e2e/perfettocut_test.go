@@ -22,6 +22,7 @@ import (
 // is pulled. The session runs on the phone; only its pid can end it before its duration_ms.
 type startCut struct {
 	tr    *fakeadb.Tracing
+	file  string // the tail of the cut session's file: "-1.pftrace", "-0.pftrace" for the first
 	env   atomic.Pointer[adbtest.Env]
 	armed atomic.Bool // the next pidof is cut
 	fired atomic.Bool // the cut session has started
@@ -33,7 +34,9 @@ type startCut struct {
 	path string // and its file
 }
 
-func newStartCut(tr *fakeadb.Tracing) *startCut { return &startCut{tr: tr, away: make(chan struct{})} }
+func newStartCut(tr *fakeadb.Tracing, file string) *startCut {
+	return &startCut{tr: tr, file: file, away: make(chan struct{})}
+}
 
 func (c *startCut) wrap(h fakeadb.Handler) fakeadb.Handler {
 	return func(ctx context.Context, cmd string, w io.Writer) error {
@@ -50,7 +53,7 @@ func (c *startCut) wrap(h fakeadb.Handler) fakeadb.Handler {
 			<-ctx.Done() // the cable is pulled with this command unanswered
 			return ctx.Err()
 		}
-		start := strings.Contains(cmd, "perfetto --background") && strings.Contains(cmd, "-1.pftrace") && !c.fired.Load()
+		start := strings.Contains(cmd, "perfetto --background") && strings.Contains(cmd, c.file) && !c.fired.Load()
 		var before []int
 		if start {
 			before = c.tr.Running()
@@ -96,7 +99,7 @@ func TestPerfettoStartCut(t *testing.T) {
 			ph := startPhone(t, 60, "demo", 8, 0)
 			skip := &atomic.Int64{}
 			tr := newTracing(t, ph, 34, skip, nil)
-			cut := newStartCut(tr)
+			cut := newStartCut(tr, "-1.pftrace")
 			env := adbtest.Start(t, fakeadb.Config{Handler: cut.wrap(tr.Wrap(ph.handler)), Model: "Pixel 7", Android: "14", SDK: 34})
 			cut.env.Store(env)
 			cmd, outb, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--headless", "--json")
@@ -169,4 +172,61 @@ func checkCutBack(t *testing.T, env *adbtest.Env, tr *fakeadb.Tracing, pid int, 
 	}
 	t.Logf("the cut session was stopped and its file removed %.1f s after the phone came back", time.Since(back).Seconds())
 	waitTracing(t, tr)
+}
+
+// TestPerfettoFirstStartCut (issue 33): the phone goes away right after perfetto printed the
+// pid of fpstop's first session. --source perfetto exits 3 (nothing was traced), but first
+// stops that session and removes its file if the phone answers within the bound (back), and
+// otherwise says in its one line that the session ends by itself (away).
+func TestPerfettoFirstStartCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs adb, the fake phone and the binary")
+	}
+	t.Parallel()
+	for _, back := range []bool{true, false} {
+		name := map[bool]string{true: "back", false: "away"}[back]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ph := startPhone(t, 60, "demo", 8, 0)
+			tr := newTracing(t, ph, 34, &atomic.Int64{}, nil)
+			cut := newStartCut(tr, "-0.pftrace")
+			env := adbtest.Start(t, fakeadb.Config{Handler: cut.wrap(tr.Wrap(ph.handler)), Model: "Pixel 7", Android: "14", SDK: 34})
+			cut.env.Store(env)
+			cmd, _, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--headless", "--json")
+			select {
+			case <-cut.away:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the first session never started (running %v): %s", tr.Running(), errb.String())
+			}
+			pid, path := cut.session()
+			if !slices.Contains(tr.Running(), pid) {
+				t.Fatalf("the cut session (pid %d) is not running: the test proves nothing (running %v)", pid, tr.Running())
+			}
+			if back {
+				time.Sleep(time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				if err := env.Replug(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := cmd.Wait()
+			msg := strings.TrimSpace(errb.String())
+			if code := cmd.ProcessState.ExitCode(); code != 3 || strings.Count(msg, "\n") != 0 {
+				t.Fatalf("exit %d (%v), want 3 with one line: %q", code, err, msg)
+			}
+			left := strings.Contains(msg, "ends by itself within its duration_ms") && strings.Contains(msg, path)
+			running := slices.Contains(tr.Running(), pid)
+			if back {
+				cmds := env.Fake.Commands()
+				if running || left || !slices.Contains(cmds, "kill -TERM "+strconv.Itoa(pid)) || !slices.Contains(cmds, "rm -f "+path+"; echo exit $?") {
+					t.Errorf("phone back: session %d runs %v; line %q", pid, running, msg)
+				}
+				return
+			}
+			if !running || !left {
+				t.Errorf("phone away: session %d runs %v; line %q, want it to name %s and say it ends by itself", pid, running, msg, path)
+			}
+		})
+	}
 }

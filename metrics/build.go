@@ -163,7 +163,8 @@ func (p *Pipeline) Report(meta ReportMeta) *Report {
 		Measured:        p.measuredReport(),
 		SlowMessages:    []SlowMessageReport{},
 	}
-	if meta.SourceArg != "" {
+	if meta.SourceArg != "" && !(source.Kind(meta.SourceArg).Traced() && p.session.Source.Traced()) {
+		// (--source perfetto that took on logcat is named by its session: perfetto+logcat)
 		r.Source = meta.SourceArg
 	} else if s := measuredSource(r.Measured); s != "" {
 		r.Source = s // auto measured the windows and a layer in turn: both sources

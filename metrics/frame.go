@@ -28,7 +28,7 @@ func (p *Pipeline) addFrame(f *source.Frame, looperDropped int64) {
 // countedElsewhere reports whether f is a frame logged as slow (Davey) that the session
 // already counts: gfxinfo's rows, or the frame derived from its vsync message, carry it.
 func (p *Pipeline) countedElsewhere(f *source.Frame) bool {
-	return f.Logged && (p.session.Source == source.KindGfxinfoLogcat || p.msgs.paired > 0)
+	return f.Logged && (p.session.Source.TwoClocks() || p.msgs.paired > 0)
 }
 
 // keepFrame keeps what the screen and the exports show of a counted frame itself: the recent

@@ -429,7 +429,8 @@ func mainEnd(f *source.Frame) int64 {
 }
 
 // msgShift is what to add to a message time to put it on the frame clock: 0 when both come
-// from one clock, minus the estimated logcat offset for gfxinfo+logcat (ok false until known).
+// from one clock, minus the estimated logcat offset for gfxinfo or Perfetto with logcat (ok
+// false until known).
 func (p *Pipeline) msgShift() (int64, bool) {
 	if p.aligner == nil {
 		return 0, true
@@ -442,7 +443,7 @@ func (p *Pipeline) msgShift() (int64, bool) {
 // frame source, clock alignment when frames and messages come from two clocks.
 func (p *Pipeline) setupSources() {
 	switch {
-	case p.session.Source == source.KindGfxinfoLogcat:
+	case p.session.Source.TwoClocks():
 		if p.aligner == nil {
 			p.aligner = NewClockAligner()
 		}
@@ -558,5 +559,5 @@ func (p *Pipeline) SlowMs() float64 {
 }
 
 func (p *Pipeline) hasLogcat() bool {
-	return p.session.Source == source.KindLogcat || p.session.Source == source.KindGfxinfoLogcat
+	return p.session.Source == source.KindLogcat || p.session.Source.TwoClocks()
 }

@@ -140,8 +140,11 @@ func mdWindows(b *bufio.Writer, rep *metrics.Report) {
 // mdWorstFrames writes the worst frames with their messages (at most mdRows).
 func mdWorstFrames(b *bufio.Writer, rep *metrics.Report) {
 	what := "main-thread messages"
-	if rep.Source == string(source.KindPerfetto) {
+	switch source.Kind(rep.Source) {
+	case source.KindPerfetto:
 		what = "sections (blame)"
+	case source.KindPerfettoLogcat:
+		what = "sections (blame) · main-thread messages"
 	}
 	mdRowsOf(b, "### Worst frames\n\n| at (s) | window | cost ms | dropped | "+what+" |\n|---:|---|---:|---:|---|\n", len(rep.WorstFrames), "", func(i int) {
 		f := rep.WorstFrames[i]

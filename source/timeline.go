@@ -1,7 +1,20 @@
 package source
 
 // KindPerfetto names the Perfetto source: a trace file (--input) or, later, a live session.
-const KindPerfetto Kind = "perfetto"
+// KindPerfettoLogcat is a live Perfetto session with the app's logcat beside it (an app that
+// prints Looper lines): the frames and sections from the trace, the messages from logcat.
+const (
+	KindPerfetto       Kind = "perfetto"
+	KindPerfettoLogcat Kind = "perfetto+logcat"
+)
+
+// Traced reports whether the session's frames come from a Perfetto trace (with or without
+// logcat beside it): they carry FrameTimeline blame and sections.
+func (k Kind) Traced() bool { return k == KindPerfetto || k == KindPerfettoLogcat }
+
+// TwoClocks reports whether the session's frames and messages come from two sources with two
+// clocks (gfxinfo or Perfetto, and logcat), which metrics aligns on the frames themselves.
+func (k Kind) TwoClocks() bool { return k == KindGfxinfoLogcat || k == KindPerfettoLogcat }
 
 // LineSection is the line type of a Section.
 const LineSection = "section"

@@ -135,6 +135,8 @@ func (m headerModel) render() headerModel {
 	switch {
 	case m.sess.Source == source.KindPerfetto:
 		left = append(left, st.Muted.Render("perfetto · FrameTimeline"))
+	case m.sess.Source == source.KindPerfettoLogcat:
+		left = append(left, st.Muted.Render("perfetto+logcat · FrameTimeline · Looper"))
 	case m.sess.Source != "" && m.sess.Source != source.KindSim:
 		left = append(left, st.Muted.Render(string(m.sess.Source)))
 	}

@@ -125,7 +125,7 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 			for i := range s.Messages {
 				m.all = append(m.all, &s.Messages[i])
 			}
-			m.sections = s.Session.Source == source.KindPerfetto
+			m.sections = s.Session.Source.Traced()
 			if m.sections {
 				m.all = append(m.all, sectionRows(s.Sections)...)
 			}

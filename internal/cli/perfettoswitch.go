@@ -127,7 +127,7 @@ func perfettoRefusal(err error, still string) string {
 	switch still {
 	case "":
 		return why + " — the previous source stays"
-	case string(source.KindPerfetto): // another app or phone picked while tracing
+	case string(source.KindPerfetto), string(source.KindPerfettoLogcat): // another app or phone picked while tracing
 		return why + " — the previous trace goes on"
 	}
 	return why + " — still reading " + still

@@ -317,6 +317,17 @@ func (o *Opener) perfetto(ctx context.Context, t *Target) (*Opened, error) {
 	if t.Refresh > 0 {
 		pre = append(pre, &source.Refresh{Hz: t.Refresh})
 	}
-	return &Opened{Src: source.Prefixed(pre, live), Kind: "perfetto",
+	// An app that prints Looper lines gets its logcat read beside the trace (one stream, as
+	// under gfxinfo+logcat): its messages join the sections behind each janky frame. Looked
+	// for now and again while the trace runs, as auto does.
+	var src source.Source
+	note := ""
+	if found, _ := o.probeLooper(ctx, t, 1); found {
+		note = perfettoLooperNote(t.Pkg)
+		src = source.Merged(source.KindPerfettoLogcat, live, o.logcatLive(t))
+	} else {
+		src = o.logcatJoining(t, live, source.KindPerfettoLogcat, perfettoLooperNote(t.Pkg), nil)
+	}
+	return &Opened{Src: source.Prefixed(pre, src), Kind: "perfetto", Note: note,
 		Device: source.Session{Device: t.sessionDevice(), Package: t.Pkg}}, nil
 }

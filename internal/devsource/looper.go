@@ -70,23 +70,38 @@ func (o *Opener) looperJoining(t *Target, gfx source.Source) source.Source {
 	}
 	note := t.probe
 	note.heard(source.JoinProgress{Err: t.probeErr, Next: looperFirst}, time.Now())
+	return o.logcatJoining(t, gfx, source.KindGfxinfoLogcat, looperNote(t.Pkg), note.heard)
+}
+
+// logcatJoining is base, which takes on the app's logcat stream under kind as soon as a look
+// after the start (the caller has looked once) finds the app's Looper lines; text says so when
+// it does, and heard, when set, hears every look's answer.
+func (o *Opener) logcatJoining(t *Target, base source.Source, kind source.Kind, text string,
+	heard func(source.JoinProgress, time.Time)) *source.Joining {
 	return &source.Joining{
-		Kind: source.KindGfxinfoLogcat, Base: gfx,
+		Kind: kind, Base: base,
 		Extra: func() source.Source { return o.logcatLive(t) },
 		Ready: func(ctx context.Context, attempt int) (bool, error) {
 			return o.probeLooper(ctx, t, attempt+1) // (the first look was before the source started)
 		},
-		First: looperFirst, Max: looperMax, Note: looperNote(t.Pkg),
+		First: looperFirst, Max: looperMax, Note: text,
 		Progress: func(p source.JoinProgress) {
-			note.heard(p, time.Now())
+			if heard != nil {
+				heard(p, time.Now())
+			}
 			if p.Joined {
-				o.Log.Info("auto: logcat joins", "pkg", t.Pkg, "look", p.Attempt+1)
+				o.Log.Info("logcat joins", "kind", kind, "pkg", t.Pkg, "look", p.Attempt+1)
 				if o.SayJoin != nil {
-					o.SayJoin(looperNote(t.Pkg))
+					o.SayJoin(text)
 				}
 			}
 		},
 	}
+}
+
+// perfettoLooperNote says why --source perfetto reads the app's logcat too.
+func perfettoLooperNote(pkg string) string {
+	return pkg + " logs its Looper messages: reading perfetto+logcat, which names the sections and the messages behind janky frames"
 }
 
 // ProbeNote is one auto source's looks for the app's Looper lines, as the user reads them (the

@@ -46,13 +46,12 @@ func newSliceRing(n int) sliceRing {
 // at returns the cell for idx, recycling an older one; nil when idx is older than the ring.
 func (r *sliceRing) at(idx int64) *slice {
 	c := &r.cells[idx%int64(len(r.cells))]
-	if c.idx == idx {
-		return c
-	}
 	if c.idx > idx {
 		return nil // that cell already holds a newer slice: idx fell out of the ring
 	}
-	*c = slice{idx: idx}
+	if c.idx < idx {
+		*c = slice{idx: idx}
+	}
 	return c
 }
 
@@ -179,23 +178,23 @@ func (a *agg) add(ff *frameFacts, sliceIdx int64, vsync int64) {
 	if ff.flagged {
 		a.flagged++
 	}
-	if ff.hasDeadline {
+	if ff.android.HasDeadline {
 		a.hasDeadline = true
-		if ff.deadlineJanky {
+		if ff.android.DeadlineJanky {
 			a.jankyDeadline++
 		}
 	}
 	if ff.legacyKnown {
 		a.legacyKnown = true
-		if ff.legacyJanky {
+		if ff.android.LegacyJanky {
 			a.jankyLegacy++
 		}
 	}
 	a.levels[ff.level]++
 	a.dropped += ff.dropped
-	if ff.inHist {
-		a.hist.Add(ff.histNs)
-		a.histSumNs += ff.histNs
+	if af := ff.android; af.Counted {
+		a.hist.Add(af.DurationNs)
+		a.histSumNs += af.DurationNs
 	}
 	a.lastFrameNs = max(a.lastFrameNs, vsync)
 	if ff.history {
@@ -283,10 +282,7 @@ func (a *agg) markStalled(from, to int64) {
 // markUnseen marks slices from..to (inclusive, at most the ring's length) as covered by a gap.
 // They stay out of the rates as idle slices do.
 func (a *agg) markUnseen(from, to int64) {
-	if n := int64(len(a.ring.cells)); to-from >= n {
-		from = to - n + 1
-	}
-	for i := max(from, 0); i <= to; i++ {
+	for i := max(from, to-int64(len(a.ring.cells))+1, 0); i <= to; i++ {
 		if c := a.ring.at(i); c != nil {
 			c.unseen = true
 		}
@@ -421,13 +417,13 @@ func (a *agg) jankPct() float64 {
 	return float64(a.janky) * 100 / float64(a.frames)
 }
 
-// series returns the slices from first to last (inclusive) that the ring still holds. Slices
+// series returns the last n slices up to last (inclusive) that the ring still holds. Slices
 // from openIdx on (≥ 0: a main-thread dispatch has been open since then) are frozen.
-func (a *agg) series(first, last int64, sliceNs, originNs int64, n int, openIdx int64) []SlicePoint {
+func (a *agg) series(last int64, sliceNs, originNs int64, n int, openIdx int64) []SlicePoint {
 	if last < 0 {
 		return nil
 	}
-	first = max(first, last-int64(n)+1, 0) // at most n slices
+	first := max(last-int64(n)+1, 0)
 	out := make([]SlicePoint, 0, last-first+1)
 	for i := first; i <= last; i++ {
 		sp := SlicePoint{StartNs: originNs + i*sliceNs, FPS: math.NaN(), Partial: i == last}

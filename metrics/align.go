@@ -132,11 +132,9 @@ func (a *ClockAligner) nearest(t, tol int64) (int64, bool) {
 }
 
 // local matches recent messages at the estimate est; it returns the median of the most recent
-// matched differences, how many covered messages matched and how many the frames cover.
+// matched differences, how many covered messages matched and how many the frames cover. It
+// needs a frame (estimate checks).
 func (a *ClockAligner) local(est int64) (median int64, matched, covered int) {
-	if len(a.frames) == 0 {
-		return 0, 0, 0
-	}
 	tol := alignToleranceNs
 	lo, hi := a.frames[0]-tol, a.frames[len(a.frames)-1]+tol
 	var diffs []int64

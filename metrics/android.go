@@ -30,7 +30,7 @@ import "github.com/fpstop/fpstop/source"
 //
 // intervalNs is the display's frame interval (JankTracker's legacy mFrameIntervalLegacy, fixed
 // at process start); when it is not positive the frame's own IntervalNs is used. The deadline
-// rule always uses the frame's own interval when it has one.
+// rule applies only to a frame with an interval, as JankTracker's does.
 func AndroidJank(f *source.Frame, intervalNs int64) (out AndroidFrame) {
 	if f == nil || f.Flags&source.FlagSkippedFrame != 0 {
 		return out
@@ -53,10 +53,6 @@ func AndroidJank(f *source.Frame, intervalNs int64) (out AndroidFrame) {
 	}
 	if intervalNs <= 0 {
 		intervalNs = f.IntervalNs
-	}
-	frameInterval := f.IntervalNs
-	if frameInterval <= 0 {
-		frameInterval = intervalNs
 	}
 	exempt := f.Flags&source.FlagSurfaceCanvas != 0
 	modern := f.DeadlineNs != 0 || f.VsyncID != 0 || swapDone != 0
@@ -81,7 +77,7 @@ func AndroidJank(f *source.Frame, intervalNs int64) (out AndroidFrame) {
 	if gpuDone <= 0 {
 		gpuDone = completed
 	}
-	if exempt || !modern || f.DeadlineNs <= 0 || frameInterval <= 0 {
+	if exempt || !modern || f.DeadlineNs <= 0 || intervalNs <= 0 {
 		return out
 	}
 	out.HasDeadline = true

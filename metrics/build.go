@@ -10,7 +10,6 @@ import (
 
 // Snapshot returns an immutable copy of the state for the screen.
 func (p *Pipeline) Snapshot() *Snapshot {
-	lastIdx, lastLen := p.lastSlice()
 	s := &Snapshot{
 		Seq: p.seq, Session: p.session, State: p.state, StateText: source.Visible(p.stateText),
 		OriginNs: p.originNs, NowNs: p.endNs, RefreshHz: p.shownHz(),
@@ -20,32 +19,33 @@ func (p *Pipeline) Snapshot() *Snapshot {
 		SlowLooper: p.msgs.slowList(), FramesLost: p.framesLost, LostKnown: p.lostKnown,
 		Warnings: p.warn.list(),
 	}
-	if l := p.layers[p.session.Layer]; p.session.Layer != "" && l != nil && l.cadence > 0 && l.periodNs > 0 {
-		// the measured layer's frames are judged at its own pace (DESIGN §4a): so are the
-		// thresholds the screen labels its levels with
-		s.DropPaceFPS = l.paceFPS()
-		s.DropThresholds = Thresholds(p.cfg.DropLevels, RateHz(l.periodNs*l.cadence))
-	}
 	s.State, s.Busy, s.StateForNs = p.State()
 	if s.TargetFPS <= 0 {
 		s.TargetFPS = AutoTarget(float64(RateHz(p.currentInterval())))
+	}
+	if l := p.layers[p.session.Layer]; l != nil && l.cadence > 0 && l.periodNs > 0 {
+		// the measured layer's frames are judged at its own pace (DESIGN §4a): so are the
+		// thresholds the screen labels its levels with, and the target its rate is coloured
+		// against (a 60 fps game on a 120 Hz screen against 55, not 110)
+		if p.session.Layer != "" {
+			s.DropPaceFPS = l.paceFPS()
+			s.DropThresholds = Thresholds(p.cfg.DropLevels, RateHz(l.periodNs*l.cadence))
+		}
+		if p.cfg.TargetFPS <= 0 {
+			s.TargetFPS = AutoTarget(l.paceFPS())
+		}
 	}
 	openIdx := int64(-1) // slices since an open main-thread dispatch began are frozen, not idle
 	if p.main.open != nil && p.endNs-p.main.openAt >= frozenAfterNs {
 		openIdx = max(0, (p.main.openAt-p.originNs)/p.cfg.SliceNs)
 	}
-	run := p.total
-	s.Series = run.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
-	s.Totals = run.totals(lastIdx, lastLen, p.cfg.SliceNs, s.Series)
-	s.Histogram = run.histogram()
+	s.Series, s.Totals = p.seriesTotals(p.total, openIdx)
+	s.Histogram = p.total.histogram()
 
 	for _, w := range p.sortedWindows() {
-		ser := w.agg.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
-		ws := WindowSnapshot{
-			Name: w.name, Process: w.process, Visible: w.visible,
-			Totals: w.agg.totals(lastIdx, lastLen, p.cfg.SliceNs, ser), Series: ser, LastNs: w.agg.lastFrameNs,
-			Histogram: w.agg.histogram(),
-		}
+		ws := WindowSnapshot{Name: w.name, Process: w.process, Visible: w.visible, LastNs: w.agg.lastFrameNs,
+			Histogram: w.agg.histogram()}
+		ws.Series, ws.Totals = p.seriesTotals(w.agg, openIdx)
 		ws.Blame, _ = w.timeline.report()
 		s.Windows = append(s.Windows, ws)
 	}
@@ -73,14 +73,16 @@ func (p *Pipeline) Snapshot() *Snapshot {
 	s.Blame, _ = p.timeline.report()
 	s.History, s.HistoryDropped = p.hist.view(), p.hist.dropped
 	s.Layers = p.layerReports(true)
-	if p.cfg.TargetFPS <= 0 && len(s.Layers) > 0 && s.Layers[0].Measured && s.Layers[0].PaceFPS != nil && *s.Layers[0].PaceFPS > 0 {
-		// a measured layer is judged at its own pace (DESIGN §4a): a 60 fps game on a 120 Hz
-		// screen is coloured against 55, not 110
-		s.TargetFPS = AutoTarget(float64(*s.Layers[0].PaceFPS))
-	}
 	s.LayerChoices = p.layerChoicesSnapshot()
 	s.LooperHint = p.hasLogcat() && p.msgs.paired+p.msgs.unpaired == 0 && p.endNs-p.originNs > 5e9
 	return s
+}
+
+// seriesTotals is a's FPS series, the slices from openIdx on frozen (−1: none), and its totals.
+func (p *Pipeline) seriesTotals(a *agg, openIdx int64) ([]SlicePoint, Totals) {
+	lastIdx, lastLen := p.lastSlice()
+	series := a.series(lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, openIdx)
+	return series, a.totals(lastIdx, lastLen, p.cfg.SliceNs, series)
 }
 
 // shownHz is the refresh rate the screen and the report show: the device's, else the rate of the

@@ -13,15 +13,14 @@ import (
 
 // frameFacts is one frame's verdict.
 type frameFacts struct {
-	cost, interval, dropped, displayNs, histNs int64
+	cost, interval, dropped, displayNs int64
 	// budget is the time after its vsync the frame had before it dropped a refresh (its
 	// deadline, for the timeline's cursor); 0 when no single deadline applies (Looper frames)
-	budget                     int64
-	level                      Level
-	flagged, inHist            bool
-	hasDeadline, deadlineJanky bool
-	legacyKnown, legacyJanky   bool
-	history                    bool
+	budget  int64
+	level   Level
+	android AndroidFrame // Android's own verdict: its histogram and janky counts
+	// legacyKnown: the frame has a completion time, so Android's legacy rule applies to it
+	flagged, legacyKnown, history bool
 	// late: charged against a budget not its own printed one, which Report settles
 	// (latestart.go); charge says which (a budget, lateKeyPeriod or lateKeyNone)
 	late   bool
@@ -54,12 +53,9 @@ func (p *Pipeline) classify(f *source.Frame, w *windowState, end, looperDropped 
 	w.lastVsync = f.VsyncNs
 	af := AndroidJank(f, t)
 	ff := frameFacts{
-		cost: end - f.VsyncNs, interval: t,
-		inHist: af.Counted, histNs: af.DurationNs,
+		cost: end - f.VsyncNs, interval: t, android: af, flagged: f.Flags != 0, legacyKnown: f.DoneNs > 0,
 		// (a frame only known because it was logged as slow counts as history does: not in a rate)
-		flagged: f.Flags != 0, history: f.History || f.Logged,
-		hasDeadline: af.HasDeadline, deadlineJanky: af.DeadlineJanky,
-		legacyKnown: f.DoneNs > 0, legacyJanky: af.LegacyJanky,
+		history: f.History || f.Logged,
 	}
 	p.dropped(f, w, af, looperDropped, &ff)
 	ff.displayNs = (ff.dropped + 1) * t

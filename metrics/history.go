@@ -57,8 +57,6 @@ type history struct {
 	dropped int64
 }
 
-func newHistory(max int) history { return history{max: max} }
-
 func (h *history) add(m FrameMark) {
 	if h.max < 0 {
 		return // kept by no one (Config.HistoryLen < 0)

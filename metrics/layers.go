@@ -206,8 +206,8 @@ func (p *Pipeline) addLayerGap(g *source.Gap) {
 // addLayerFacts adds one frame, judged at pace t, to the layer and, for the measured layer, the
 // run.
 func (p *Pipeline) addLayerFacts(l *layerState, present, display, dropped, t int64, first bool) {
-	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, histNs: display, inHist: true,
-		level: p.level(dropped, t)}
+	ff := frameFacts{cost: display, interval: t, dropped: dropped, displayNs: display, level: p.level(dropped, t),
+		android: AndroidFrame{Counted: true, DurationNs: display}}
 	p.touch(present - display)
 	idx := p.sliceOf(present)
 	// a late frame's wait covered the slices before the one it was presented in: frozen, not idle
@@ -391,7 +391,6 @@ func (p *Pipeline) layerReports(series bool) []LayerReport {
 		ma, mb := a.name == p.session.Layer, b.name == p.session.Layer // the measured one first
 		return cmp.Or(int(b2i(mb)-b2i(ma)), cmp.Compare(b.agg.frames, a.agg.frames), cmp.Compare(a.name, b.name))
 	})
-	lastIdx, lastLen := p.lastSlice()
 	out := make([]LayerReport, 0, len(ls))
 	for _, l := range ls {
 		a := l.agg
@@ -404,8 +403,8 @@ func (p *Pipeline) layerReports(series bool) []LayerReport {
 			SecondsMeasured: l.nSec, FramesLost: l.lost, Pauses: l.pauseReport(p.originNs), PausesTotal: l.pausesTotal}
 		lr.P90FPS, lr.P99FPS = lr.FPSP90, lr.FPSP99
 		if series {
-			lr.Series = a.series(0, lastIdx, p.cfg.SliceNs, p.originNs, p.cfg.SeriesLen, -1)
-			t := a.totals(lastIdx, lastLen, p.cfg.SliceNs, lr.Series)
+			var t Totals
+			lr.Series, t = p.seriesTotals(a, -1)
 			lr.Totals = &t
 		}
 		out = append(out, lr)

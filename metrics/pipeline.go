@@ -211,7 +211,7 @@ func (p *Pipeline) Reset() {
 	p.msgs = newMessageTable()
 	p.recent = make([]recentFrame, p.cfg.RecentLen)
 	p.rhead, p.rlen = 0, 0
-	p.worst, p.hist = nil, newHistory(p.cfg.HistoryLen)
+	p.worst, p.hist = nil, history{max: p.cfg.HistoryLen}
 	p.warn = warnTable{}
 	p.framesLost, p.lostKnown = 0, false
 	p.procTotals, p.windowLost = map[int]int64{}, map[int]int64{}

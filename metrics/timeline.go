@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -149,10 +148,9 @@ type SlowSectionReport struct {
 }
 
 // sectionTable groups sections by (folded name, thread). Bounded: past maxSectionNames the
-// group with the smallest max is let go (counted in a warning).
+// group with the smallest max is let go.
 type sectionTable struct {
-	groups  map[sectionKey]*sectionGroup
-	evicted int64
+	groups map[sectionKey]*sectionGroup
 }
 
 type sectionKey struct{ name, thread string }
@@ -174,16 +172,30 @@ const (
 // id: "DrawFrames 1234", "fence 17 has signaled") replaced by N, so a section groups with its
 // kind. Digits inside a word (an anonymous class "$3", "h264") are kept.
 func sectionName(s string) string {
-	return sectionWord.ReplaceAllStringFunc(NormalizeCallback(s), func(w string) string {
-		if strings.Trim(w, "0123456789") == "" {
-			return "N"
+	s = NormalizeCallback(s)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i // s[i:j] is a word (a Java identifier's bytes), or the one byte between words
+		for j < len(s) && wordByte(s[j]) {
+			j++
 		}
-		return w
-	})
+		switch {
+		case j == i:
+			j++
+			b.WriteString(s[i:j])
+		case strings.Trim(s[i:j], "0123456789") == "":
+			b.WriteByte('N')
+		default:
+			b.WriteString(s[i:j])
+		}
+		i = j
+	}
+	return b.String()
 }
 
-// sectionWord is a word of a section name (a Java identifier's bytes).
-var sectionWord = regexp.MustCompile(`[0-9A-Za-z_$]+`)
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '$' || c == '_'
+}
 
 func (p *Pipeline) addSection(s *source.Section) {
 	if s.EndNs < s.StartNs {
@@ -228,7 +240,6 @@ func (t *sectionTable) evictLeast() {
 	}
 	if least != nil {
 		delete(t.groups, least.key)
-		t.evicted++
 	}
 }
 

@@ -265,26 +265,25 @@ func (a *agg) addSlice(sliceIdx int64, janky bool, displayNs int64) {
 	}
 }
 
-// markStalled marks slices from..to (inclusive, at most the ring's length) as covered by a late
-// frame: not idle.
+// markStalled marks slices from..to as covered by a late frame: not idle.
 func (a *agg) markStalled(from, to int64) {
-	from = max(from, to-int64(len(a.ring.cells))+1)
-	for i := from; i <= to; i++ {
-		if c := a.ring.at(i); c != nil && !c.stalled {
-			if c.frames == 0 {
-				a.nonIdle++
-			}
-			c.stalled = true
+	a.eachSlice(from, to, func(c *slice) {
+		if !c.stalled && c.frames == 0 {
+			a.nonIdle++
 		}
-	}
+		c.stalled = true
+	})
 }
 
-// markUnseen marks slices from..to (inclusive, at most the ring's length) as covered by a gap.
-// They stay out of the rates as idle slices do.
-func (a *agg) markUnseen(from, to int64) {
+// markUnseen marks slices from..to as covered by a gap. They stay out of the rates as idle
+// slices do.
+func (a *agg) markUnseen(from, to int64) { a.eachSlice(from, to, func(c *slice) { c.unseen = true }) }
+
+// eachSlice calls fn with the cells of slices from..to (inclusive, at most the ring's length).
+func (a *agg) eachSlice(from, to int64, fn func(*slice)) {
 	for i := max(from, to-int64(len(a.ring.cells))+1, 0); i <= to; i++ {
 		if c := a.ring.at(i); c != nil {
-			c.unseen = true
+			fn(c)
 		}
 	}
 }

@@ -192,9 +192,6 @@ func NewPipeline(cfg Config) *Pipeline {
 	return p
 }
 
-// Config returns the pipeline's configuration (with defaults applied).
-func (p *Pipeline) Config() Config { return p.cfg }
-
 // Reset clears all statistics (the screen's `c`), keeping the session and refresh rate.
 func (p *Pipeline) Reset() {
 	p.hasOrigin = false

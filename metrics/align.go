@@ -38,13 +38,14 @@ type ClockAligner struct {
 	tried                 bool // an estimate was attempted (lastLocal is set)
 }
 
+// alignToleranceNs is how far a shifted Dispatching time may be from its frame.
+const alignToleranceNs int64 = 2_000_000
+
 const (
-	// alignToleranceNs is how far a shifted Dispatching time may be from its frame;
-	// alignMinMatches how many matched messages a first estimate needs.
-	alignToleranceNs   int64 = 2_000_000
-	alignMinMatches          = 8
-	alignLocalEveryNs        = 500_000_000
-	alignSearchEveryNs       = 4_000_000_000
+	// alignMinMatches is how many matched messages a first estimate needs.
+	alignMinMatches    = 8
+	alignLocalEveryNs  = 500_000_000
+	alignSearchEveryNs = 4_000_000_000
 	// the messages cover the frames' seconds and the second or more by which logcat runs
 	// ahead of the gfxinfo polls, at 120 Hz too
 	alignMsgRing   = 1024

@@ -215,3 +215,66 @@ func equalDurations(a, b []time.Duration) bool {
 	}
 	return true
 }
+
+// TestJoiningPerfettoLogcat: --source perfetto's composition, the trace taking on the app's
+// logcat once a look finds its Looper lines: every session after the first (which the join may
+// precede) is perfetto+logcat
+// (still traced, its messages on a clock of their own), the trace's frames keep FrameTimeline.
+func TestJoiningPerfettoLogcat(t *testing.T) {
+	ex := extraSource{sent: make(chan struct{}), stopped: make(chan struct{})}
+	base := tracedBase{batch: []Event{&Session{Source: KindPerfetto, Package: "p", CostBasis: CostFrame},
+		&Frame{VsyncNs: 10, DoneNs: 20, Timeline: &FrameTimeline{Token: 1}}}, until: ex.sent}
+	j := &Joining{Kind: KindPerfettoLogcat, Base: base, Extra: func() Source { return ex },
+		Ready: func(context.Context, int) (bool, error) { return true, nil },
+		Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}
+	out, errc := make(chan []Event), make(chan error, 1)
+	go func() { errc <- j.Run(context.Background(), out); close(out) }()
+	var sessions []Kind
+	msgs, traced := 0, 0
+	for b := range out {
+		for _, ev := range b {
+			switch e := ev.(type) {
+			case *Session:
+				sessions = append(sessions, e.Source)
+			case *Message:
+				msgs++
+			case *Frame:
+				if e.Timeline != nil {
+					traced++
+				}
+			}
+		}
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if msgs != 1 || traced != 1 || len(sessions) < 2 {
+		t.Fatalf("sessions %v, %d messages, %d traced frames", sessions, msgs, traced)
+	}
+	for _, k := range sessions[1:] {
+		if k != KindPerfettoLogcat || !k.Traced() || !k.TwoClocks() {
+			t.Errorf("session after the join %q, want %q (traced, two clocks)", k, KindPerfettoLogcat)
+		}
+	}
+	if KindPerfetto.TwoClocks() || KindGfxinfoLogcat.Traced() {
+		t.Error("perfetto alone has one clock; gfxinfo+logcat is not traced")
+	}
+}
+
+// tracedBase sends its batch and ends once until is closed (the joined source has sent).
+type tracedBase struct {
+	batch []Event
+	until chan struct{}
+}
+
+func (b tracedBase) Run(ctx context.Context, out chan<- []Event) error {
+	if err := Send(ctx, out, b.batch); err != nil {
+		return err
+	}
+	select {
+	case <-b.until:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

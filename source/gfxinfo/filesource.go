@@ -169,11 +169,16 @@ type dumpReader struct {
 // starts small: a capture of one dump needs no more.)
 const readBlock = 4 << 20
 
+// sniffLen is how much of the input tells whether it is UTF-16 (source.SniffUTF16).
+const sniffLen = 512
+
 func newDumpReader(r io.Reader) *dumpReader {
 	d := &dumpReader{r: r}
 	d.buf = make([]byte, 64<<10)
-	d.fill(512)
-	if enc := sniffUTF16(d.buf[d.off:d.end]); enc != nil {
+	// The encoding is told by the first sniffLen bytes only, however many the first reads
+	// brought: a pipe's small reads and a file's large one must decode the same text alike.
+	d.fill(sniffLen)
+	if enc := sniffUTF16(d.buf[d.off:min(d.end, d.off+sniffLen)]); enc != nil {
 		head := append([]byte(nil), d.buf[d.off:d.end]...)
 		d.r = transform.NewReader(io.MultiReader(bytes.NewReader(head), d.unread(r)), enc.NewDecoder())
 		d.off, d.end, d.rerr = 0, 0, nil

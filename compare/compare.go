@@ -31,7 +31,7 @@ type Options struct {
 	Version string
 	// BaseLabel and NewLabel name the sides (what the user passed).
 	BaseLabel, NewLabel string
-	// NoMessages leaves the slow messages out (they never decide the verdict or a gate, and
+	// NoMessages leaves the slow messages and sections out (they never decide the verdict or a gate, and
 	// their bootstrap is most of a comparison's time): scripts/calibrate compares thousands.
 	NoMessages bool
 }
@@ -73,6 +73,7 @@ func Compare(base, new []*Run, o Options) (*Result, error) {
 	c.decide(res)
 	if !o.NoMessages {
 		res.Messages = c.messages(base, new)
+		res.Sections = c.sections(base, new)
 	}
 	res.Gates = c.gates(res)
 	for _, g := range res.Gates {

@@ -37,6 +37,16 @@ type Run struct {
 	Messages map[Signature][]float64
 	// MessageCounts are all occurrences per signature (the samples may be fewer).
 	MessageCounts map[Signature]int64
+	// Sections and SectionCounts are the same for atrace sections (Perfetto traces), by
+	// folded name and thread as the report groups them.
+	Sections      map[SectionKey][]float64
+	SectionCounts map[SectionKey]int64
+}
+
+// SectionKey identifies an atrace section as the report groups them.
+type SectionKey struct {
+	Name   string `json:"name"`
+	Thread string `json:"thread"`
 }
 
 // Signature identifies a main-thread message as the report groups them.
@@ -83,49 +93,66 @@ func FromEvents(name string, evs []source.Event, cfg metrics.Config) (*Run, erro
 	return run, nil
 }
 
-// loader feeds a pipeline and keeps the messages' durations.
+// loader feeds a pipeline and keeps the messages' and sections' durations.
 type loader struct {
-	p    *metrics.Pipeline
-	msgs map[Signature][]float64
-	seen map[Signature]int64
+	p        *metrics.Pipeline
+	msgs     durations[Signature]
+	sections durations[SectionKey]
+}
+
+// durations are the occurrence durations (ms) kept per key, and how many there were.
+type durations[K comparable] struct {
+	ms   map[K][]float64
+	seen map[K]int64
+}
+
+func newDurations[K comparable]() durations[K] {
+	return durations[K]{ms: map[K][]float64{}, seen: map[K]int64{}}
 }
 
 func newLoader(cfg metrics.Config) *loader {
 	cfg.HistoryLen = -1 // only the screen's timeline reads the frame history
-	return &loader{p: metrics.NewPipeline(cfg), msgs: map[Signature][]float64{}, seen: map[Signature]int64{}}
+	return &loader{p: metrics.NewPipeline(cfg), msgs: newDurations[Signature](), sections: newDurations[SectionKey]()}
 }
 
 func (ld *loader) feed(evs []source.Event) {
 	for _, ev := range evs {
-		if m, ok := ev.(*source.Message); ok && m.EndNs > m.StartNs {
-			ld.message(m)
+		switch e := ev.(type) {
+		case *source.Message:
+			if e.EndNs > e.StartNs {
+				ld.msgs.add(Signature{Handler: e.Handler, Callback: metrics.NormalizeCallback(e.Callback), What: e.What}, e.StartNs, e.EndNs)
+			}
+		case *source.Section:
+			if e.EndNs > e.StartNs {
+				ld.sections.add(SectionKey{Name: metrics.SectionName(e.Name), Thread: e.Thread}, e.StartNs, e.EndNs)
+			}
 		}
 	}
 	ld.p.AddBatch(evs)
 }
 
-// message keeps a message's duration: every one up to maxMessageSamples per signature, then a
+// add keeps an occurrence's duration: every one up to maxMessageSamples per key, then a
 // deterministic reservoir (so the same recording always gives the same sample).
-func (ld *loader) message(m *source.Message) {
-	sig := Signature{Handler: m.Handler, Callback: metrics.NormalizeCallback(m.Callback), What: m.What}
-	ms := float64(m.EndNs-m.StartNs) / 1e6
-	d, ok := ld.msgs[sig]
-	if !ok && len(ld.msgs) >= maxSignatures {
+func (d durations[K]) add(k K, startNs, endNs int64) {
+	ms := float64(endNs-startNs) / 1e6
+	kept, ok := d.ms[k]
+	if !ok && len(d.ms) >= maxSignatures {
 		return
 	}
-	n := ld.seen[sig] + 1
-	ld.seen[sig] = n
-	if len(d) < maxMessageSamples {
-		ld.msgs[sig] = append(d, ms)
+	n := d.seen[k] + 1
+	d.seen[k] = n
+	if len(kept) < maxMessageSamples {
+		d.ms[k] = append(kept, ms)
 		return
 	}
 	// a fixed hash of the occurrence number picks the slot to replace (Algorithm R)
 	h := uint64(n) * 0x9E3779B97F4A7C15
 	if j := int64(h>>11) % n; j < maxMessageSamples {
-		d[j] = ms
+		kept[j] = ms
 	}
 }
 
 func (ld *loader) finish(path string) *Run {
-	return &Run{Path: path, Report: ld.p.Report(metrics.ReportMeta{}), Messages: ld.msgs, MessageCounts: ld.seen}
+	return &Run{Path: path, Report: ld.p.Report(metrics.ReportMeta{}), Messages: ld.msgs.ms, MessageCounts: ld.msgs.seen,
+		Sections: ld.sections.ms, SectionCounts: ld.sections.seen}
 }

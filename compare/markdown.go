@@ -64,6 +64,13 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		ew.printf("| %s | %s | %d → %d | %s | %s | %s | %s |\n", mdCell(msgLabel(m)), m.Status, m.CountBase, m.CountNew,
 			fv(m.P95.Base), fv(m.P95.New), signedv(m.P95.Diff), pv(m.P95))
 	}
+	if len(r.Sections) > 0 {
+		ew.printf("\n### Slow sections (p95 ms)\n\n| section | status | count | base | new | diff | p |\n|---|---|---|---:|---:|---:|---:|\n")
+	}
+	for _, s := range r.Sections {
+		ew.printf("| %s | %s | %d → %d | %s | %s | %s | %s |\n", mdCell(sectionLabel(s)), s.Status, s.CountBase, s.CountNew,
+			fv(s.P95.Base), fv(s.P95.New), signedv(s.P95.Diff), pv(s.P95))
+	}
 	if len(r.Gates) > 0 {
 		ew.printf("\n### Gates\n\n")
 	}

@@ -80,38 +80,42 @@ func (c *comparer) message(s Signature, name string, base, new []*Run) Message {
 	if name == "" {
 		name = whatName(s.Handler, s.What)
 	}
-	m := Message{Handler: s.Handler, Callback: s.Callback, What: s.What, WhatName: name, CountBase: bc, CountNew: nc,
-		Status: MsgUnchanged}
-	m.P95 = Metric{Name: "p95_ms", Unit: UnitMs, Better: "lower", MinEffect: c.o.MinEffect.Ms, Verdict: Unchanged, Method: MethodNone}
+	m := Message{Handler: s.Handler, Callback: s.Callback, What: s.What, WhatName: name, CountBase: bc, CountNew: nc}
+	m.P95, m.Status = c.occurrences(bs, bc, ns, nc, fmt.Sprintf("message:%s|%s|%d", s.Handler, s.Callback, s.What))
+	return m
+}
+
+// occurrences compares the p95 of two sides' occurrence durations (bs and ns sampled from bc
+// and nc occurrences): the metric and the status (new, gone, slower, faster, unchanged). key
+// seeds the resampling.
+func (c *comparer) occurrences(bs []float64, bc int64, ns []float64, nc int64, key string) (Metric, string) {
+	m := Metric{Name: "p95_ms", Unit: UnitMs, Better: "lower", MinEffect: c.o.MinEffect.Ms, Verdict: Unchanged, Method: MethodNone}
 	if len(bs) > 0 {
-		m.P95.Base = r2p(p95(append([]float64(nil), bs...)))
+		m.Base = r2p(p95(append([]float64(nil), bs...)))
 	}
 	if len(ns) > 0 {
-		m.P95.New = r2p(p95(append([]float64(nil), ns...)))
+		m.New = r2p(p95(append([]float64(nil), ns...)))
 	}
 	switch {
 	case bc == 0:
-		m.Status = MsgNew
-		return m
+		return m, MsgNew
 	case nc == 0:
-		m.Status = MsgGone
-		return m
+		return m, MsgGone
 	}
 	if len(bs) < msgMinOccurrence || len(ns) < msgMinOccurrence {
-		c.fillBootstrap(&m.P95, *m.P95.New-*m.P95.Base, *m.P95.Base, nil) // too few to test
-		return m
+		c.fillBootstrap(&m, *m.New-*m.Base, *m.Base, nil) // too few to test
+		return m, MsgUnchanged
 	}
-	d := *m.P95.New - *m.P95.Base
+	d := *m.New - *m.Base
 	bt, nt := thin(bs, msgSampleCap), thin(ns, msgSampleCap)
-	rng := rngFor(c.o.Seed, fmt.Sprintf("message:%s|%s|%d", s.Handler, s.Callback, s.What))
-	dist := meanBootstrap(bt, nt, min(c.o.Resamples, msgResampleCap), rng, p95)
-	m.P95.Method, m.P95.NBase, m.P95.NNew = MethodOccurrenceBootstrap, len(bt), len(nt)
-	c.fillBootstrap(&m.P95, d, *m.P95.Base, dist)
-	switch m.P95.Verdict {
+	dist := meanBootstrap(bt, nt, min(c.o.Resamples, msgResampleCap), rngFor(c.o.Seed, key), p95)
+	m.Method, m.NBase, m.NNew = MethodOccurrenceBootstrap, len(bt), len(nt)
+	c.fillBootstrap(&m, d, *m.Base, dist)
+	switch m.Verdict {
 	case Worse:
-		m.Status = MsgSlower
+		return m, MsgSlower
 	case Better:
-		m.Status = MsgFaster
+		return m, MsgFaster
 	}
-	return m
+	return m, MsgUnchanged
 }

@@ -116,6 +116,9 @@ func methods(r *Result) []string {
 	for _, m := range r.Messages {
 		add(m.P95.Method)
 	}
+	for _, s := range r.Sections {
+		add(s.P95.Method)
+	}
 	return out
 }
 
@@ -158,6 +161,13 @@ func WriteText(w io.Writer, r *Result) error {
 	for _, m := range r.Messages {
 		ew.printf("  %-9s %s: %s → %s ms (%s, p %s), ×%d → ×%d\n", m.Status, msgLabel(m), fv(m.P95.Base), fv(m.P95.New),
 			signedv(m.P95.Diff), pv(m.P95), m.CountBase, m.CountNew)
+	}
+	if len(r.Sections) > 0 {
+		ew.printf("\nslow sections (p95 ms):\n")
+	}
+	for _, s := range r.Sections {
+		ew.printf("  %-9s %s: %s → %s ms (%s, p %s), ×%d → ×%d\n", s.Status, sectionLabel(s), fv(s.P95.Base), fv(s.P95.New),
+			signedv(s.P95.Diff), pv(s.P95), s.CountBase, s.CountNew)
 	}
 	if len(r.Gates) > 0 {
 		ew.printf("\ngates:\n")

@@ -172,6 +172,8 @@ type Result struct {
 	Metrics  []Metric  `json:"metrics"`
 	Windows  []Window  `json:"windows"`
 	Messages []Message `json:"slow_messages"`
+	// Sections are left out when neither side's recordings carry atrace sections.
+	Sections []Section `json:"slow_sections,omitempty"`
 	Gates    []Gate    `json:"gates"`
 	// GatesFailed is true when any gate failed (the command then exits 1).
 	GatesFailed bool     `json:"gates_failed"`

@@ -167,11 +167,11 @@ const (
 	sectionWorst    = 5
 )
 
-// sectionName is the name a section groups under: the Runnable's identity hash and lambda
+// SectionName is the name a section groups under: the Runnable's identity hash and lambda
 // index dropped as for Looper messages, and each number that stands as a word (a token, an
 // id: "DrawFrames 1234", "fence 17 has signaled") replaced by N, so a section groups with its
 // kind. Digits inside a word (an anonymous class "$3", "h264") are kept.
-func sectionName(s string) string {
+func SectionName(s string) string {
 	s = NormalizeCallback(s)
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -207,7 +207,7 @@ func (p *Pipeline) addSection(s *source.Section) {
 		t = &sectionTable{groups: map[sectionKey]*sectionGroup{}}
 		p.sections = t
 	}
-	k := sectionKey{sectionName(s.Name), s.Thread}
+	k := sectionKey{SectionName(s.Name), s.Thread}
 	g := t.groups[k]
 	ms := float64(s.EndNs-s.StartNs) / 1e6
 	if g == nil {

@@ -94,8 +94,8 @@ func TestSectionName(t *testing.T) {
 		"h264 decode": "h264 decode",
 		"traversal":   "traversal",
 	} {
-		if got := sectionName(in); got != want {
-			t.Errorf("sectionName(%q) = %q, want %q", in, got, want)
+		if got := SectionName(in); got != want {
+			t.Errorf("SectionName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

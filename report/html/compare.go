@@ -48,6 +48,7 @@ type compareView struct {
 	Conf     string
 	Charts   []chart
 	Messages []msgChangeRow
+	Sections []msgChangeRow
 	Windows  []windowRow
 	Gates    []compare.Gate
 	Warnings []string
@@ -102,6 +103,9 @@ func buildCompare(c *Comparison) *compareView {
 	v.Charts = compareCharts(c)
 	for _, m := range res.Messages {
 		v.Messages = append(v.Messages, msgChange(m))
+	}
+	for _, sec := range res.Sections {
+		v.Sections = append(v.Sections, sectionChange(sec))
 	}
 	for _, win := range res.Windows {
 		v.Windows = append(v.Windows, windowLine(win))
@@ -201,10 +205,19 @@ func intervalSVG(m *compare.Metric) template.HTML {
 }
 
 func msgChange(m compare.Message) msgChangeRow {
-	r := msgChangeRow{Name: report.MessageName(m.Handler, m.Callback, m.What, m.WhatName), Full: fmt.Sprintf("%s %s #%d", m.Handler, m.Callback, m.What),
-		Status: m.Status, CountBase: m.CountBase, CountNew: m.CountNew,
-		Base: fp(m.P95.Base), New: fp(m.P95.New), Diff: signedp(m.P95.Diff), CI: "—"}
-	switch m.Status {
+	return changeRow(report.MessageName(m.Handler, m.Callback, m.What, m.WhatName), fmt.Sprintf("%s %s #%d", m.Handler, m.Callback, m.What),
+		m.Status, m.CountBase, m.CountNew, m.P95)
+}
+
+func sectionChange(s compare.Section) msgChangeRow {
+	return changeRow(s.Name, s.Name+" on "+s.Thread, s.Status, s.CountBase, s.CountNew, s.P95)
+}
+
+// changeRow is one slow message's or section's row: its p95 on each side and the status.
+func changeRow(name, full, status string, countBase, countNew int64, p compare.Metric) msgChangeRow {
+	r := msgChangeRow{Name: name, Full: full, Status: status, CountBase: countBase, CountNew: countNew,
+		Base: fp(p.Base), New: fp(p.New), Diff: signedp(p.Diff), CI: "—"}
+	switch status {
 	case compare.MsgNew, compare.MsgSlower:
 		r.StatusCls = "bad"
 	case compare.MsgGone, compare.MsgFaster:
@@ -212,8 +225,8 @@ func msgChange(m compare.Message) msgChangeRow {
 	default:
 		r.StatusCls = "same"
 	}
-	if m.P95.CILow != nil && m.P95.CIHigh != nil {
-		r.CI = "[" + signedp(m.P95.CILow) + ", " + signedp(m.P95.CIHigh) + "]"
+	if p.CILow != nil && p.CIHigh != nil {
+		r.CI = "[" + signedp(p.CILow) + ", " + signedp(p.CIHigh) + "]"
 	}
 	return r
 }

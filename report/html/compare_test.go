@@ -152,3 +152,26 @@ func TestChromiumRendersComparison(t *testing.T) {
 		os.WriteFile(filepath.Join(out, "compare-dark.png"), res.dark, 0o644)
 	}
 }
+
+// TestCompareSectionsShown: a comparison with slow sections (Perfetto recordings) lists each
+// with its status and p95s; one without has no such part.
+func TestCompareSectionsShown(t *testing.T) {
+	c, page := comparePage(t, t.TempDir())
+	if strings.Contains(page, "section-changes") {
+		t.Error("a comparison without sections shows a sections part")
+	}
+	base, new, diff := 20.5, 44.25, 23.75
+	c.Result.Sections = []compare.Section{{Name: "inflate N", Thread: "main", CountBase: 40, CountNew: 38, Status: compare.MsgSlower,
+		P95: compare.Metric{Name: "p95_ms", Base: &base, New: &new, Diff: &diff}}}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c, Options{Now: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{`<h2>What changed in slow sections</h2>`, `title="inflate N on main">inflate N</td>`, `<span class="badge bad">slower</span>`,
+		`<td class="num">40</td><td class="num">38</td>`, `<td class="num">&#43;23.75 ms</td>`} { // html/template writes + as &#43;
+		if !strings.Contains(got, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

@@ -7,10 +7,6 @@ import (
 	"github.com/fpstop/fpstop/source"
 )
 
-// End returns the recording's end line once Next has read it (nil for a recording that was not
-// closed, or before the end is reached).
-func (r *Reader) End() *End { return r.end }
-
 // newWriter makes a Writer over arbitrary streams (tests inject failing writers). raw may be
 // nil. No flusher goroutine runs.
 func newWriter(out io.Writer, gz bool, raw io.Writer, hdr Header) (*Writer, error) {

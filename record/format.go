@@ -87,6 +87,10 @@ type End struct {
 	DurationNs int64 `json:"duration_ns"`
 	// RawChunks counts the pieces of raw text written to the raw file (--record-raw).
 	RawChunks int64 `json:"raw_chunks,omitempty"`
+	// WallNs is the live run's wall-clock duration, which its report's duration_s states
+	// (the events' span is up to seconds shorter); 0 when not known (older recordings, a
+	// replay or input file recorded), and a report then uses the span.
+	WallNs int64 `json:"wall_ns,omitempty"`
 }
 
 // DefaultName is the file name of a recording started at t for package pkg:

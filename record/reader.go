@@ -196,6 +196,10 @@ func (r *Reader) readHeader() error {
 }
 
 // Close closes the file.
+// End returns the recording's end line once Next has read it (nil for a recording that was not
+// closed, or before the end is reached).
+func (r *Reader) End() *End { return r.end }
+
 func (r *Reader) Close() error {
 	if r.f == nil {
 		return nil

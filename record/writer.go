@@ -324,6 +324,13 @@ type endLine struct {
 	End
 }
 
+// SetWall sets the live run's wall-clock duration the end line states (End.WallNs).
+func (w *Writer) SetWall(ns int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.end.WallNs = max(ns, 0)
+}
+
 // Close writes the end line, flushes and closes the file(s). It is idempotent and safe to call
 // from another goroutine than Write (a SIGINT handler). It returns the write error that stopped
 // the recording, if any (also when Write already returned it), or the error of closing.

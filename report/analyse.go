@@ -10,8 +10,9 @@ import (
 // Markdown reports print it), the whole run's FPS series (Markdown's sparkline, the HTML
 // charts), the recording's header and the pipeline's final view of the session (its origin,
 // refresh rate and drop thresholds), and the gaps the source could not see. Fed the same events
-// (the recording's session first), the pipeline gives the live run's report; meta.WallNs is 0
-// for a recording (duration_s is then the span of the events) unless the caller knows better.
+// (the recording's session first), the pipeline gives the live run's report; meta.WallNs, when
+// 0, is the live run's wall duration the recording's end line kept (0 in older recordings:
+// duration_s is then the span of the events).
 type Analysis struct {
 	Report *metrics.Report
 	// Series is the FPS per slice over the whole recording, oldest first.
@@ -46,6 +47,9 @@ func Analyse(path string, cfg metrics.Config, meta metrics.ReportMeta, onFrame f
 	})
 	if err != nil {
 		return nil, err
+	}
+	if e := r.End(); meta.WallNs == 0 && e != nil {
+		meta.WallNs = e.WallNs // the live run's duration, when its recording kept it
 	}
 	a.Report = p.Report(meta) // also releases the frames held back at the end
 	a.Series = sc.Finish()

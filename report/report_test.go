@@ -314,3 +314,33 @@ func TestReportOfCutRecording(t *testing.T) {
 func WriteMarkdown(w io.Writer, rep *metrics.Report) error {
 	return WriteMarkdownSeries(w, rep, nil)
 }
+
+// TestReportWallFromEnd: a live run's recording keeps its wall-clock duration on the end line
+// (record.Writer.SetWall), and its report states it as duration_s, as the live report did;
+// a recording without it reports the events' span.
+func TestReportWallFromEnd(t *testing.T) {
+	batches := eventgen.Batches(21, 60, 10*time.Second)
+	for _, wall := range []int64{0, 12_345_000_000} {
+		path := filepath.Join(t.TempDir(), "live.jsonl")
+		w, err := record.Create(path, recordtest.Header(), record.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range batches {
+			if err := w.Write(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.SetWall(wall)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := readReport(path, metrics.Config{}, metrics.ReportMeta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wall > 0 && rep.DurationS != 12.345 || wall == 0 && (rep.DurationS <= 9 || rep.DurationS > 10.5) {
+			t.Errorf("wall %d ns: duration_s %v", wall, rep.DurationS)
+		}
+	}
+}

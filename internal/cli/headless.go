@@ -89,15 +89,15 @@ func (a *app) headless(ctx context.Context) error {
 		return err
 	}
 	runErr := sess.Wait()
-	wall := clock.ns()
+	meta := metrics.ReportMeta{Version: a.env.Build.Version, SourceArg: op.kind}
+	if op.live {
+		meta.WallNs = clock.ns()
+	}
+	rec.SetWall(meta.WallNs)            // nil-safe: the recording's end line keeps it
 	recErr := sess.Close()              // the final snapshot is published; a failed recording is the error
 	exportErr(a.env.Stderr, exp.Stop()) // writes the final numbers
 	if runErr != nil && (recErr == nil || !errors.Is(runErr, context.Canceled)) {
 		return runtimeErr(runErr)
-	}
-	meta := metrics.ReportMeta{Version: a.env.Build.Version, SourceArg: op.kind}
-	if op.live {
-		meta.WallNs = wall
 	}
 	rep := sess.Report(meta)
 	if recErr != nil {

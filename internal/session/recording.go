@@ -45,6 +45,19 @@ type Recording struct {
 	// came from; hz is the last refresh rate among them.
 	pending []source.Event
 	hz      float64
+	wallNs  int64 // the live run's wall-clock duration, for the end line (SetWall)
+}
+
+// SetWall gives the live run's wall-clock duration, which the recording's end line keeps so
+// that its report states the live report's duration_s; call it before the session closes.
+// A nil Recording (none asked for) ignores it.
+func (r *Recording) SetWall(ns int64) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wallNs = ns
 }
 
 // maxPending bounds the events held back for the Session: a source that sends frames, or this
@@ -257,6 +270,9 @@ func (r *Recording) close() error {
 			r.err = fmt.Errorf("nothing was recorded to %s: no events arrived", r.path)
 		}
 		return r.err
+	}
+	if w, ok := r.w.(interface{ SetWall(int64) }); ok && r.wallNs > 0 {
+		w.SetWall(r.wallNs)
 	}
 	err := r.w.Close()
 	if r.err != nil {

@@ -54,12 +54,19 @@ func (c *comparer) messages(base, new []*Run) []Message {
 	return out
 }
 
-func gather(runs []*Run, s Signature) (samples []float64, count int64) {
+// gather pools the occurrence durations kept under k (of picks a run's samples and counts) and
+// counts them over runs.
+func gather[K comparable](runs []*Run, k K, of func(*Run) (map[K][]float64, map[K]int64)) (samples []float64, count int64) {
 	for _, r := range runs {
-		samples = append(samples, r.Messages[s]...)
-		count += r.MessageCounts[s]
+		ms, n := of(r)
+		samples = append(samples, ms[k]...)
+		count += n[k]
 	}
 	return samples, count
+}
+
+func messagesOf(r *Run) (map[Signature][]float64, map[Signature]int64) {
+	return r.Messages, r.MessageCounts
 }
 
 // thin keeps at most n values, evenly spaced (deterministic).
@@ -75,8 +82,8 @@ func thin(x []float64, n int) []float64 {
 }
 
 func (c *comparer) message(s Signature, name string, base, new []*Run) Message {
-	bs, bc := gather(base, s)
-	ns, nc := gather(new, s)
+	bs, bc := gather(base, s, messagesOf)
+	ns, nc := gather(new, s, messagesOf)
 	if name == "" {
 		name = whatName(s.Handler, s.What)
 	}

@@ -39,8 +39,8 @@ func (c *comparer) sections(base, new []*Run) []Section {
 	})
 	out := make([]Section, 0, len(keys))
 	for _, k := range keys {
-		bs, bc := gatherSections(base, k)
-		ns, nc := gatherSections(new, k)
+		bs, bc := gather(base, k, sectionsOf)
+		ns, nc := gather(new, k, sectionsOf)
 		s := Section{Name: k.Name, Thread: k.Thread, CountBase: bc, CountNew: nc}
 		s.P95, s.Status = c.occurrences(bs, bc, ns, nc, "section:"+k.Name+"|"+k.Thread)
 		out = append(out, s)
@@ -48,12 +48,8 @@ func (c *comparer) sections(base, new []*Run) []Section {
 	return out
 }
 
-func gatherSections(runs []*Run, k SectionKey) (samples []float64, count int64) {
-	for _, r := range runs {
-		samples = append(samples, r.Sections[k]...)
-		count += r.SectionCounts[k]
-	}
-	return samples, count
+func sectionsOf(r *Run) (map[SectionKey][]float64, map[SectionKey]int64) {
+	return r.Sections, r.SectionCounts
 }
 
 // sectionLabel names a section with its thread.

@@ -47,33 +47,11 @@ func classify(msg []byte) (msgKind, []byte) {
 		}
 	}
 	// Printer lines may be wrapped by the app ("println : >>>>> Dispatching to …").
-	for i := 0; i < len(msg); {
-		k := bytes.IndexByte(msg[i:], '>')
-		if k < 0 {
-			break
-		}
-		k += i
-		if bytes.HasPrefix(msg[k:], dispatchMark) {
-			return kindDispatch, msg[k+len(dispatchMark):]
-		}
-		i = k + 1
-		for i < len(msg) && msg[i] == '>' {
-			i++
-		}
+	if rest, ok := afterMark(msg, '>', dispatchMark); ok {
+		return kindDispatch, rest
 	}
-	for i := 0; i < len(msg); {
-		k := bytes.IndexByte(msg[i:], '<')
-		if k < 0 {
-			break
-		}
-		k += i
-		if bytes.HasPrefix(msg[k:], finishMark) {
-			return kindFinish, msg[k+len(finishMark):]
-		}
-		i = k + 1
-		for i < len(msg) && msg[i] == '<' {
-			i++
-		}
+	if rest, ok := afterMark(msg, '<', finishMark); ok {
+		return kindFinish, rest
 	}
 	m := msg
 	for len(m) > 0 && m[0] == ' ' {
@@ -482,4 +460,24 @@ func details(m []byte) (det []byte, whole, ok bool) {
 		return det[:c], true, true
 	}
 	return det[:max(1, bytes.LastIndexByte(det, ' '))], false, true
+}
+
+// afterMark finds mark anywhere in msg, looking only where a run of c (mark's first byte)
+// starts, and returns what follows it.
+func afterMark(msg []byte, c byte, mark []byte) ([]byte, bool) {
+	for i := 0; i < len(msg); {
+		k := bytes.IndexByte(msg[i:], c)
+		if k < 0 {
+			return nil, false
+		}
+		k += i
+		if bytes.HasPrefix(msg[k:], mark) {
+			return msg[k+len(mark):], true
+		}
+		i = k + 1
+		for i < len(msg) && msg[i] == c {
+			i++
+		}
+	}
+	return nil, false
 }

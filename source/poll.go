@@ -40,10 +40,14 @@ type PollLoop struct {
 // said to be not responding: dumpsys answers in well under a second on a working phone.
 const DefaultUnansweredAfter = 3 * time.Second
 
+// NotRespondingPrefix begins every NotRespondingText, so a reader can tell the notice ends
+// once the phone answers again.
+const NotRespondingPrefix = "the phone is not responding: "
+
 // NotRespondingText is the notice of a device command unanswered for after: the phone hangs (a
 // stuck system_server, a locked-up USB link), which is neither damaged output nor an idle app.
 func NotRespondingText(command string, after time.Duration) string {
-	return fmt.Sprintf("the phone is not responding: %s unanswered for %s (fpstop keeps waiting)", command,
+	return fmt.Sprintf(NotRespondingPrefix+"%s unanswered for %s (fpstop keeps waiting)", command,
 		strconv.FormatFloat(after.Seconds(), 'f', -1, 64)+" s")
 }
 

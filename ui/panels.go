@@ -79,14 +79,27 @@ func (m Model) fanOut(s *metrics.Snapshot) Model {
 	return m
 }
 
-// warningLinger is how long a warning about a disconnection stays on the status line once it
-// no longer applies: after the device is back, or after it arrived when that is later (a gap
-// is told when the source resumes). The report keeps every warning.
+// warningLinger is how long a warning stays on the status line once it no longer applies: a
+// disconnection's after the device is back (or after it arrived when that is later: a gap is
+// told when the source resumes), the phone-not-responding one after the phone answers again.
+// The report keeps every warning.
 const warningLinger = 5 * time.Second
 
-// noteWarnings records when each new warning arrived and whether it is about a disconnection
-// (the gap, the resume, or said while disconnected), and when the device came back from an
-// outage: those warnings stop applying then, so the status line drops them warningLinger later.
+// warnLife is when a warning arrived and what ends it.
+type warnLife struct {
+	at time.Time
+	// outage: it is about a disconnection (the gap, the resume, or said while disconnected)
+	outage bool
+	// unanswered: the phone was not responding; askedNs is the device time then, and
+	// answeredAt when (wall clock) the device time moved past it: the phone answered
+	unanswered bool
+	askedNs    int64
+	answeredAt time.Time
+}
+
+// noteWarnings records each new warning's life, when the device came back from an outage and
+// when a not-responding phone answered again: those warnings stop applying then, so the status
+// line drops them warningLinger later.
 func (m Model) noteWarnings(s *metrics.Snapshot) Model {
 	if out := s.State.Outage(); out != m.outage {
 		m.outage = out
@@ -95,14 +108,20 @@ func (m Model) noteWarnings(s *metrics.Snapshot) Model {
 		}
 	}
 	n := len(s.Warnings)
-	if n < len(m.warnAt) { // cleared
-		m.warnAt, m.warnGone = nil, nil
+	if n < len(m.warns) { // cleared
+		m.warns = nil
 	}
-	for i := len(m.warnAt); i < n; i++ {
+	for i := range m.warns {
+		if w := &m.warns[i]; w.unanswered && w.answeredAt.IsZero() && s.NowNs > w.askedNs {
+			w.answeredAt = m.now
+		}
+	}
+	for i := len(m.warns); i < n; i++ {
 		w := s.Warnings[i]
-		m.warnAt = append(m.warnAt, m.now)
-		m.warnGone = append(m.warnGone, s.State.Outage() ||
-			strings.HasPrefix(w, "gap: ") || strings.HasPrefix(w, "resumed after a disconnection"))
+		m.warns = append(m.warns, warnLife{at: m.now, askedNs: s.NowNs,
+			outage: s.State.Outage() || strings.HasPrefix(w, "gap: ") ||
+				strings.HasPrefix(w, "resumed after a disconnection"),
+			unanswered: strings.HasPrefix(w, source.NotRespondingPrefix)})
 	}
 	return m
 }
@@ -114,13 +133,26 @@ func (m Model) shownWarnings() []string {
 	}
 	var out []string
 	for i, w := range m.snap.Warnings {
-		if i < len(m.warnGone) && m.warnGone[i] && !m.snap.State.Outage() &&
-			m.now.Sub(later(m.warnAt[i], m.backAt)) >= warningLinger {
+		if i < len(m.warns) && m.ended(m.warns[i]) {
 			continue
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// ended: the warning's condition has been gone for warningLinger.
+func (m Model) ended(w warnLife) bool {
+	var since time.Time
+	switch {
+	case w.outage && !m.snap.State.Outage():
+		since = later(w.at, m.backAt)
+	case w.unanswered && !w.answeredAt.IsZero():
+		since = w.answeredAt
+	default:
+		return false
+	}
+	return m.now.Sub(since) >= warningLinger
 }
 
 // later is the later of a and b.

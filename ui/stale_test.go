@@ -11,6 +11,7 @@ import (
 
 	"github.com/fpstop/fpstop/internal/testkit/fixture"
 	"github.com/fpstop/fpstop/metrics"
+	"github.com/fpstop/fpstop/source"
 )
 
 // tick is the refresh tick at wall time at, carrying snap.
@@ -114,6 +115,32 @@ func TestDisconnectWarningsExpire(t *testing.T) {
 	m = update(t, m, clearFlashMsg{id: m.flash.id}) // the gap's flash (6 s) ran out too
 	if !strings.Contains(m.View(), "refresh rate changed") || strings.Contains(m.View(), "gap: device") {
 		t.Errorf("the screen still tells the gap:\n%s", m.View())
+	}
+}
+
+// TestNotRespondingWarningClears: "the phone is not responding" stays while the phone is silent
+// (its device time stands still), however long, and leaves the status line warningLinger after
+// the phone answers again (device time moves); it stayed all session.
+func TestNotRespondingWarningClears(t *testing.T) {
+	m := New(testOpts().build())
+	t0 := fixture.Clock
+	m = update(t, m, tea.WindowSizeMsg{Width: 200, Height: 40}, tick(t0, fixture.Live(1)))
+	stalled := *fixture.Live(1)
+	stalled.Seq = 2
+	stalled.Warnings = append(stalled.Warnings, source.NotRespondingText("`dumpsys gfxinfo`", 3*time.Second))
+	m = update(t, m, tick(t0.Add(4*time.Second), &stalled), tick(t0.Add(20*time.Second), &stalled))
+	if s := m.status(); !strings.Contains(s, "the phone is not responding") {
+		t.Errorf("status 16 s into the silence: %q", s)
+	}
+	answered := fixture.Live(3)
+	answered.Warnings = stalled.Warnings
+	m = update(t, m, tick(t0.Add(21*time.Second), answered), tick(t0.Add(25*time.Second), answered))
+	if s := m.status(); !strings.Contains(s, "the phone is not responding") {
+		t.Errorf("status 4 s after the phone answered: %q, want the warning still", s)
+	}
+	m = update(t, m, tick(t0.Add(26*time.Second), answered))
+	if s := m.status(); strings.Contains(s, "not responding") {
+		t.Errorf("status 5 s after the phone answered: %q, want the warning gone", s)
 	}
 }
 

@@ -111,13 +111,12 @@ type Model struct {
 	applied  bool
 	paused   bool
 	warnSeen int
-	// warnAt and warnGone: when each warning arrived, and whether it is about a disconnection
-	// (it leaves the status line soon after the device is back: it no longer applies);
-	// outage: the last snapshot's state was an outage; backAt: when the device came back
-	warnAt   []time.Time
-	warnGone []bool
-	outage   bool
-	backAt   time.Time
+	// warns: when each warning arrived and what ends it (it leaves the status line soon
+	// after: it no longer applies); outage: the last snapshot's state was an outage; backAt:
+	// when the device came back
+	warns  []warnLife
+	outage bool
+	backAt time.Time
 	// seenNs is the newest device time shown and seenAt when (wall clock) it arrived: while
 	// disconnected the clock goes on from there and the numbers say how old they are
 	seenNs   int64

@@ -18,7 +18,7 @@ var frozenBadge = regexp.MustCompile(`FROZEN ([0-9.]+) s · (\S+)`)
 
 // TestFrozenOnDevice is issue 11's first item on a phone: a fake phone whose app prints its
 // Looper lines runs the frozen scenario behind a real adb server; the dashboard (the real
-// binary in tmux, auto: the probe picks gfxinfo+logcat) is read every 200 ms for 20 s beside
+// binary in tmux, auto: the probe picks gfxinfo+logcat) is read every samplePeriod (≤ 250 ms apart) for 20 s beside
 // the phone's own clock. FROZEN, naming the message, shows during every main-thread block of
 // 800 ms or more (from the Dispatching line, before the Finished one), and IDLE never shows
 // during a block or within the second after it.
@@ -50,12 +50,19 @@ func frozenOnDevice(t *testing.T, seed int64, want string, args ...string) {
 		header    string
 	}
 	var samples []sample
-	for until := time.Now().Add(20 * time.Second); time.Now().Before(until); {
-		at := ph.sim.Now()
-		header := strings.SplitN(p.screen(), "\n", 2)[0]
-		samples = append(samples, sample{at, ph.sim.Now(), header})
-		time.Sleep(200 * time.Millisecond)
-	}
+	// read by the control-mode sampler every samplePeriod (checkSampling holds it to the 250 ms
+	// limit); a sample's at is the phone's clock when the previous reply was handled, before
+	// this read began, as after is once it was answered
+	ctl := p.favouredSampler()
+	stop := make(chan struct{})
+	time.AfterFunc(20*time.Second, func() { close(stop) })
+	prev := ph.sim.Now()
+	sm := sampleScreen(t, ctl, p.target, stop, func(_ time.Time, screen string) {
+		after := ph.sim.Now()
+		samples = append(samples, sample{prev, after, strings.SplitN(screen, "\n", 2)[0]})
+		prev = after
+	})
+	checkSampling(t, sm)
 	p.key("q")
 	ph.stop()
 	_, msgs := parseTruth(t, ph.truth.Bytes())
@@ -109,6 +116,6 @@ func frozenOnDevice(t *testing.T, seed int64, want string, args ...string) {
 	if long < 2 {
 		t.Fatalf("%d blocks of 800 ms or more judged in the sampled 20 s (%d not sampled), want at least 2", long, unseen)
 	}
-	t.Logf("%s: %d samples, %d blocks of 800 ms or more judged (%d not sampled); FROZEN first read (200 ms sampling) %s",
+	t.Logf("%s: %d samples, %d blocks of 800 ms or more judged (%d not sampled); FROZEN first read %s",
 		want, len(samples), long, unseen, strings.Join(onsets, ", "))
 }

@@ -34,48 +34,41 @@ func TestAdbServerKilledOnScreen(t *testing.T) {
 		liveDuringOutage        string
 	)
 	killed := time.Now()
-	stop, done := make(chan struct{}), make(chan struct{})
-	stopSampling := sync.OnceFunc(func() { close(stop) })
-	defer func() { stopSampling(); <-done }() // (before the cleanups close ctl)
-	sampled := make(chan sampling, 1)
-	go func() {
-		defer close(done)
-		sampled <- sampleScreen(t, ctl, p.target, stop, func(at time.Time, s string) {
-			mu.Lock()
-			defer mu.Unlock()
-			last = s
-			if strings.Contains(s, "FROZEN") && frozen == "" {
-				frozen = s
-			}
-			down := strings.Contains(s, "ADB SERVER DOWN")
-			if down && strings.Contains(s, "adb start-server") && named.IsZero() {
-				named = at
-			}
-			if down {
-				for _, raw := range []string{"adb shell", "pidof", "dumpsys", "WAITING"} {
-					if strings.Contains(s, raw) && rawSeen == "" {
-						rawSeen = raw + ":\n" + s
-					}
-				}
-				if strings.Contains(s, "now ") && liveDuringOutage == "" {
-					liveDuringOutage = s
-				}
-				if strings.Contains(s, "(stale)") && strings.Contains(s, "last seen") && stale.IsZero() {
-					stale = at
+	stopSampling := sampleInBackground(t, ctl, p.target, func(at time.Time, s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		last = s
+		if strings.Contains(s, "FROZEN") && frozen == "" {
+			frozen = s
+		}
+		down := strings.Contains(s, "ADB SERVER DOWN")
+		if down && strings.Contains(s, "adb start-server") && named.IsZero() {
+			named = at
+		}
+		if down {
+			for _, raw := range []string{"adb shell", "pidof", "dumpsys", "WAITING"} {
+				if strings.Contains(s, raw) && rawSeen == "" {
+					rawSeen = raw + ":\n" + s
 				}
 			}
-			if !restarted.IsZero() && at.After(restarted) && !down && strings.Contains(s, "LIVE") &&
-				strings.Contains(s, "now ") && live.IsZero() {
-				live = at
+			if strings.Contains(s, "now ") && liveDuringOutage == "" {
+				liveDuringOutage = s
 			}
-			if !live.IsZero() && strings.Contains(s, "┆") && gap.IsZero() {
-				gap = at
-				if strings.Contains(s, "device disconnected") {
-					t.Errorf("the adb server's outage called the device's:\n%s", s)
-				}
+			if strings.Contains(s, "(stale)") && strings.Contains(s, "last seen") && stale.IsZero() {
+				stale = at
 			}
-		})
-	}()
+		}
+		if !restarted.IsZero() && at.After(restarted) && !down && strings.Contains(s, "LIVE") &&
+			strings.Contains(s, "now ") && live.IsZero() {
+			live = at
+		}
+		if !live.IsZero() && strings.Contains(s, "┆") && gap.IsZero() {
+			gap = at
+			if strings.Contains(s, "device disconnected") {
+				t.Errorf("the adb server's outage called the device's:\n%s", s)
+			}
+		}
+	})
 	// waitUntil polls the samples' findings (no tmux read of its own) until cond holds.
 	waitUntil := func(d time.Duration, cond func() bool) bool {
 		for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -118,8 +111,7 @@ func TestAdbServerKilledOnScreen(t *testing.T) {
 		defer mu.Unlock()
 		t.Fatalf("no gap mark 15 s after the screen was live again:\n%s", last)
 	}
-	stopSampling()
-	checkSampling(t, <-sampled)
+	checkSampling(t, stopSampling())
 	mu.Lock()
 	defer mu.Unlock()
 	if d := named.Sub(killed); d > 2*time.Second {

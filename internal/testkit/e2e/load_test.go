@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -162,6 +163,16 @@ func sampleScreen(t *testing.T, ctl *tmuxctl.Client, target string, stop <-chan 
 		s.n++
 		f(at, out)
 	}
+}
+
+// sampleInBackground runs sampleScreen on a goroutine of its own; stop ends it and returns what
+// it saw (again on later calls). It also ends when the test does, before ctl is closed.
+func sampleInBackground(t *testing.T, ctl *tmuxctl.Client, target string, f func(at time.Time, screen string)) (stop func() sampling) {
+	halt, sampled := make(chan struct{}), make(chan sampling, 1)
+	go func() { sampled <- sampleScreen(t, ctl, target, halt, f) }()
+	stop = sync.OnceValue(func() sampling { close(halt); return <-sampled })
+	t.Cleanup(func() { stop() })
+	return stop
 }
 
 // checkSampling fails the test when screens went unread longer than sampleLimit more than once

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -64,20 +63,13 @@ func TestReplugInventsNoMessage(t *testing.T) {
 	// phone is back: an invented message shown for a second counts
 	worst, live := -1.0, 0
 	var last string
-	stop, done := make(chan struct{}), make(chan struct{})
-	stopSampling := sync.OnceFunc(func() { close(stop) })
-	defer func() { stopSampling(); <-done }() // (before the cleanups close ctl)
-	sampled := make(chan sampling, 1)
-	go func() {
-		defer close(done)
-		sampled <- sampleScreen(t, ctl, p.target, stop, func(_ time.Time, s string) {
-			worst = max(worst, slowestShown(s))
-			if strings.Contains(s, "LIVE") {
-				live++
-			}
-			last = s
-		})
-	}()
+	stopSampling := sampleInBackground(t, ctl, p.target, func(_ time.Time, s string) {
+		worst = max(worst, slowestShown(s))
+		if strings.Contains(s, "LIVE") {
+			live++
+		}
+		last = s
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var back []string // per cycle: how long adb took to reconnect, then fpstop to show LIVE
@@ -96,8 +88,7 @@ func TestReplugInventsNoMessage(t *testing.T) {
 		back = append(back, fmt.Sprintf("adb %.1f s + fpstop %.1f s", online.Sub(replugged).Seconds(), time.Since(online).Seconds()))
 	}
 	time.Sleep(3 * time.Second)
-	stopSampling()
-	sm := <-sampled
+	sm := stopSampling()
 	checkSampling(t, sm)
 	p.key("q")
 	ph.stop()

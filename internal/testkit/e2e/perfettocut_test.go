@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"io"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,6 +82,40 @@ func (c *startCut) session() (int, string) {
 	return c.pid, c.path
 }
 
+// cutRun is a headless --source perfetto run against a 60 Hz phone on Android 14 whose session
+// file ending in file is cut from the phone as perfetto prints its pid.
+type cutRun struct {
+	env        *adbtest.Env
+	tr         *fakeadb.Tracing
+	cmd        *exec.Cmd
+	outb, errb *strings.Builder
+	pid        int    // the cut session's perfetto, running when startCutRun returns
+	path       string // and its file
+}
+
+// startCutRun starts the run and returns once the phone went away with the cut session running
+// (within wait, else the test fails).
+func startCutRun(t *testing.T, file string, skip *atomic.Int64, wait time.Duration) cutRun {
+	t.Helper()
+	ph := startPhone(t, 60, "demo", 8, 0)
+	tr := newTracing(t, ph, 34, skip, nil)
+	cut := newStartCut(tr, file)
+	env := adbtest.Start(t, fakeadb.Config{Handler: cut.wrap(tr.Wrap(ph.handler)), Model: "Pixel 7", Android: "14", SDK: 34})
+	cut.env.Store(env)
+	cmd, outb, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--headless", "--json")
+	select {
+	case <-cut.away:
+	case <-time.After(wait):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the session %s never started (running %v, files %v): %s", file, tr.Running(), tr.Files(), errb.String())
+	}
+	pid, path := cut.session()
+	if !slices.Contains(tr.Running(), pid) {
+		t.Fatalf("the cut session (pid %d) is not running: the test proves nothing (running %v)", pid, tr.Running())
+	}
+	return cutRun{env: env, tr: tr, cmd: cmd, outb: outb, errb: errb, pid: pid, path: path}
+}
+
 // TestPerfettoStartCut (issue 33): the phone goes away in the moment between perfetto printing
 // the next session's pid and fpstop's check that it runs. Back: as soon as the phone answers
 // again, that session gets kill -TERM and its file is removed (it ran on until its duration_ms
@@ -96,23 +131,9 @@ func TestPerfettoStartCut(t *testing.T) {
 		name := map[bool]string{true: "back", false: "killed"}[back]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ph := startPhone(t, 60, "demo", 8, 0)
 			skip := &atomic.Int64{}
-			tr := newTracing(t, ph, 34, skip, nil)
-			cut := newStartCut(tr, "-1.pftrace")
-			env := adbtest.Start(t, fakeadb.Config{Handler: cut.wrap(tr.Wrap(ph.handler)), Model: "Pixel 7", Android: "14", SDK: 34})
-			cut.env.Store(env)
-			cmd, outb, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--headless", "--json")
-			select {
-			case <-cut.away:
-			case <-time.After(75 * time.Second):
-				_ = cmd.Process.Kill()
-				t.Fatalf("the second session never started (running %v, files %v): %s", tr.Running(), tr.Files(), errb.String())
-			}
-			pid, path := cut.session()
-			if !slices.Contains(tr.Running(), pid) {
-				t.Fatalf("the cut session (pid %d) is not running: the test proves nothing (running %v)", pid, tr.Running())
-			}
+			r := startCutRun(t, "-1.pftrace", skip, 75*time.Second)
+			env, tr, cmd, outb, errb, pid, path := r.env, r.tr, r.cmd, r.outb, r.errb, r.pid, r.path
 			t.Logf("the phone went away after perfetto printed pid %d (%s)", pid, path)
 			if back {
 				checkCutBack(t, env, tr, pid, path)
@@ -187,21 +208,8 @@ func TestPerfettoFirstStartCut(t *testing.T) {
 		name := map[bool]string{true: "back", false: "away"}[back]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ph := startPhone(t, 60, "demo", 8, 0)
-			tr := newTracing(t, ph, 34, &atomic.Int64{}, nil)
-			cut := newStartCut(tr, "-0.pftrace")
-			env := adbtest.Start(t, fakeadb.Config{Handler: cut.wrap(tr.Wrap(ph.handler)), Model: "Pixel 7", Android: "14", SDK: 34})
-			cut.env.Store(env)
-			cmd, _, errb := startBin(t, env, "-s", env.Serial, "-p", pkg, "--source", "perfetto", "--headless", "--json")
-			select {
-			case <-cut.away:
-			case <-time.After(30 * time.Second):
-				t.Fatalf("the first session never started (running %v): %s", tr.Running(), errb.String())
-			}
-			pid, path := cut.session()
-			if !slices.Contains(tr.Running(), pid) {
-				t.Fatalf("the cut session (pid %d) is not running: the test proves nothing (running %v)", pid, tr.Running())
-			}
+			r := startCutRun(t, "-0.pftrace", &atomic.Int64{}, 30*time.Second)
+			env, tr, cmd, errb, pid, path := r.env, r.tr, r.cmd, r.errb, r.pid, r.path
 			if back {
 				time.Sleep(time.Second)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

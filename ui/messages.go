@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -582,13 +583,14 @@ func (m messagesModel) Want() int {
 }
 
 // sectionRows shows a trace's slow sections in the messages table: the section's name where a
-// message's handler goes, its thread where the callback goes, "section" as its what.
+// message's handler goes, its thread where the callback goes, "section" as its what. A section
+// group keeps no p95 (its report has none), so the p95 cell says so ("—"), not 0.0 ms.
 func sectionRows(secs []metrics.SlowSectionReport) []*metrics.MessageSnapshot {
 	out := make([]*metrics.MessageSnapshot, 0, len(secs))
 	for _, sec := range secs {
 		out = append(out, &metrics.MessageSnapshot{Handler: sec.Name, Callback: sec.Thread, What: -1,
 			WhatName: "section", Count: sec.Count, MaxMs: float64(sec.MaxMs), TotalMs: float64(sec.TotalMs),
-			Worst: sec.Worst})
+			P95Ms: math.NaN(), Worst: sec.Worst})
 	}
 	return out
 }

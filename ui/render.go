@@ -238,7 +238,10 @@ func hbar(frac float64, w int) string {
 
 // msu formats a duration in ms with its unit: "8.3 ms", "412 ms", "1.2 s".
 func msu(f float64) string {
-	if f >= 1000 && !math.IsInf(f, 0) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return ms(f)
+	}
+	if f >= 1000 {
 		return fmt.Sprintf("%.1f s", f/1000)
 	}
 	return ms(f) + " ms"

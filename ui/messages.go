@@ -82,6 +82,8 @@ type messagesModel struct {
 	rows []*metrics.MessageSnapshot // all, filtered and sorted: what the table shows
 	// sections: the source is a trace, and the rows include its slow atrace sections
 	sections bool
+	// messages: the rows include Looper messages (beside the sections under perfetto+logcat)
+	messages bool
 	filter   string // `/`: rows whose handler, callback or what contain it
 	typing   bool   // the filter is being typed
 	sortBy   int
@@ -126,7 +128,7 @@ func (m messagesModel) Update(msg tea.Msg) (messagesModel, tea.Cmd) {
 			for i := range s.Messages {
 				m.all = append(m.all, &s.Messages[i])
 			}
-			m.sections = s.Session.Source.Traced()
+			m.sections, m.messages = s.Session.Source.Traced(), len(s.Messages) > 0
 			if m.sections {
 				m.all = append(m.all, sectionRows(s.Sections)...)
 			}
@@ -294,7 +296,10 @@ func (m messagesModel) render() messagesModel {
 	st := m.st
 	inner, ih := m.w-4, m.h-2
 	title := "Slow main-thread messages"
-	if m.sections {
+	switch {
+	case m.sections && m.messages:
+		title = "Slow messages and sections (trace)"
+	case m.sections:
 		title = "Slow sections (trace)"
 	}
 	right := st.Muted.Render("sort: " + sortNames[m.sortBy] + " ▼")
